@@ -9,10 +9,15 @@
 # The extension module builds for whatever Python_EXECUTABLE names (default: the first
 # python3 on PATH), so the GPU machine can build it for its own Python 3.12.
 if(XCUDA_BUILD_KERNEL)
-  find_package(xeus 2.4 REQUIRED)
-  find_package(xeus-python 0.14 REQUIRED)
+  # Located before find_package(xeus-python): that package finds pybind11, and pybind11
+  # searches for a Python of its own (the first python3 on PATH) unless Python_EXECUTABLE
+  # and PYBIND11_FINDPYTHON are already set.
   if(NOT Python_EXECUTABLE)
-    get_target_property(_xpyt_lib xeus-python LOCATION)
+    find_library(_xpyt_lib NAMES xeus-python)
+    if(NOT _xpyt_lib)
+      message(FATAL_ERROR "libxeus-python not found: install xeus-python-dev (.ci/install-deps).")
+    endif()
+    get_filename_component(_xpyt_lib "${_xpyt_lib}" REALPATH)
     get_filename_component(_xpyt_libdir "${_xpyt_lib}" DIRECTORY)
     # <prefix>/lib/<multiarch>/libxeus-python.so or <prefix>/lib/libxeus-python.so
     string(REGEX REPLACE "/lib(/[^/]+-linux-gnu)?$" "" _xpyt_prefix "${_xpyt_libdir}")
@@ -23,6 +28,9 @@ if(XCUDA_BUILD_KERNEL)
     endif()
     set(Python_EXECUTABLE "${_xpyt_python}" CACHE FILEPATH "Python embedded by the xcuda kernel")
   endif()
+  set(PYBIND11_FINDPYTHON ON)
+  find_package(xeus 2.4 REQUIRED)
+  find_package(xeus-python 0.14 REQUIRED)
   find_package(Python 3.8 REQUIRED COMPONENTS Interpreter Development.Embed Development.Module)
 else()
   find_package(Python 3.8 REQUIRED COMPONENTS Interpreter Development.Module)

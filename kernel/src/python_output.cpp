@@ -1,0 +1,181 @@
+#include "python_output.hpp"
+
+#include <cstdio>
+
+#include <pybind11/embed.h>
+
+namespace py = pybind11;
+
+namespace xcuda::kernel
+{
+    namespace
+    {
+        // Bounds on waiting for the pipes to drain: per print (a background C thread
+        // that never stops writing must not stall every print) and at the end of a cell.
+        constexpr std::chrono::milliseconds print_settle{100};
+        constexpr std::chrono::milliseconds cell_settle{2000};
+    }
+
+    // sys.stdout / sys.stderr while the kernel runs: flushes C output ahead of each
+    // Python write, then hands the write to xeus-python's stream.
+    class ordered_stream
+    {
+    public:
+        ordered_stream(python_output& output, py::object inner, int fd)
+            : m_output(output), m_inner(std::move(inner)), m_fd(fd)
+        {
+        }
+
+        py::object write(py::object text)
+        {
+            m_output.deliver(true);
+            return m_inner.attr("write")(text);
+        }
+
+        void flush()
+        {
+            m_output.deliver(true);
+            m_inner.attr("flush")();
+        }
+
+        // Code that writes to the descriptor (faulthandler, subprocess) lands in the
+        // same captured pipe.
+        int fileno() const { return m_fd; }
+
+        py::object getattr(const std::string& name) const { return m_inner.attr(name.c_str()); }
+
+    private:
+        python_output& m_output;
+        py::object m_inner;
+        int m_fd;
+    };
+
+
+    python_output::python_output(output_capture& capture)
+        : m_capture(capture)
+    {
+        m_capture.on_queued([this] {
+            if (!m_call_scheduled.exchange(true))
+            {
+                // Py_AddPendingCall needs neither the GIL nor a thread state. A full
+                // queue only delays delivery to the next queued bytes or the end of the cell.
+                if (Py_AddPendingCall(&python_output::pending_call, this) != 0)
+                {
+                    m_call_scheduled = false;
+                }
+            }
+        });
+    }
+
+    void python_output::install()
+    {
+        py::module_ sys = py::module_::import("sys");
+        py::module_::import("_xcuda_kernel_io");  // registers ordered_stream
+        m_streams[0] = sys.attr("stdout");
+        m_streams[1] = sys.attr("stderr");
+        sys.attr("stdout") = py::cast(ordered_stream(*this, m_streams[0], 1));
+        sys.attr("stderr") = py::cast(ordered_stream(*this, m_streams[1], 2));
+    }
+
+    int python_output::pending_call(void* self)
+    {
+        auto* output = static_cast<python_output*>(self);
+        output->m_call_scheduled = false;
+        try
+        {
+            output->deliver(false);
+        }
+        catch (py::error_already_set& e)
+        {
+            // A KeyboardInterrupt raised while publishing belongs to the cell.
+            e.restore();
+            return -1;
+        }
+        return 0;
+    }
+
+    void python_output::deliver(bool settle_first)
+    {
+        if (m_delivering)
+        {
+            return;  // the outer call's loop picks up what arrived meanwhile
+        }
+        m_delivering = true;
+        struct reset
+        {
+            bool& flag;
+            ~reset() { flag = false; }
+        } reset_guard{m_delivering};
+
+        std::fflush(nullptr);
+        if (settle_first)
+        {
+            py::gil_scoped_release release;
+            m_capture.settle(print_settle);
+        }
+        for (auto chunks = m_capture.take(); !chunks.empty(); chunks = m_capture.take())
+        {
+            for (auto& c : chunks)
+            {
+                publish(c.stream, std::move(c.bytes), false);
+            }
+        }
+    }
+
+    void python_output::publish(std::size_t stream, std::string bytes, bool final)
+    {
+        std::string& partial = m_partial[stream];
+        partial += bytes;
+        std::size_t complete = final ? partial.size() : utf8_complete_prefix(partial);
+        if (complete == 0)
+        {
+            return;
+        }
+        py::object text = py::reinterpret_steal<py::object>(
+            PyUnicode_DecodeUTF8(partial.data(), static_cast<Py_ssize_t>(complete), "replace"));
+        partial.erase(0, complete);
+        if (!text)
+        {
+            throw py::error_already_set();
+        }
+        m_streams[stream].attr("write")(text);
+    }
+
+    void python_output::begin_cell()
+    {
+        m_capture.begin_request();
+    }
+
+    void python_output::end_cell()
+    {
+        py::gil_scoped_acquire acquire;
+        std::fflush(nullptr);
+        {
+            py::gil_scoped_release release;
+            m_capture.settle(cell_settle);
+        }
+        deliver(false);
+        for (auto& c : m_capture.end_request())
+        {
+            publish(c.stream, std::move(c.bytes), false);
+        }
+        for (std::size_t stream = 0; stream < 2; ++stream)
+        {
+            if (!m_partial[stream].empty())
+            {
+                publish(stream, std::string(), true);
+            }
+        }
+    }
+}
+
+PYBIND11_EMBEDDED_MODULE(_xcuda_kernel_io, m)
+{
+    using xcuda::kernel::ordered_stream;
+    py::class_<ordered_stream>(m, "OrderedStream")
+        .def("write", &ordered_stream::write)
+        .def("flush", &ordered_stream::flush)
+        .def("fileno", &ordered_stream::fileno)
+        .def("isatty", [](const ordered_stream&) { return false; })
+        .def("__getattr__", &ordered_stream::getattr);
+}

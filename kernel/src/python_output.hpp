@@ -1,0 +1,48 @@
+#pragma once
+
+#include <atomic>
+#include <string>
+
+#include <pybind11/pybind11.h>
+
+#include "output_capture.hpp"
+
+namespace xcuda::kernel
+{
+    // Publishes what output_capture read from fd 1/2 to the running cell, on the main
+    // thread, through xeus-python's sys.stdout/sys.stderr (which carry the request's
+    // parent header). It wraps those two streams so that a Python print first publishes
+    // the C output written before it: one ordered stream per descriptor.
+    class python_output
+    {
+    public:
+        explicit python_output(output_capture& capture);
+        python_output(const python_output&) = delete;
+        python_output& operator=(const python_output&) = delete;
+
+        // With the GIL, after xeus-python installed its streams.
+        void install();
+
+        // Start and end of an execute request; end_cell publishes everything C wrote
+        // during the cell before the reply goes out. Take the GIL themselves.
+        void begin_cell();
+        void end_cell();
+
+        // With the GIL: publish what the reader thread has queued, after waiting for what
+        // is still in the pipes when settle_first is true.
+        void deliver(bool settle_first);
+
+        // The kernel's own log: the original stderr, outside the capture.
+        int log_fd() const { return m_capture.original_fd(1); }
+
+    private:
+        static int pending_call(void* self);
+        void publish(std::size_t stream, std::string bytes, bool final);
+
+        output_capture& m_capture;
+        pybind11::object m_streams[2];
+        std::string m_partial[2];   // bytes of a UTF-8 character cut by a read
+        bool m_delivering = false;
+        std::atomic<bool> m_call_scheduled{false};
+    };
+}
