@@ -13,6 +13,7 @@
 #include "aborting_server.hpp"
 #include "build_paths.hpp"
 #include "embedded_python.hpp"
+#include "execution_history.hpp"
 #include "interrupt_router.hpp"
 #include "output_capture.hpp"
 #include "python_output.hpp"
@@ -52,7 +53,8 @@ namespace
                              xeus::get_user_name(),
                              xeus::make_context<zmq::context_t>(),
                              std::make_unique<xcuda_interpreter>(output, interrupts),
-                             make_aborting_shell_server);
+                             make_aborting_shell_server,
+                             std::make_unique<execution_history>());
         kernel.start();
         return 0;
     }

@@ -1,0 +1,107 @@
+"""Fixtures and helpers for the xcuda kernel's protocol tests (jupyter_client, no GPU)."""
+
+import os
+import signal
+import time
+from queue import Empty
+
+import pytest
+from jupyter_client.manager import KernelManager
+
+KERNEL_NAME = "xcuda"
+# Every test is bounded: a hung kernel fails the test instead of blocking CI.
+TEST_TIMEOUT_S = 60
+
+
+@pytest.fixture(autouse=True)
+def per_test_timeout(request):
+    def on_alarm(signum, frame):
+        raise TimeoutError(f"{request.node.name} took more than {TEST_TIMEOUT_S} s")
+
+    previous = signal.signal(signal.SIGALRM, on_alarm)
+    signal.alarm(TEST_TIMEOUT_S)
+    yield
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, previous)
+
+
+def start_kernel(env=None):
+    km = KernelManager(kernel_name=KERNEL_NAME)
+    km.start_kernel(**({"env": env} if env is not None else {}))
+    kc = km.client()
+    kc.start_channels()
+    kc.wait_for_ready(timeout=30)
+    # wait_for_ready may have sent more than one kernel_info_request while the kernel
+    # started; their replies must not be taken for the first test's.
+    while True:
+        try:
+            kc.get_shell_msg(timeout=0.3)
+        except Empty:
+            break
+    return km, kc
+
+
+def stop_kernel(km, kc):
+    kc.stop_channels()
+    if km.is_alive():
+        km.shutdown_kernel(now=True)
+
+
+@pytest.fixture(scope="module")
+def kernel():
+    km, kc = start_kernel()
+    yield km, kc
+    stop_kernel(km, kc)
+
+
+@pytest.fixture
+def fresh_kernel():
+    km, kc = start_kernel()
+    yield km, kc
+    stop_kernel(km, kc)
+
+
+def flush_iopub(kc):
+    while True:
+        try:
+            kc.get_iopub_msg(timeout=0.2)
+        except Empty:
+            return
+
+
+def collect(kc, msg_id, timeout=20):
+    """The iopub messages of one request, from busy to idle, checking nothing comes after idle."""
+    messages = []
+    deadline = time.monotonic() + timeout
+    while True:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise TimeoutError(f"no idle for {msg_id} within {timeout} s; got {messages}")
+        msg = kc.get_iopub_msg(timeout=remaining)
+        if msg["parent_header"].get("msg_id") != msg_id:
+            continue
+        messages.append(msg)
+        if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
+            return messages
+
+
+def shell_reply(kc, msg_id, timeout=20):
+    reply = kc.get_shell_msg(timeout=timeout)
+    assert reply["parent_header"]["msg_id"] == msg_id, "reply to another request"
+    return reply
+
+
+def execute(kc, code, timeout=20, **kwargs):
+    """Runs code; returns (reply, iopub messages between busy and idle inclusive)."""
+    msg_id = kc.execute(code, **kwargs)
+    reply = shell_reply(kc, msg_id, timeout)
+    return reply, collect(kc, msg_id, timeout)
+
+
+def stream_text(messages, name="stdout"):
+    return "".join(m["content"]["text"] for m in messages
+                   if m["msg_type"] == "stream" and m["content"]["name"] == name)
+
+
+def output_types(messages):
+    return [m["msg_type"] for m in messages]
