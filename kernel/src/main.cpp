@@ -10,7 +10,7 @@
 #include <xeus/xkernel_configuration.hpp>
 #include <zmq.hpp>
 
-#include "aborting_server.hpp"
+#include "conforming_server.hpp"
 #include "build_paths.hpp"
 #include "embedded_python.hpp"
 #include "execution_history.hpp"
@@ -53,7 +53,7 @@ namespace
                              xeus::get_user_name(),
                              xeus::make_context<zmq::context_t>(),
                              std::make_unique<xcuda_interpreter>(output, interrupts),
-                             make_aborting_shell_server,
+                             make_conforming_server,
                              std::make_unique<execution_history>());
         kernel.start();
         return 0;

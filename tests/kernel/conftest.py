@@ -28,6 +28,10 @@ def per_test_timeout(request):
 def start_kernel(env=None):
     km = KernelManager(kernel_name=KERNEL_NAME)
     km.start_kernel(**({"env": env} if env is not None else {}))
+    return km, connect(km)
+
+
+def connect(km):
     kc = km.client()
     kc.start_channels()
     kc.wait_for_ready(timeout=30)
@@ -38,7 +42,7 @@ def start_kernel(env=None):
             kc.get_shell_msg(timeout=0.3)
         except Empty:
             break
-    return km, kc
+    return kc
 
 
 def stop_kernel(km, kc):
@@ -69,8 +73,9 @@ def flush_iopub(kc):
             return
 
 
-def collect(kc, msg_id, timeout=20):
-    """The iopub messages of one request, from busy to idle, checking nothing comes after idle."""
+def collect(kc, msg_id, timeout=20, others=None):
+    """The iopub messages of one request, from busy to idle. Messages of other requests
+    met on the way are appended to others when given (else dropped)."""
     messages = []
     deadline = time.monotonic() + timeout
     while True:
@@ -79,6 +84,8 @@ def collect(kc, msg_id, timeout=20):
             raise TimeoutError(f"no idle for {msg_id} within {timeout} s; got {messages}")
         msg = kc.get_iopub_msg(timeout=remaining)
         if msg["parent_header"].get("msg_id") != msg_id:
+            if others is not None:
+                others.append(msg)
             continue
         messages.append(msg)
         if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":

@@ -5,7 +5,7 @@ import sys
 import tempfile
 import time
 
-from conftest import collect, execute, start_kernel, stop_kernel, shell_reply
+from conftest import connect, execute, start_kernel, stop_kernel
 
 SHUTDOWN_BUDGET_S = 2.5
 
@@ -56,10 +56,8 @@ def test_restart_request_ends_the_process_within_budget_and_a_new_kernel_answers
     assert shutdown_time(km, kc, restart=True) < SHUTDOWN_BUDGET_S
     kc.stop_channels()
     km.start_kernel()
-    kc2 = km.client()
-    kc2.start_channels()
+    kc2 = connect(km)
     try:
-        kc2.wait_for_ready(timeout=30)
         reply, _ = execute(kc2, "1 + 1")
         assert reply["content"]["status"] == "ok"
     finally:

@@ -1,0 +1,145 @@
+#include "conforming_server.hpp"
+
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <xeus/xguid.hpp>
+#include <xeus/xkernel.hpp>
+#include <xeus/xmessage.hpp>
+#include <xeus/xserver_shell_main.hpp>
+
+namespace xcuda::kernel
+{
+    namespace
+    {
+        // Long enough for a frontend's burst of queued cells to arrive, short enough that
+        // 100 aborted cells do not take seconds (xeus waits this long after each one).
+        constexpr long abort_polling_ms = 10;
+
+        std::string reply_type(const nl::json& request_header)
+        {
+            std::string type = request_header.value("msg_type", "unknown_request");
+            if (auto pos = type.rfind("_request"); pos != std::string::npos)
+            {
+                type.replace(pos, std::string::npos, "_reply");
+            }
+            return type;
+        }
+
+        class conforming_server final : public xeus::xserver_shell_main
+        {
+        public:
+            conforming_server(zmq::context_t& context,
+                              const xeus::xconfiguration& config,
+                              nl::json::error_handler_t eh)
+                : xeus::xserver_shell_main(context, config, eh)
+                , m_user_name(xeus::get_user_name())
+                , m_session_id(xeus::new_xguid())
+            {
+            }
+
+        private:
+            // Called by xeus, on the main thread, after the failed cell's reply and
+            // before its idle: only collect here, answer once that idle is out.
+            void abort_queue_impl(const listener&, long) override
+            {
+                std::vector<xeus::xmessage> aborted;
+                xeus::xserver_zmq_split::abort_queue_impl(
+                    [&aborted](xeus::xmessage request) { aborted.push_back(std::move(request)); },
+                    abort_polling_ms);
+                std::lock_guard<std::mutex> lock(m_mutex);
+                m_failed_request = m_last_reply_parent;
+                m_aborted = std::move(aborted);
+            }
+
+            // The reply just before xeus asks for the abort is the failed cell's.
+            void send_shell_impl(xeus::xmessage message) override
+            {
+                {
+                    std::lock_guard<std::mutex> lock(m_mutex);
+                    m_last_reply_parent = message.parent_header().value("msg_id", "");
+                }
+                xeus::xserver_zmq_split::send_shell_impl(std::move(message));
+            }
+
+            // Publishing happens on several threads (control, Python threads printing).
+            void publish_impl(xeus::xpub_message message, xeus::channel c) override
+            {
+                std::vector<xeus::xmessage> aborted;
+                {
+                    std::lock_guard<std::mutex> lock(m_mutex);
+                    if (!m_aborted.empty() && c == xeus::channel::SHELL
+                        && message.header().value("msg_type", "") == "status"
+                        && message.content().value("execution_state", "") == "idle"
+                        && message.parent_header().value("msg_id", "") == m_failed_request)
+                    {
+                        aborted.swap(m_aborted);
+                    }
+                }
+                xeus::xserver_zmq_split::publish_impl(std::move(message), c);
+                for (auto& request : aborted)
+                {
+                    answer_aborted(std::move(request));
+                }
+            }
+
+            void send_stdin_impl(xeus::xmessage message) override
+            {
+                nl::json content = message.content();
+                if (content.contains("pwd") && !content.contains("password"))
+                {
+                    content["password"] = content["pwd"];
+                    content.erase("pwd");
+                }
+                xeus::xmessage fixed(message.identities(),
+                                     message.header(),
+                                     message.parent_header(),
+                                     message.metadata(),
+                                     std::move(content),
+                                     std::move(message).buffers());
+                xeus::xserver_zmq_split::send_stdin_impl(std::move(fixed));
+            }
+
+            void answer_aborted(xeus::xmessage request)
+            {
+                const nl::json& header = request.header();
+                publish_status(header, "busy");
+                xeus::xmessage reply(request.identities(),
+                                     xeus::make_header(reply_type(header), m_user_name, m_session_id),
+                                     header,
+                                     nl::json::object(),
+                                     nl::json{{"status", "aborted"}},
+                                     xeus::buffer_sequence());
+                xeus::xserver_zmq_split::send_shell_impl(std::move(reply));
+                publish_status(header, "idle");
+            }
+
+            void publish_status(const nl::json& parent, const char* state)
+            {
+                xeus::xpub_message message("status",
+                                           xeus::make_header("status", m_user_name, m_session_id),
+                                           parent,
+                                           nl::json::object(),
+                                           nl::json{{"execution_state", state}},
+                                           xeus::buffer_sequence());
+                xeus::xserver_zmq_split::publish_impl(std::move(message), xeus::channel::SHELL);
+            }
+
+            std::string m_user_name;
+            std::string m_session_id;
+            std::mutex m_mutex;
+            std::string m_last_reply_parent;
+            std::string m_failed_request;
+            std::vector<xeus::xmessage> m_aborted;
+        };
+    }
+
+    std::unique_ptr<xeus::xserver> make_conforming_server(xeus::xcontext& context,
+                                                          const xeus::xconfiguration& config,
+                                                          nl::json::error_handler_t eh)
+    {
+        return std::make_unique<conforming_server>(
+            context.get_wrapped_context<zmq::context_t>(), config, eh);
+    }
+}

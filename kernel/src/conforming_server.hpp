@@ -1,0 +1,21 @@
+#pragma once
+
+#include <memory>
+
+#include <xeus/xeus_context.hpp>
+#include <xeus/xkernel_configuration.hpp>
+#include <xeus/xserver.hpp>
+
+namespace xcuda::kernel
+{
+    // xeus 2.4.1's server with the shell in the main thread, minus two deviations from
+    // the messaging protocol:
+    // - requests dropped when a cell fails with stop_on_error: xeus answers them at once
+    //   with a bare {"status": "error"} and no busy/idle, before the failed cell's own
+    //   idle. Here each gets status "aborted" inside its own busy/idle pair, after the
+    //   failed cell's idle, in arrival order.
+    // - input_request: xeus names the password flag "pwd"; frontends read "password".
+    std::unique_ptr<xeus::xserver> make_conforming_server(xeus::xcontext& context,
+                                                          const xeus::xconfiguration& config,
+                                                          nl::json::error_handler_t eh);
+}
