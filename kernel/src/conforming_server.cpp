@@ -1,5 +1,8 @@
 #include "conforming_server.hpp"
 
+#include <signal.h>
+#include <unistd.h>
+
 #include <mutex>
 #include <string>
 #include <vector>
@@ -82,6 +85,28 @@ namespace xcuda::kernel
                 {
                     answer_aborted(std::move(request));
                 }
+            }
+
+            // xeus 2.4.1's interrupt_request handler only replies {}; its reply is the one
+            // trace of the request, so interrupt here: SIGINT to this process takes the
+            // same path as the kernelspec's signal interrupt (interrupt_router).
+            void send_control_impl(xeus::xmessage message) override
+            {
+                if (message.header().value("msg_type", "") != "interrupt_reply")
+                {
+                    xeus::xserver_zmq_split::send_control_impl(std::move(message));
+                    return;
+                }
+                ::kill(::getpid(), SIGINT);
+                nl::json content = message.content();
+                content["status"] = "ok";
+                xeus::xmessage fixed(message.identities(),
+                                     message.header(),
+                                     message.parent_header(),
+                                     message.metadata(),
+                                     std::move(content),
+                                     std::move(message).buffers());
+                xeus::xserver_zmq_split::send_control_impl(std::move(fixed));
             }
 
             void send_stdin_impl(xeus::xmessage message) override

@@ -15,6 +15,8 @@ namespace xcuda::kernel
     //   idle. Here each gets status "aborted" inside its own busy/idle pair, after the
     //   failed cell's idle, in arrival order.
     // - input_request: xeus names the password flag "pwd"; frontends read "password".
+    // - interrupt_request (control channel): xeus replies {} and interrupts nothing; here
+    //   it interrupts like SIGINT and replies {"status": "ok"}.
     std::unique_ptr<xeus::xserver> make_conforming_server(xeus::xcontext& context,
                                                           const xeus::xconfiguration& config,
                                                           nl::json::error_handler_t eh);

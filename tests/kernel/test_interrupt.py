@@ -10,17 +10,27 @@ from conftest import collect, execute, shell_reply
 
 INTERRUPT_BUDGET_S = 1.0
 
+STARTED = "print('started')\n"
 CELLS = {
-    "sleep": "import time; time.sleep(30)",
-    "busy_loop": "while True: pass",
-    "busy_arithmetic": "i = 0\nwhile True: i += 1",
-    "c_sleep_select": "import select; select.select([], [], [], 30)",
+    "sleep": STARTED + "import time; time.sleep(30)",
+    "busy_loop": STARTED + "while True: pass",
+    "busy_arithmetic": STARTED + "i = 0\nwhile True: i += 1",
+    "c_sleep_select": STARTED + "import select; select.select([], [], [], 30)",
 }
 
 
+def wait_until_running(kc, msg_id):
+    """An interrupt that comes before the cell runs is dropped, like one between cells:
+    wait for the cell's own 'started' line."""
+    while True:
+        msg = kc.get_iopub_msg(timeout=10)
+        if (msg["parent_header"].get("msg_id") == msg_id and msg["msg_type"] == "stream"
+                and "started" in msg["content"]["text"]):
+            return
+
+
 def interrupt_and_time(km, kc, msg_id):
-    # Let the cell get going first.
-    time.sleep(0.5)
+    wait_until_running(kc, msg_id)
     start = time.monotonic()
     km.interrupt_kernel()
     reply = shell_reply(kc, msg_id, timeout=10)
@@ -82,8 +92,39 @@ def test_interrupt_between_cells_does_not_reach_the_next_cell(kernel):
 def test_repeated_interrupts_all_land(kernel):
     km, kc = kernel
     for _ in range(5):
-        msg_id = kc.execute("import time; time.sleep(30)")
+        msg_id = kc.execute(CELLS["sleep"])
         reply, elapsed = interrupt_and_time(km, kc, msg_id)
         collect(kc, msg_id)
         assert reply["content"]["ename"] == "KeyboardInterrupt"
         assert elapsed < INTERRUPT_BUDGET_S
+
+
+def test_interrupt_request_on_the_control_channel_interrupts_the_cell(kernel):
+    km, kc = kernel
+    msg_id = kc.execute(CELLS["sleep"])
+    wait_until_running(kc, msg_id)
+    start = time.monotonic()
+    kc.control_channel.send(kc.session.msg("interrupt_request", {}))
+    control = kc.get_control_msg(timeout=5)
+    assert control["msg_type"] == "interrupt_reply"
+    assert control["content"]["status"] == "ok"
+    reply = shell_reply(kc, msg_id, timeout=10)
+    assert reply["content"]["ename"] == "KeyboardInterrupt"
+    assert time.monotonic() - start < INTERRUPT_BUDGET_S
+    collect(kc, msg_id)
+    assert_alive_and_fast(kc)
+
+
+def test_kernel_info_on_the_control_channel_is_answered_while_a_cell_runs(kernel):
+    km, kc = kernel
+    msg_id = kc.execute(CELLS["sleep"])
+    wait_until_running(kc, msg_id)
+    start = time.monotonic()
+    kc.control_channel.send(kc.session.msg("kernel_info_request", {}))
+    control = kc.get_control_msg(timeout=5)
+    assert control["msg_type"] == "kernel_info_reply"
+    assert control["content"]["implementation"] == "xcuda"
+    assert time.monotonic() - start < INTERRUPT_BUDGET_S
+    km.interrupt_kernel()
+    shell_reply(kc, msg_id, timeout=10)
+    collect(kc, msg_id)
