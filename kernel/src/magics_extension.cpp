@@ -19,13 +19,12 @@ namespace xcuda::kernel
     {
         try
         {
-            py::object result = shell.attr("extension_manager").attr("load_extension")("xcuda");
-            // IPython returns a string instead of raising for "already loaded" and
-            // "no load_ipython_extension".
-            if (!result.is_none())
-            {
-                return "xcuda: the %%cuda magics were not loaded: " + py::str(result).cast<std::string>();
-            }
+            // What %load_ext does, without IPython's ExtensionManager.load_extension: it
+            // reads the module's __file__, which a built-in (embedded) module lacks.
+            py::module_ xcuda = py::module_::import("xcuda");
+            xcuda.attr("load_ipython_extension")(shell);
+            // So a later `%load_ext xcuda` says "already loaded" instead of loading twice.
+            shell.attr("extension_manager").attr("loaded").attr("add")("xcuda");
             return {};
         }
         catch (const std::exception& e)
