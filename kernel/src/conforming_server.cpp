@@ -12,6 +12,8 @@
 #include <xeus/xmessage.hpp>
 #include <xeus/xserver_shell_main.hpp>
 
+#include "stdin_wait.hpp"
+
 namespace xcuda::kernel
 {
     namespace
@@ -123,6 +125,8 @@ namespace xcuda::kernel
                                      message.metadata(),
                                      std::move(content),
                                      std::move(message).buffers());
+                // Sends the request, then blocks until the input_reply (or EINTR).
+                stdin_wait_scope waiting;
                 xeus::xserver_zmq_split::send_stdin_impl(std::move(fixed));
             }
 

@@ -9,6 +9,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "stdin_wait.hpp"
+
 namespace xcuda::kernel
 {
     namespace
@@ -97,6 +99,15 @@ namespace xcuda::kernel
             if (sigtimedwait(&set, nullptr, &poll_period) == SIGINT)
             {
                 interrupt();
+                continue;
+            }
+            // An input() interrupted just before its recv started is still waiting:
+            // wake it again (the interrupt is already tripped, this only breaks the recv).
+            std::lock_guard<std::mutex> lock(m_mutex);
+            if (m_in_cell && m_interrupted_stdin_wait != 0
+                && m_interrupted_stdin_wait == stdin_wait_scope::current())
+            {
+                pthread_kill(m_cell_thread, wake_signal());
             }
         }
     }
@@ -108,6 +119,7 @@ namespace xcuda::kernel
         {
             return;
         }
+        m_interrupted_stdin_wait = stdin_wait_scope::current();
         pthread_kill(m_cell_thread, wake_signal());
     }
 
@@ -128,5 +140,6 @@ namespace xcuda::kernel
         set_wake_blocked(true);
         std::lock_guard<std::mutex> lock(m_router.m_mutex);
         m_router.m_in_cell = false;
+        m_router.m_interrupted_stdin_wait = 0;
     }
 }

@@ -3,6 +3,7 @@
 #include <pthread.h>
 
 #include <atomic>
+#include <cstdint>
 #include <mutex>
 #include <thread>
 
@@ -47,6 +48,7 @@ namespace xcuda::kernel
 
         std::mutex m_mutex;
         bool m_in_cell = false;
+        std::uint64_t m_interrupted_stdin_wait = 0;
         pthread_t m_cell_thread{};
         std::atomic<bool> m_stopping{false};
         std::thread m_waiter;
