@@ -63,6 +63,9 @@ namespace xcuda::kernel
             {{"text", "IPython"}, {"url", "https://ipython.readthedocs.io/en/stable/"}},
             {{"text", "CUDA C++ Programming Guide"}, {"url", "https://docs.nvidia.com/cuda/cuda-c-programming-guide/"}},
         });
+        // No debugger is wired in (xeus-python's needs debugpy and a second zmq setup);
+        // saying so keeps frontends from offering one that would never answer.
+        m_kernel_info["debugger"] = false;
         m_kernel_info["status"] = "ok";
 
 #ifdef XCUDA_WITH_MAGICS
