@@ -3,7 +3,6 @@
 #include <Python.h>
 #include <signal.h>
 
-#include <cerrno>
 #include <cstring>
 #include <ctime>
 #include <stdexcept>

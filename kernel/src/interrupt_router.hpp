@@ -15,7 +15,8 @@ namespace xcuda::kernel
     // real-time signal whose handler calls PyErr_SetInterrupt: a busy loop sees it at its
     // next bytecode, and time.sleep, select or a zmq recv (input()) return EINTR and
     // check Python's pending signals. Outside a cell SIGINT is dropped, like ipykernel,
-    // so it cannot hit the next cell.
+    // so it cannot hit the next cell. An input() wait the interrupt reached is woken
+    // again every 100 ms until it ends (see stdin_wait.hpp).
     class interrupt_router
     {
     public:

@@ -85,3 +85,19 @@ def test_a_silent_error_does_not_abort_the_queue(kernel):
     reply = kc.get_shell_msg(timeout=20)
     assert reply["parent_header"]["msg_id"] == after
     assert reply["content"]["status"] == "ok"
+
+
+def test_a_request_whose_handler_raises_still_gets_one_reply_and_busy_idle(kernel):
+    # IPython's completer asserts on a cursor past the end of the code; in stock xeus the
+    # exception escapes the handler and no reply is ever sent.
+    km, kc = kernel
+    flush_iopub(kc)
+    msg_id = kc.complete("zi", 1000)
+    reply = kc.get_shell_msg(timeout=10)
+    assert reply["parent_header"]["msg_id"] == msg_id
+    assert reply["msg_type"] == "complete_reply"
+    assert reply["content"]["status"] == "error"
+    assert "complete_request" in reply["content"]["evalue"]
+    assert [m["content"]["execution_state"] for m in collect(kc, msg_id)] == ["busy", "idle"]
+    reply, _ = execute(kc, "'still answering'")
+    assert reply["content"]["status"] == "ok"
