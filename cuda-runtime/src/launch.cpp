@@ -1,0 +1,86 @@
+#include "driver_api.hpp"
+
+#include <xcuda/rt/device.hpp>
+#include <xcuda/rt/launch.hpp>
+
+#include <map>
+#include <mutex>
+#include <string>
+
+namespace xcuda::rt {
+namespace {
+
+// Device limits per CUdevice, read once: validation runs on every launch.
+const DeviceProperties& current_device_properties() {
+    static std::mutex mutex;
+    static std::map<CUdevice, Device> cache;
+    const auto& d = detail::driver();
+    CUdevice dev = 0;
+    detail::call("cuCtxGetDevice", d.cuCtxGetDevice, &dev);
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = cache.find(dev);
+    if (it == cache.end()) it = cache.emplace(dev, Device(static_cast<int>(dev))).first;
+    return it->second.properties();
+}
+
+void check_dims(const char* what, Dim3 dims, Dim3 max) {
+    const char* axis[] = {"x", "y", "z"};
+    const unsigned v[] = {dims.x, dims.y, dims.z};
+    const unsigned m[] = {max.x, max.y, max.z};
+    for (int i = 0; i < 3; ++i) {
+        if (v[i] == 0) {
+            throw LaunchError("launch", std::string(what) + " " + dims.str() + " has a zero " + axis[i] +
+                                            " dimension; every dimension must be at least 1");
+        }
+        if (v[i] > m[i]) {
+            throw LaunchError("launch", std::string(what) + " " + dims.str() + " has " + axis[i] + " = " +
+                                            std::to_string(v[i]) + "; this device allows at most " +
+                                            std::to_string(m[i]) + " in " + axis[i]);
+        }
+    }
+}
+
+}  // namespace
+
+void validate_launch(const Function& function, Dim3 grid, Dim3 block, std::size_t shared_bytes) {
+    throw_if_context_lost();
+    const auto& p = current_device_properties();
+    const auto threads = block.volume();
+    if (threads > static_cast<unsigned long long>(p.max_threads_per_block)) {
+        throw LaunchError("launch", "block " + block.str() + " has " + std::to_string(threads) +
+                                        " threads; this device allows at most " +
+                                        std::to_string(p.max_threads_per_block) + " per block");
+    }
+    check_dims("block", block, p.max_block_dims);
+    check_dims("grid", grid, p.max_grid_dims);
+    const int kernel_max = function.attribute(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+    if (threads > static_cast<unsigned long long>(kernel_max)) {
+        throw LaunchError("launch", "block " + block.str() + " has " + std::to_string(threads) + " threads; kernel " +
+                                        function.name() + " can run at most " + std::to_string(kernel_max) +
+                                        " per block (its register use); use a smaller block");
+    }
+    const int dyn_max = function.attribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES);
+    if (shared_bytes > static_cast<std::size_t>(dyn_max)) {
+        std::string fix = shared_bytes <= static_cast<std::size_t>(p.max_shared_per_block_optin)
+                              ? "raise the kernel's limit first (set_max_dynamic_shared_bytes / "
+                                "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)"
+                              : "this device allows at most " + std::to_string(p.max_shared_per_block_optin) +
+                                    " bytes per block";
+        throw LaunchError("launch", "dynamic shared memory of " + std::to_string(shared_bytes) + " bytes exceeds kernel " +
+                                        function.name() + "'s limit of " + std::to_string(dyn_max) + " bytes; " + fix);
+    }
+}
+
+void launch(const Function& function, Dim3 grid, Dim3 block, std::size_t shared_bytes, CUstream stream,
+            void** params) {
+    validate_launch(function, grid, block, shared_bytes);
+    const CUresult rc = detail::driver().cuLaunchKernel(function.handle(), grid.x, grid.y, grid.z, block.x, block.y,
+                                                        block.z, static_cast<unsigned>(shared_bytes), stream, params,
+                                                        nullptr);
+    if (rc == CUDA_SUCCESS) return;
+    if (rc == CUDA_ERROR_OUT_OF_MEMORY || is_sticky(rc)) check(rc, "cuLaunchKernel", "launching " + function.name());
+    throw LaunchError(rc, "cuLaunchKernel", "launching " + function.name() + " with grid " + grid.str() + ", block " +
+                                                block.str() + ", " + std::to_string(shared_bytes) + " bytes shared");
+}
+
+}  // namespace xcuda::rt
