@@ -46,7 +46,8 @@ struct DeviceLimits {
     std::size_t shared_reserved_per_block = 0;  // the driver's per-block reservation (sm_80+: 1 KiB)
 };
 
-// Built-in table for sm_70, 72, 75, 80, 86, 87, 89, 90, 100, 103, 110, 120, 121. Accepts
+// Built-in table (CUDA Programming Guide compute-capability tables and cuda_occupancy.h)
+// for sm_70, 72, 75, 80, 86, 87, 89, 90, 100, 103, 120, 121. Accepts
 // "sm_90", "sm_90a", "compute_90", "90" or "9.0". nullopt for anything else.
 std::optional<DeviceLimits> limits_for_arch(std::string_view arch);
 // The same, by compute capability.
