@@ -35,13 +35,15 @@ struct CompiledModule {
     std::string cubin;                      // ELF, what cuModuleLoadData takes
     std::string ptx;                        // always produced by NVRTC alongside the CUBIN
     std::string log;                        // NVRTC's raw log (ptxas -v lines included)
-    std::vector<Diagnostic> warnings;       // parsed from log, file renamed to the cell label
+    std::vector<Diagnostic> warnings;       // parsed from log; the cell's are at file == cell_label
+    std::string cell_label;                 // "cell_7"
     std::vector<CompiledKernel> kernels;    // source order; one per instantiation for templates
     std::vector<std::string> notes;         // things the user should know (template without
                                             // --instantiate, no __global__ in the cell, ...)
     std::string arch;                       // "sm_90"
     ArchSource arch_source = ArchSource::fallback;
-    std::vector<std::string> nvrtc_options; // every option NVRTC received
+    std::vector<std::string> nvrtc_options; // the cell's NVRTC options (nvrtc_options()); the arch
+                                            // and toolkit -I dirs are added by rt::compile
     std::vector<std::string> headers_used;  // registered headers the cell includes
     std::string cache_key;                  // SHA-256 hex
 

@@ -39,11 +39,12 @@ std::string user_log(std::string_view log);
 // should read them); log() (from rt::CompileError) is NVRTC's raw log.
 class CellCompileError : public rt::CompileError {
 public:
+    // `cell_label`: the Diagnostic::file of the cell's own diagnostics ("cell_7").
     CellCompileError(std::string program_name, std::vector<std::string> options, std::string log,
-                     std::vector<Diagnostic> diagnostics, std::string message);
+                     std::vector<Diagnostic> diagnostics, const std::string& cell_label);
     const std::vector<Diagnostic>& diagnostics() const noexcept { return diagnostics_; }
-    // Line and column of the first error in the cell (0 when the first error is in a header
-    // or NVRTC gave none).
+    // Line and column of the first error in the cell (0 when no error is in the cell itself,
+    // e.g. it is in a header, or NVRTC gave none).
     int line() const noexcept { return line_; }
     int column() const noexcept { return column_; }
     const char* what() const noexcept override { return message_.c_str(); }

@@ -44,6 +44,7 @@ struct OptionSpec {
     bool repeatable = false;  // may appear more than once (values accumulate)
     // Checks a value; returns an error message naming the value and the fix, or nullopt.
     std::function<std::optional<std::string>(const std::string& value)> check;
+    std::string example;      // a valid value for messages: "--arch needs a value like sm_90"
 
     bool takes_value() const { return !metavar.empty(); }
     const std::string& key() const { return long_name.empty() ? short_name : long_name; }
