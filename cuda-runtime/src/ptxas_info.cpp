@@ -50,6 +50,8 @@ void for_each_item(std::string_view s, F f) {
     }
 }
 
+std::size_t saturating_add(std::size_t a, std::size_t b) { return a > static_cast<std::size_t>(-1) - b ? static_cast<std::size_t>(-1) : a + b; }
+
 int to_int(std::size_t v) { return v > 0x7fffffff ? 0x7fffffff : static_cast<int>(v); }
 
 }  // namespace
@@ -85,14 +87,19 @@ std::map<std::string, KernelResources> parse_ptxas_info(std::string_view log) {
                 else if (unit == "bytes spill loads") entry->spill_load_bytes = v;
             });
         } else if (starts_with(body, "Used ") && entry != nullptr) {
-            entry->constant_bytes = 0;
+            std::size_t cmem = 0;
+            bool has_cmem = false;
             for_each_item(body, [&](std::size_t v, std::string_view unit) {
                 if (unit == "registers") entry->registers = to_int(v);
                 else if (unit == "barriers") entry->barriers = to_int(v);
                 else if (unit == "bytes cumulative stack size") entry->cumulative_stack_bytes = v;
                 else if (unit == "bytes smem") entry->shared_bytes = v;
-                else if (starts_with(unit, "bytes cmem[")) entry->constant_bytes += v;
+                else if (starts_with(unit, "bytes cmem[")) {
+                    cmem = saturating_add(cmem, v);
+                    has_cmem = true;
+                }
             });
+            if (has_cmem) entry->constant_bytes = cmem;
             properties_of_entry = false;
         }
     }
