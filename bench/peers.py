@@ -268,3 +268,19 @@ def device_info(env: Env) -> Dict[str, str]:
     else:
         info["gpu"] = env.gpu_reason
     return info
+
+
+def shared_cubin(env: Env, src: str, stem: str, workdir: str):
+    """Build `src` once with xcuda and write its cubin so that every peer loads the very
+    same code; when xcuda fails, fall back to nvcc -cubin so the peers still run.
+    Returns (xcuda module or None, why xcuda failed or None, cubin path, note)."""
+    try:
+        xc = env.xcuda_or_raise()
+        module = xcuda_compile(xc, src)
+        path = os.path.join(workdir, stem + ".cubin")
+        with open(path, "wb") as f:
+            f.write(xcuda_cubin(module))
+        return module, None, path, "cubin built by xcuda.compile"
+    except Exception as exc:
+        path = nvcc_cubin(src, workdir, stem)
+        return None, describe(exc), path, "cubin built by nvcc -cubin (xcuda failed)"
