@@ -23,6 +23,9 @@ void size_printf_fifo(const Device& device, CUcontext ctx) {
     const auto& d = detail::driver();
     PrintfFifo fifo;
     fifo.requested = g_fifo_request.load();
+    // The limit applies to the current context; the caller's current context is put back after.
+    CUcontext previous = nullptr;
+    detail::call("cuCtxGetCurrent", d.cuCtxGetCurrent, &previous);
     detail::call("cuCtxSetCurrent", d.cuCtxSetCurrent, ctx);
     const CUresult rc = d.cuCtxSetLimit(CU_LIMIT_PRINTF_FIFO_SIZE, fifo.requested);
     if (rc == CUDA_SUCCESS) {
@@ -36,6 +39,7 @@ void size_printf_fifo(const Device& device, CUcontext ctx) {
                        ": something launched in this primary context before xcuda retained it";
     }
     detail::call("cuCtxGetLimit", d.cuCtxGetLimit, &fifo.bytes, CU_LIMIT_PRINTF_FIFO_SIZE);
+    detail::call("cuCtxSetCurrent", d.cuCtxSetCurrent, previous);
     g_fifo[device.ordinal()] = fifo;
 }
 

@@ -59,6 +59,7 @@ void validate_launch(const Function& function, Dim3 grid, Dim3 block, std::size_
                                         function.name() + " can run at most " + std::to_string(kernel_max) +
                                         " per block (its register use); use a smaller block");
     }
+    if (shared_bytes == 0) return;   // spares a driver call on the common path
     const int dyn_max = function.attribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES);
     if (shared_bytes > static_cast<std::size_t>(dyn_max)) {
         std::string fix = shared_bytes <= static_cast<std::size_t>(p.max_shared_per_block_optin)
