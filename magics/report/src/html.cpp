@@ -78,6 +78,7 @@ std::string Table::plain() const {
                 if (i + 1 < cells.size()) out += pad;  // no trailing blanks
             }
         }
+        while (!out.empty() && out.back() == ' ') out.pop_back();  // empty last cells leave no blanks
         return out + "\n";
     };
 

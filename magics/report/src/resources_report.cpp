@@ -76,8 +76,9 @@ Rich resources_report(const std::vector<KernelResources>& kernels, const Resourc
             lines.push_back({k.name,
                              "Spills " + format_bytes(k.spill_store_bytes) + " stored / " +
                                  format_bytes(k.spill_load_bytes) +
-                                 " loaded per thread to local memory (slow); fewer live values or a higher register "
-                                 "cap (__launch_bounds__ with fewer threads) avoid it.",
+                                 " loaded per thread to local memory, which is slow; keep fewer values live (smaller "
+                                 "local arrays, less unrolling) or allow more registers (no -maxrregcount, or "
+                                 "__launch_bounds__ with fewer threads per block).",
                              true});
         }
         table.add_row(std::move(row));
