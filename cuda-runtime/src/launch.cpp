@@ -3,25 +3,10 @@
 #include <xcuda/rt/device.hpp>
 #include <xcuda/rt/launch.hpp>
 
-#include <map>
-#include <mutex>
 #include <string>
 
 namespace xcuda::rt {
 namespace {
-
-// Device limits per CUdevice, read once: validation runs on every launch.
-const DeviceProperties& current_device_properties() {
-    static std::mutex mutex;
-    static std::map<CUdevice, Device> cache;
-    const auto& d = detail::driver();
-    CUdevice dev = 0;
-    detail::call("cuCtxGetDevice", d.cuCtxGetDevice, &dev);
-    std::lock_guard<std::mutex> lock(mutex);
-    auto it = cache.find(dev);
-    if (it == cache.end()) it = cache.emplace(dev, Device(static_cast<int>(dev))).first;
-    return it->second.properties();
-}
 
 void check_dims(const char* what, Dim3 dims, Dim3 max) {
     const char* axis[] = {"x", "y", "z"};
@@ -43,8 +28,10 @@ void check_dims(const char* what, Dim3 dims, Dim3 max) {
 }  // namespace
 
 void validate_launch(const Function& function, Dim3 grid, Dim3 block, std::size_t shared_bytes) {
-    throw_if_context_lost();
-    const auto& p = current_device_properties();
+    CUdevice current = 0;
+    detail::call("cuCtxGetDevice", detail::driver().cuCtxGetDevice, &current);
+    const Device device(static_cast<int>(current));
+    const auto& p = device.properties();
     const auto threads = block.volume();
     if (threads > static_cast<unsigned long long>(p.max_threads_per_block)) {
         throw LaunchError("launch", "block " + block.str() + " has " + std::to_string(threads) +

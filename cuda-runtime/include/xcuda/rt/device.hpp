@@ -6,6 +6,7 @@
 #include <cuda.h>
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <utility>
 
@@ -41,7 +42,8 @@ struct DeviceProperties {
     bool kernel_exec_timeout = false;      // a display watchdog kills long kernels
 };
 
-// A device ordinal and its properties (read once). Owns nothing, so it is copyable.
+// A device ordinal and its properties (read once per process and shared). Owns nothing, so it is
+// copyable and cheap to construct again.
 class Device {
 public:
     // Throws NoDeviceError, or DriverError(INVALID_DEVICE) for an ordinal out of range.
@@ -51,9 +53,9 @@ public:
 
     int ordinal() const noexcept { return ordinal_; }
     CUdevice handle() const noexcept { return handle_; }
-    const DeviceProperties& properties() const noexcept { return props_; }
-    const std::string& name() const noexcept { return props_.name; }
-    const std::string& arch() const noexcept { return props_.arch; }
+    const DeviceProperties& properties() const noexcept { return *props_; }
+    const std::string& name() const noexcept { return props_->name; }
+    const std::string& arch() const noexcept { return props_->arch; }
     // Any attribute the properties do not cover.
     int attribute(CUdevice_attribute attribute) const;
     // {free, total} bytes in the current context (cuMemGetInfo).
@@ -62,7 +64,7 @@ public:
 private:
     int ordinal_;
     CUdevice handle_;
-    DeviceProperties props_;
+    std::shared_ptr<const DeviceProperties> props_;
 };
 
 }  // namespace xcuda::rt
