@@ -46,7 +46,7 @@ def run(env, res, cfg) -> None:
     try:
         xc = env.xcuda_or_raise()
         xmod = peers.xcuda_compile(xc, ADD)
-        xs, _ = peers.xcuda_stream(xc, stream.ptr, stream)
+        xs = peers.xcuda_stream(stream.ptr)
         xk4, xk1 = peers.xcuda_kernel(xmod, "add4"), peers.xcuda_kernel(xmod, "add1")
         peers_fn[X4] = (lambda: xk4[grid4, BLOCK, 0, xs](a, b, c, n), ref, add_bytes)
         peers_fn[X1] = (lambda: xk1[grid1, BLOCK, 0, xs](a, b, c, n), ref, add_bytes)

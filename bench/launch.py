@@ -53,8 +53,8 @@ def run(env, res, cfg) -> None:
     if module is not None:
         try:
             xkern = peers.xcuda_kernel(module, "saxpy")
-            xstream, how = peers.xcuda_stream(env.xcuda, handle, stream)
-            cubin_note += f"; xcuda gets the stream as {how}"
+            xstream = peers.xcuda_stream(handle)
+            cubin_note += "; xcuda gets the stream as its int handle"
         except Exception as exc:
             xkern, xc_reason = None, describe(exc)
     print(f"   {cubin_note}")

@@ -131,15 +131,12 @@ class Env:
 # and .cubin; Kernel[grid, block, shared_mem, stream](*args).
 
 def xcuda_compile(xc, src: str, extra: Sequence[str] = ()):
-    """Compile to an sm_90 cubin; `extra` are raw NVRTC options such as -pch."""
-    kwargs = dict(XCUDA_COMPILE_KWARGS)
+    """Compile to an sm_90 cubin; `extra` are raw NVRTC options such as -pch, passed through
+    xcuda.compile's `options=` (its other keywords: name, arch, std, include_dirs, defines,
+    instantiate, fast_math, lineinfo, no_cache)."""
     if extra:
-        kwargs[XCUDA_EXTRA_KW] = list(extra)
-    return xc.compile(src, **kwargs)
-
-
-XCUDA_COMPILE_KWARGS: Dict[str, object] = {"arch": ARCH}
-XCUDA_EXTRA_KW = "options"
+        return xc.compile(src, arch=ARCH, options=list(extra))
+    return xc.compile(src, arch=ARCH)
 
 
 def xcuda_kernel(module, name: str):
@@ -147,27 +144,14 @@ def xcuda_kernel(module, name: str):
 
 
 def xcuda_cubin(module) -> bytes:
-    cubin = module.cubin
-    return bytes(cubin) if not isinstance(cubin, bytes) else cubin
+    return bytes(module.cubin)
 
 
-def xcuda_stream(xc, handle: int, cupy_stream):
-    """The xcuda view of the benchmark's non-blocking stream. Returns (stream, note)."""
-    errors = []
-    stream_type = getattr(xc, "Stream", None)
-    candidates = []
-    if stream_type is not None:
-        for ctor in ("from_handle", "external"):
-            if hasattr(stream_type, ctor):
-                candidates.append((f"xcuda.Stream.{ctor}", lambda c=ctor: getattr(stream_type, c)(handle)))
-    candidates.append(("the CuPy stream object", lambda: cupy_stream))
-    candidates.append(("the raw handle int", lambda: handle))
-    for label, make in candidates:
-        try:
-            return make(), label
-        except Exception as exc:
-            errors.append(f"{label}: {describe(exc)}")
-    raise RuntimeError("cannot hand the benchmark stream to xcuda: " + "; ".join(errors))
+def xcuda_stream(handle: int):
+    """xcuda's launch takes a stream as an xcuda.Stream, any object with __cuda_stream__, or an
+    int handle; the benchmark's stream belongs to CuPy, so xcuda gets its int handle (the same
+    CUstream every other peer launches on)."""
+    return handle
 
 
 # ---------------------------------------------------------------- nvcc helpers

@@ -100,7 +100,8 @@ class Results:
     def _why(self, part: str, name: str) -> str:
         r = self._find(part, name)
         if r is None:
-            return "not measured"
+            whole = self._find(part, "(whole part)")
+            return f"{whole.status}: {whole.reason}" if whole else "not measured"
         return f"{r.status}: {r.reason}" if r.status != OK else "no median"
 
     def errors(self) -> List[Row]:

@@ -73,6 +73,10 @@ def main(argv=None) -> int:
     a = parse(argv)
     cfg = Config(a)
     started = time.time()
+    # Fresh compile caches for the whole run, set before anything compiles: cold numbers
+    # start cold, and the user's own caches are neither read nor filled.
+    os.environ["XDG_CACHE_HOME"] = peers.fresh_dir("xdg")
+    os.environ["CUPY_CACHE_DIR"] = peers.fresh_dir("cupy")
     env = peers.Env(a.xcuda_path)
     res = report.Results()
     now = datetime.datetime.now(datetime.timezone.utc)
@@ -89,6 +93,8 @@ def main(argv=None) -> int:
         "host": os.uname().nodename,
         "mode": "quick" if cfg.quick else "full",
         "parts": ",".join(a.only),
+        "compile caches": f"XDG_CACHE_HOME={os.environ['XDG_CACHE_HOME']} "
+                          f"CUPY_CACHE_DIR={os.environ['CUPY_CACHE_DIR']}",
         "device details": dev,
         "versions": peers.versions(env),
     })
