@@ -313,7 +313,7 @@ Param make_param(const std::vector<std::string>& toks) {
 
 std::string param_text(const Param& p) {
     std::string s = p.type;
-    if (!p.name.empty()) s += (s.empty() || s.back() == '*' || s.back() == '&' ? "" : " ") + p.name;
+    if (!p.name.empty()) s += (s.empty() ? "" : " ") + p.name;
     if (!p.default_value.empty()) s += " = " + p.default_value;
     return s;
 }
