@@ -21,7 +21,7 @@ PART = "compile"
 BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
 INCLUDES = [os.path.join(CUDA_HOME, "include"), os.path.join(CUDA_HOME, "include", "cccl")]
 
-COLD_X = "xcuda.compile cold (+ .kernels lookup)"
+COLD_X = "xcuda.compile cold + module load"
 COLD_CORE = "cuda.core Program.compile(cubin) + get_kernel"
 COLD_CUPY = "CuPy RawKernel cold (fresh CUPY_CACHE_DIR)"
 NVCC_CUBIN = "nvcc -cubin subprocess"
@@ -107,7 +107,7 @@ def run(env, res, cfg) -> None:
             # xcuda fixes its cache directory at its first compile (run.py points XDG_CACHE_HOME
             # at a fresh one before that); a unique source misses memory and disk alike.
             src = salted(SAXPY, _salt())
-            return _timed(lambda: peers.xcuda_kernel(peers.xcuda_compile(xc, src), "saxpy"))
+            return _timed(lambda: peers.xcuda_loaded_kernel(peers.xcuda_compile(xc, src), "saxpy", gpu))
         peers_cold[COLD_X] = xcuda_cold
     else:
         res.fail(PART, COLD_X, "ms", ERROR, env.why("xcuda"))
@@ -182,13 +182,13 @@ FIRST_CODE = r'''
 import json, os, sys, time, uuid
 import peers
 from peers import SAXPY, salted
-env = peers.Env(None)
-which = sys.argv[1] if len(sys.argv) > 1 else os.environ["BENCH_WHICH"]
+which = os.environ["BENCH_WHICH"]
+env = peers.Env(None, want=[which])
 def one():
     src = salted(SAXPY, uuid.uuid4().hex)
     t0 = time.perf_counter()
     if which == "xcuda":
-        peers.xcuda_kernel(peers.xcuda_compile(env.xcuda_or_raise(), src), "saxpy")
+        peers.xcuda_loaded_kernel(peers.xcuda_compile(env.xcuda_or_raise(), src), "saxpy", env.has_gpu)
     else:
         core = env.cuda_core
         if env.has_gpu:
@@ -248,12 +248,12 @@ DISK_CODE = r'''
 import json, os, sys, time, uuid
 import peers
 from peers import SAXPY, salted
-env = peers.Env(None)
 which, mode = os.environ["BENCH_WHICH"], os.environ["BENCH_MODE"]
+env = peers.Env(None, want=[which])
 salts = os.environ["BENCH_SALTS"].split(",")
 if which == "xcuda":
     xc = env.xcuda_or_raise()
-    load = lambda src: peers.xcuda_kernel(peers.xcuda_compile(xc, src), "saxpy")
+    load = lambda src: peers.xcuda_loaded_kernel(peers.xcuda_compile(xc, src), "saxpy", env.has_gpu)
 else:
     cp = env.cp
     load = lambda src: cp.RawKernel(src, "saxpy").kernel

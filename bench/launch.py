@@ -68,6 +68,9 @@ def run(env, res, cfg) -> None:
     inputs = {"CuPy arrays": tuple(cp.asarray(a) for a in (x_h, y_h, np.empty_like(x_h)))}
     if env.torch is not None:
         torch = env.torch
+        # torch's current stream becomes the benchmark stream too, so torch tensors announce it
+        # (array-interface consumers such as xcuda and Numba then have no other stream to wait on)
+        torch.cuda.set_stream(torch.cuda.ExternalStream(handle))
         inputs["torch tensors"] = tuple(torch.from_numpy(a.copy()).cuda() for a in (x_h, y_h, x_h))
         torch.cuda.synchronize()
     cp.cuda.Device().synchronize()
@@ -185,6 +188,8 @@ def run(env, res, cfg) -> None:
         else:
             res.add(PART, name, "ns", o.samples, note=f"{_sync_iters(cfg)} round trips per sample")
 
+    if env.torch is not None:
+        env.torch.cuda.set_stream(env.torch.cuda.default_stream())
     _floor(res, cfg, cubin_path, workdir)
     res.meta["launch set-up"] = f"{cubin_note}; n={N}, grid={GRID}, block={BLOCK}"
     _goals(res)

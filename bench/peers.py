@@ -73,16 +73,21 @@ def salted(src: str, salt: str) -> str:
 class Env:
     """What this process could import; every failure keeps its exact reason."""
 
-    def __init__(self, xcuda_path: Optional[str]):
+    def __init__(self, xcuda_path: Optional[str], want: Optional[Sequence[str]] = None):
+        """`want` limits the imports (child processes skip torch's seconds of import);
+        numpy and CuPy are always tried: CuPy is how the benchmark finds the GPU."""
         self.reasons: Dict[str, str] = {}
         if xcuda_path:
             sys.path.insert(0, os.path.abspath(xcuda_path))
-        self.xcuda = self._try("xcuda")
+
+        def wanted(name):
+            return want is None or name in want
+        self.xcuda = self._try("xcuda") if wanted("xcuda") else None
         self.np = self._try("numpy")
         self.cp = self._try("cupy")
-        self.torch = self._try("torch")
-        self.numba_cuda = self._try("numba.cuda")
-        self.cuda_core = self._try_core()
+        self.torch = self._try("torch") if wanted("torch") else None
+        self.numba_cuda = self._try("numba.cuda") if wanted("numba.cuda") else None
+        self.cuda_core = self._try_core() if wanted("cuda.core") else None
         self.gpu_reason = self._probe_gpu()
 
     def _try(self, name: str):
@@ -141,6 +146,15 @@ def xcuda_compile(xc, src: str, extra: Sequence[str] = ()):
 
 def xcuda_kernel(module, name: str):
     return module.kernels[name]
+
+
+def xcuda_loaded_kernel(module, name: str, gpu: bool):
+    """The kernel with its module loaded on the device, as CuPy's `.kernel` and cuda.core's
+    get_kernel leave it: xcuda loads lazily, and reading `.attributes` forces the load."""
+    kernel = module.kernels[name]
+    if gpu:
+        kernel.attributes
+    return kernel
 
 
 def xcuda_cubin(module) -> bytes:
