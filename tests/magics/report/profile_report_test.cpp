@@ -105,3 +105,12 @@ TEST(TruncateLabel, CountsCodePointsNotBytes) {
     EXPECT_EQ(truncate_label("µµµµ", 4), "µµµµ");
     EXPECT_EQ(truncate_label("µµµµµ", 4), "µµµ…");
 }
+
+TEST(ProfileReport, LongRunsListTheFirst200LaunchesButTotalAll) {
+    std::vector<ProfiledLaunch> many(250, launch("k", 0.01));
+    Rich r = profile_report(many);
+    EXPECT_NE(r.plain.find("50 more launches are not listed"), std::string::npos);
+    EXPECT_NE(r.plain.find("GPU time per kernel: 250 launches, 2.50 ms in all"), std::string::npos);
+    EXPECT_EQ(r.plain.find("\n201  k"), std::string::npos);
+    EXPECT_NE(r.plain.find("\n200  k"), std::string::npos);
+}

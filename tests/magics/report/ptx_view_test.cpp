@@ -95,3 +95,11 @@ TEST(HighlightAsm, PtxTokensGetTheirClasses) {
     const std::string f = highlight_asm_line("\tmov.f32 \t%f9, 0f3F800000;", AsmDialect::ptx);
     EXPECT_NE(f.find("<span class=\"xcuda-asm-number\">0f3F800000</span>"), std::string::npos) << f;
 }
+
+TEST(PtxView, CellFileThatMatchesNoFileNameIsSaidAndThePtxShownAsIs) {
+    const std::string ptx = read_data("saxpy_block_sum.nvrtc_lineinfo_sm90.ptx");
+    Rich r = ptx_view(ptx, read_data("saxpy_block_sum.cu"), "other.cu");
+    EXPECT_EQ(r.plain.find("//> "), std::string::npos);
+    EXPECT_NE(r.plain.find("names no file matching \"other.cu\""), std::string::npos);
+    EXPECT_NE(r.plain.find(".loc\t1 6 5"), std::string::npos);
+}
