@@ -8,6 +8,8 @@
 
 #include <cuda.h>
 
+#include <string>
+
 #define XCUDA_DRIVER_FUNCTIONS(X)                                                                  \
     X(cuGetErrorName) X(cuGetErrorString) X(cuInit) X(cuDriverGetVersion) X(cuDeviceGetCount)      \
     X(cuDeviceGet) X(cuDeviceGetName) X(cuDeviceGetAttribute) X(cuDeviceTotalMem)                  \
@@ -34,6 +36,9 @@ struct DriverApi {
 const DriverApi& driver();
 // The same table when it loaded (even with zero devices), else nullptr. Never throws.
 const DriverApi* driver_if_loaded() noexcept;
+
+// Remembers the kernel for last_launched_kernel(); cheap when the same kernel launches again.
+void note_launch(CUfunction function, const std::string& name);
 
 // Fail fast after a sticky fault, then call and check. `name` is the unversioned call name.
 template <class F, class... Args>

@@ -52,6 +52,10 @@ std::atomic<bool> g_lost{false};
 std::mutex g_lost_mutex;
 std::unique_ptr<ContextLostError> g_lost_error;
 
+std::atomic<CUfunction> g_last_function{nullptr};
+std::mutex g_last_mutex;
+std::string g_last_name;
+
 }  // namespace
 
 CompileError::CompileError(std::string program_name, std::vector<std::string> options, std::string log)
@@ -106,8 +110,11 @@ void check(CUresult result, const char* call, const std::string& detail) {
     if (is_sticky(result)) {
         std::lock_guard<std::mutex> lock(g_lost_mutex);
         if (!g_lost_error) {
-            g_lost_error = std::make_unique<ContextLostError>(
-                result, call, detail.empty() ? context_lost_advice : detail + "; " + context_lost_advice);
+            std::string why = detail;
+            const std::string kernel = last_launched_kernel();
+            if (!kernel.empty()) why += (why.empty() ? "" : "; ") + std::string("the last kernel launched was ") + kernel;
+            why += (why.empty() ? "" : "; ") + std::string(context_lost_advice);
+            g_lost_error = std::make_unique<ContextLostError>(result, call, why);
             g_lost.store(true);
         }
         throw *g_lost_error;
@@ -120,6 +127,22 @@ void check(nvrtcResult result, const char* call) {
         throw CudaError(std::string(call) + ": " + nvrtcGetErrorString(result) + " (" + std::to_string(result) + ")");
     }
 }
+
+std::string last_launched_kernel() {
+    std::lock_guard<std::mutex> lock(g_last_mutex);
+    return g_last_name;
+}
+
+namespace detail {
+
+void note_launch(CUfunction function, const std::string& name) {
+    if (g_last_function.load(std::memory_order_relaxed) == function) return;
+    std::lock_guard<std::mutex> lock(g_last_mutex);
+    g_last_name = name;
+    g_last_function.store(function, std::memory_order_relaxed);
+}
+
+}  // namespace detail
 
 bool context_lost() noexcept { return g_lost.load(); }
 

@@ -3,6 +3,7 @@
 #include <xcuda/rt/device.hpp>
 #include <xcuda/rt/launch.hpp>
 
+#include <memory>
 #include <string>
 
 namespace xcuda::rt {
@@ -25,13 +26,31 @@ void check_dims(const char* what, Dim3 dims, Dim3 max) {
     }
 }
 
+// The current context's device, remembered per thread: launches are the hot path and a thread
+// rarely switches contexts.
+const DeviceProperties& current_device_properties() {
+    thread_local CUcontext cached_context = nullptr;
+    thread_local std::unique_ptr<Device> cached_device;
+    const auto& d = detail::driver();
+    CUcontext ctx = nullptr;
+    detail::call("cuCtxGetCurrent", d.cuCtxGetCurrent, &ctx);
+    if (ctx == nullptr) {
+        throw LaunchError("launch", "no CUDA context is current on this thread: retain a PrimaryContext and call "
+                                    "make_current() before launching");
+    }
+    if (ctx != cached_context || !cached_device) {
+        CUdevice dev = 0;
+        detail::call("cuCtxGetDevice", d.cuCtxGetDevice, &dev);
+        cached_device = std::make_unique<Device>(static_cast<int>(dev));
+        cached_context = ctx;
+    }
+    return cached_device->properties();
+}
+
 }  // namespace
 
 void validate_launch(const Function& function, Dim3 grid, Dim3 block, std::size_t shared_bytes) {
-    CUdevice current = 0;
-    detail::call("cuCtxGetDevice", detail::driver().cuCtxGetDevice, &current);
-    const Device device(static_cast<int>(current));
-    const auto& p = device.properties();
+    const auto& p = current_device_properties();
     const auto threads = block.volume();
     if (threads > static_cast<unsigned long long>(p.max_threads_per_block)) {
         throw LaunchError("launch", "block " + block.str() + " has " + std::to_string(threads) +
@@ -40,7 +59,7 @@ void validate_launch(const Function& function, Dim3 grid, Dim3 block, std::size_
     }
     check_dims("block", block, p.max_block_dims);
     check_dims("grid", grid, p.max_grid_dims);
-    const int kernel_max = function.attribute(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+    const int kernel_max = function.max_threads_per_block();
     if (threads > static_cast<unsigned long long>(kernel_max)) {
         throw LaunchError("launch", "block " + block.str() + " has " + std::to_string(threads) + " threads; kernel " +
                                         function.name() + " can run at most " + std::to_string(kernel_max) +
@@ -62,6 +81,7 @@ void validate_launch(const Function& function, Dim3 grid, Dim3 block, std::size_
 void launch(const Function& function, Dim3 grid, Dim3 block, std::size_t shared_bytes, CUstream stream,
             void** params) {
     validate_launch(function, grid, block, shared_bytes);
+    detail::note_launch(function.handle(), function.name());
     const CUresult rc = detail::driver().cuLaunchKernel(function.handle(), grid.x, grid.y, grid.z, block.x, block.y,
                                                         block.z, static_cast<unsigned>(shared_bytes), stream, params,
                                                         nullptr);

@@ -69,6 +69,9 @@ int Function::attribute(CUfunction_attribute attribute) const {
     return value;
 }
 
+Function::Function(CUfunction handle, std::string name)
+    : handle_(handle), name_(std::move(name)), max_threads_per_block_(attribute(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)) {}
+
 FunctionAttributes Function::attributes() const {
     FunctionAttributes a;
     a.num_regs = attribute(CU_FUNC_ATTRIBUTE_NUM_REGS);

@@ -101,6 +101,10 @@ bool is_sticky(CUresult code) noexcept;
 void check(CUresult result, const char* call, const std::string& detail = {});
 void check(nvrtcResult result, const char* call);
 
+// The kernel most recently launched through this library ("" if none). A sticky fault is
+// almost always that kernel's doing, so ContextLostError names it.
+std::string last_launched_kernel();
+
 // Once a sticky fault has been seen, every driver call of this library fails fast.
 bool context_lost() noexcept;
 // Throws ContextLostError (the first fault again) when context_lost(); used before driver calls.

@@ -29,12 +29,15 @@ struct BlockSizeSuggestion {
 // A kernel of a loaded Module. Does not own anything: valid while its Module lives.
 class Function {
 public:
-    Function(CUfunction handle, std::string name) : handle_(handle), name_(std::move(name)) {}
+    // Reads the attributes every launch checks, once.
+    Function(CUfunction handle, std::string name);
     CUfunction handle() const noexcept { return handle_; }
     const std::string& name() const noexcept { return name_; }   // the mangled name
 
     FunctionAttributes attributes() const;
     int attribute(CUfunction_attribute attribute) const;
+    // CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK (fixed at load time), without a driver call.
+    int max_threads_per_block() const noexcept { return max_threads_per_block_; }
     // Allow up to `bytes` of dynamic shared memory (needed above 48 KiB).
     void set_max_dynamic_shared_bytes(int bytes) const;
     // Active blocks per SM for this block size and dynamic shared memory.
@@ -45,6 +48,7 @@ public:
 private:
     CUfunction handle_;
     std::string name_;
+    int max_threads_per_block_;
 };
 
 // A loaded module (RAII: unloaded on destruction), move-only. Loads into the calling thread's
