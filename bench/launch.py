@@ -30,7 +30,7 @@ X, CUPY, CORE, NUMBA = "xcuda Kernel call", "CuPy RawKernel", "cuda.core launch(
 FLOOR = "C++ cuLaunchKernel floor"
 SYNC = "launch+sync+readback"
 FLOOR_SYNC = f"{FLOOR}, {SYNC}"
-X_NATIVE = f"xcuda on xcuda.DeviceArray, {SYNC} via .get()"
+X_NATIVE = f"xcuda on xcuda.DeviceArray, default stream, {SYNC} via .get()"
 
 
 class WrongResult(Exception):
@@ -172,7 +172,7 @@ def run(env, res, cfg) -> None:
                     return host_ns_per_call(f, _sync_iters(cfg))
             timed_sync[f"{name.split(' [')[0]}, {SYNC}"] = roundtrips
 
-    native = _xcuda_native(env, res, cfg, xkern, xstream, x_h, y_h, ref, np)
+    native = _xcuda_native(env, res, cfg, xkern, x_h, y_h, ref, np)
     if native is not None:
         timed_sync[X_NATIVE] = native
 
@@ -213,8 +213,9 @@ def _numba(env, handle):
     return saxpy, nc.external_stream(handle)
 
 
-def _xcuda_native(env, res, cfg, xkern, xstream, x_h, y_h, ref, np):
-    """xcuda's own arrays and .get(): the round trip a user of xcuda alone would write."""
+def _xcuda_native(env, res, cfg, xkern, x_h, y_h, ref, np):
+    """xcuda's own arrays and .get(), on the default stream: the round trip a user of xcuda
+    alone writes."""
     if xkern is None:
         res.fail(PART, X_NATIVE, "ns", ERROR, "xcuda kernel unavailable (see the xcuda rows)")
         return None
@@ -222,14 +223,13 @@ def _xcuda_native(env, res, cfg, xkern, xstream, x_h, y_h, ref, np):
         xc = env.xcuda
         xd, yd = xc.to_device(x_h), xc.to_device(y_h)
         od = xc.to_device(np.full_like(x_h, np.nan))
-        xkern[GRID, BLOCK, 0, xstream](xd, yd, od, N)
+        xkern[GRID, BLOCK](xd, yd, od, N)
         got = np.asarray(od.get(), dtype=np.float64)
         err = float(np.max(np.abs(got - ref)))
         if not err <= 1e-5:
             res.fail(PART, X_NATIVE, "ns", WRONG, f"max |out - ref| = {err:g}")
             return None
-        return lambda: host_ns_per_call(lambda: (xkern[GRID, BLOCK, 0, xstream](xd, yd, od, N), od.get()),
-                                        _sync_iters(cfg))
+        return lambda: host_ns_per_call(lambda: (xkern[GRID, BLOCK](xd, yd, od, N), od.get()), _sync_iters(cfg))
     except Exception as exc:
         res.fail(PART, X_NATIVE, "ns", ERROR, describe(exc))
         return None
