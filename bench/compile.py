@@ -107,7 +107,12 @@ def run(env, res, cfg) -> None:
             # xcuda fixes its cache directory at its first compile (run.py points XDG_CACHE_HOME
             # at a fresh one before that); a unique source misses memory and disk alike.
             src = salted(SAXPY, _salt())
-            return _timed(lambda: peers.xcuda_loaded_kernel(peers.xcuda_compile(xc, src), "saxpy", gpu))
+            t0 = time.perf_counter()
+            module = peers.xcuda_compile(xc, src)
+            peers.xcuda_loaded_kernel(module, "saxpy", gpu)
+            ms = (time.perf_counter() - t0) * 1e3
+            peers.expect_cache(module, "none")
+            return ms
         peers_cold[COLD_X] = xcuda_cold
     else:
         res.fail(PART, COLD_X, "ms", ERROR, env.why("xcuda"))
@@ -228,6 +233,7 @@ def _memory_hit(env, res, cfg) -> None:
             peers.xcuda_kernel(peers.xcuda_compile(env.xcuda, src), "saxpy")
             samples = [_timed(lambda: peers.xcuda_kernel(peers.xcuda_compile(env.xcuda, src), "saxpy"))
                        for _ in range(reps)]
+            peers.expect_cache(peers.xcuda_compile(env.xcuda, src), "memory")
             res.add(PART, MEM_X, "ms", samples, note="whole call incl. Python binding")
         except Exception as exc:
             res.fail(PART, MEM_X, "ms", ERROR, describe(exc))
@@ -253,7 +259,10 @@ env = peers.Env(None, want=[which])
 salts = os.environ["BENCH_SALTS"].split(",")
 if which == "xcuda":
     xc = env.xcuda_or_raise()
-    load = lambda src: peers.xcuda_loaded_kernel(peers.xcuda_compile(xc, src), "saxpy", env.has_gpu)
+    def load(src):
+        module = peers.xcuda_compile(xc, src)
+        peers.xcuda_loaded_kernel(module, "saxpy", env.has_gpu)
+        return module
 else:
     cp = env.cp
     load = lambda src: cp.RawKernel(src, "saxpy").kernel
@@ -262,8 +271,10 @@ if mode == "hit":
 out = []
 for s in salts:
     t0 = time.perf_counter()
-    load(salted(SAXPY, s))
+    got = load(salted(SAXPY, s))
     out.append((time.perf_counter() - t0) * 1e3)
+    if which == "xcuda":
+        peers.expect_cache(got, "disk" if mode == "hit" else "none")
 print(json.dumps(out))
 '''
 

@@ -157,6 +157,14 @@ def xcuda_loaded_kernel(module, name: str, gpu: bool):
     return kernel
 
 
+def expect_cache(module, want: str) -> None:
+    """xcuda says where a compile came from ('none', 'memory', 'disk'): a timed hit that was
+    really a compile (or the reverse) would be a wrong number, so it fails the row."""
+    got = getattr(module, "cache", want)
+    if got != want:
+        raise RuntimeError(f"xcuda.compile reported cache={got!r} where the benchmark expects {want!r}")
+
+
 def xcuda_cubin(module) -> bytes:
     return bytes(module.cubin)
 
