@@ -246,7 +246,8 @@ def _floor(res, cfg, cubin_path, workdir) -> None:
             run_checked([cc, "-O2", "-std=c++17", src, "-lcuda", "-o", exe])
         else:
             inc = os.path.join(peers.CUDA_HOME, "include")
-            run_checked([cc, "-O2", "-std=c++17", f"-I{inc}", src, "-lcuda", "-o", exe])
+            stubs = os.path.join(peers.CUDA_HOME, "lib64", "stubs")  # link only; libcuda.so.1 at run time
+            run_checked([cc, "-O2", "-std=c++17", f"-I{inc}", src, f"-L{stubs}", "-lcuda", "-o", exe])
         p = run_checked([exe, cubin_path, "saxpy", str(N), str(cfg.launch_iters), str(cfg.launch_reps),
                          str(cfg.launch_warm), str(_sync_iters(cfg))], timeout=300)
         r = json.loads(p.stdout.strip().splitlines()[-1])

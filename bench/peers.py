@@ -234,8 +234,10 @@ def versions(env: Env) -> Dict[str, str]:
         out["nvcc"] = "unavailable: " + describe(exc)
     out["nvrtc"] = nvrtc_version()
     try:
-        out["bench git"] = run_checked(["git", "-C", os.path.dirname(os.path.abspath(__file__)),
-                                        "rev-parse", "--short", "HEAD"]).stdout.strip()
+        here = os.path.dirname(os.path.abspath(__file__))
+        rev = run_checked(["git", "-C", here, "rev-parse", "--short", "HEAD"]).stdout.strip()
+        dirty = run_checked(["git", "-C", here, "status", "--porcelain", "--", "."]).stdout.strip()
+        out["bench git"] = rev + (" (bench/ has uncommitted changes)" if dirty else "")
     except Exception as exc:
         out["bench git"] = "unavailable: " + describe(exc)
     return out
