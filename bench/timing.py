@@ -4,6 +4,7 @@ interleave peers, median with min/max)."""
 from __future__ import annotations
 
 import statistics
+import sys
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -87,7 +88,7 @@ def interleave(peers: Dict[str, Callable[[], float]], reps: int,
                 out[name].samples.append(peers[name]())
             except Exception as exc:  # recorded in the row, never swallowed
                 out[name].failure = describe(exc)
-                out[name].failure_trace = traceback.format_exc()
+                print(f"   {name} failed in repeat {rep}:\n{traceback.format_exc()}", file=sys.stderr)
             if between is not None:
                 between()
     return out
