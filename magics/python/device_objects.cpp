@@ -177,6 +177,8 @@ void define_device_objects(py::module_& m) {
 
     m.def("device_count", &rt::device_count, "Number of CUDA devices (NoDeviceError without a driver).");
     m.def("driver_available", &rt::driver_available, "True when a CUDA driver and a device are usable.");
+    m.def("driver_unavailable_reason", &rt::driver_unavailable_reason,
+          "Why there is no usable GPU (\"\" when there is one).");
     m.def("get_device", &current_device, "The ordinal of the selected device.");
     m.def("set_device", &select_device, py::arg("ordinal"), "Selects the device for later launches.");
     m.def("synchronize", &synchronize_current, "Waits (interruptibly) for all work on the selected device.");

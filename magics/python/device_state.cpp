@@ -23,7 +23,6 @@ std::map<int, std::unique_ptr<rt::PrimaryContext>>& contexts() {
 }
 
 bool pending = false;
-std::string last;
 
 }  // namespace
 
@@ -54,13 +53,9 @@ const rt::PrimaryContext& activate(int ordinal) {
 
 const rt::PrimaryContext& activate() { return activate(selected); }
 
-void note_launch(const std::string& kernel_description) {
-    pending = true;
-    if (last != kernel_description) last = kernel_description;
-}
+void note_launch() { pending = true; }
 
 bool launched_since_sync() { return pending; }
-const std::string& last_launch() { return last; }
 void note_synchronized() { pending = false; }
 
 void synchronize_current() {

@@ -4,7 +4,6 @@
 // cell that launched waits for its kernels before it ends).
 #include <xcuda/rt/context.hpp>
 
-#include <string>
 
 namespace xcuda::magics {
 
@@ -19,14 +18,12 @@ void select_device(int ordinal);
 const rt::PrimaryContext& activate();
 const rt::PrimaryContext& activate(int ordinal);
 
-// Launch bookkeeping for the post-cell synchronisation and for naming the kernel that faulted.
-void note_launch(const std::string& kernel_description);
+// Launch bookkeeping for the post-cell synchronisation.
+void note_launch();
 bool launched_since_sync();
-const std::string& last_launch();
 void note_synchronized();
 
 // Waits (interruptibly, without the GIL) for all work of the selected device's context.
-// A sticky fault found here becomes ContextLostError naming the last kernel launched.
 void synchronize_current();
 
 }  // namespace xcuda::magics

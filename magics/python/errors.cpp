@@ -1,5 +1,4 @@
 #include "errors.hpp"
-#include "device_state.hpp"
 #include "interrupt.hpp"
 
 #include <xcuda/rt/errors.hpp>
@@ -30,9 +29,8 @@ py::object driver_error_instance(py::handle cls, const rt::DriverError& e) {
     return exc;
 }
 
-void set_driver_error(py::handle cls, const rt::DriverError& e, const std::string& message = {}) {
+void set_driver_error(py::handle cls, const rt::DriverError& e) {
     py::object exc = driver_error_instance(cls, e);
-    if (!message.empty()) exc.attr("args") = py::make_tuple(message);
     PyErr_SetObject(cls.ptr(), exc.ptr());
 }
 
@@ -108,10 +106,9 @@ void define_errors(py::module_& m) {
         } catch (const rt::OutOfMemoryError& e) {
             set_driver_error(classes.out_of_memory, e);
         } catch (const rt::ContextLostError& e) {
-            // The kernel that ran last is named in the first report and in every later one.
-            static const std::string culprit =
-                last_launch().empty() ? std::string() : "a sticky fault after " + last_launch() + " ran: ";
-            set_driver_error(classes.context_lost, e, culprit + e.what());
+            // The runtime names the kernel that ran last, and repeats this first fault on every
+            // later call.
+            set_driver_error(classes.context_lost, e);
         } catch (const rt::DriverError& e) {
             set_driver_error(classes.driver_error, e);
         } catch (const rt::NoDeviceError& e) {

@@ -21,6 +21,7 @@ void register_magics(py::object ip) {
                                            py::arg("magic_name") = name);
     };
     cell("cuda", cuda_cell_magic);
+    line("cuda", cuda_line_magic);
     cell("cuda_header", cuda_header_cell_magic);
     line("cuda_info", cuda_info_line_magic);
     line("cuda_device", cuda_device_line_magic);

@@ -227,7 +227,7 @@ void Kernel::launch(py::handle args, rt::Dim3 grid, rt::Dim3 block, std::size_t 
     }
     stage_host_arrays(packed);
     rt::launch(f, grid, block, shared_mem, stream, packed.params());
-    note_launch(description_);
+    note_launch();
     unstage_host_arrays(packed, stream);
 }
 

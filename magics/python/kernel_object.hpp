@@ -46,7 +46,6 @@ public:
     const std::optional<rt::KernelResources>& resources() const { return resources_; }
     const std::shared_ptr<ModuleImpl>& module() const { return module_; }
     const ArgumentPacker& packer() const { return packer_; }
-    const std::string& description() const { return description_; }
 
     // The function in the selected device's context (activates it; NoDeviceError without a GPU).
     const rt::Function& function();
@@ -61,7 +60,7 @@ private:
     std::string instantiation_;
     std::optional<rt::KernelResources> resources_;
     ArgumentPacker packer_;
-    std::string description_;  // "kernel `saxpy`", for fault messages
+    std::string description_;  // "kernel `saxpy`", for messages
     int function_device_ = -1;
     std::optional<rt::Function> function_;
 };

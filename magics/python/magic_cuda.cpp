@@ -43,6 +43,20 @@ report::Rich resources(const compile::CompiledModule& m) {
 
 }  // namespace
 
+void cuda_line_magic(const std::string& line) {
+    compile::CellOptions options;
+    try {
+        options = compile::parse_cell_options(line);
+    } catch (const compile::ParseError& e) {
+        usage_error(e.what());
+    }
+    if (!options.help) {
+        usage_error("%%cuda compiles the cell below it: start the cell with `%%cuda [options]` on its own line "
+                    "(%cuda -h lists the options)");
+    }
+    py::print(compile::cuda_help_text());
+}
+
 void cuda_cell_magic(const std::string& line, const std::string& cell) {
     compile::CellOptions options;
     try {

@@ -1,6 +1,8 @@
 #include "post_cell_sync.hpp"
 #include "device_state.hpp"
 
+#include <pybind11/eval.h>
+
 namespace py = pybind11;
 
 namespace xcuda::magics {
@@ -27,7 +29,12 @@ void after_cell(py::object result) {
 void set_sync_after_cell(bool on) { enabled = on; }
 
 void register_post_cell_sync(py::object ip) {
-    if (!callback) callback = new py::object(py::cpp_function(after_cell, py::arg("result") = py::none()));
+    if (!callback) {
+        // IPython (through backcall) reads the callback's signature, which builtins lack: a
+        // Python lambda carries one.
+        py::object wrap = py::eval("lambda f: (lambda result=None: f(result))");
+        callback = new py::object(wrap(py::cpp_function(after_cell, py::arg("result") = py::none())));
+    }
     py::object events = ip.attr("events");
     unregister_post_cell_sync(ip);
     events.attr("register")("post_run_cell", *callback);
