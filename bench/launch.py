@@ -73,6 +73,9 @@ def run(env, res, cfg) -> None:
         torch.cuda.set_stream(torch.cuda.ExternalStream(handle))
         inputs["torch tensors"] = tuple(torch.from_numpy(a.copy()).cuda() for a in (x_h, y_h, x_h))
         torch.cuda.synchronize()
+    else:
+        for peer in (X, CUPY, CORE, NUMBA):
+            res.fail(PART, name_of(peer, "torch tensors"), "ns", UNAVAILABLE, env.why("torch"))
     cp.cuda.Device().synchronize()
 
     launchers = {}   # name -> (call, out array)
@@ -149,11 +152,12 @@ def run(env, res, cfg) -> None:
                 for _ in range(cfg.launch_warm):
                     call()
             stream.synchronize()
-        except WrongResult as exc:
-            res.fail(PART, name, "ns", WRONG, str(exc))
-            continue
         except Exception as exc:
-            res.fail(PART, name, "ns", ERROR if name.startswith(X) else UNAVAILABLE, describe(exc))
+            status = WRONG if isinstance(exc, WrongResult) else ERROR if name.startswith(X) else UNAVAILABLE
+            reason = str(exc) if isinstance(exc, WrongResult) else describe(exc)
+            res.fail(PART, name, "ns", status, reason)
+            if name.endswith("[CuPy arrays]"):
+                res.fail(PART, _sync_name(name), "ns", status, reason)
             continue
 
         def block(call=call):
@@ -170,7 +174,7 @@ def run(env, res, cfg) -> None:
             def roundtrips(f=roundtrip):
                 with stream:
                     return host_ns_per_call(f, _sync_iters(cfg))
-            timed_sync[f"{name.split(' [')[0]}, {SYNC}"] = roundtrips
+            timed_sync[_sync_name(name)] = roundtrips
 
     native = _xcuda_native(env, res, cfg, xkern, x_h, y_h, ref, np)
     if native is not None:
@@ -193,6 +197,10 @@ def run(env, res, cfg) -> None:
     _floor(res, cfg, cubin_path, workdir)
     res.meta["launch set-up"] = f"{cubin_note}; n={N}, grid={GRID}, block={BLOCK}"
     _goals(res)
+
+
+def _sync_name(launch_row: str) -> str:
+    return f"{launch_row.split(' [')[0]}, {SYNC}"
 
 
 def _sync_iters(cfg) -> int:
