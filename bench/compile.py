@@ -147,8 +147,9 @@ def run(env, res, cfg) -> None:
         if not gpu:
             return build_samples[-1]  # recorded as the build-only row; the run row says why not
         p = run_checked([exe])
-        if not p.stdout.startswith("0.000000 "):
-            raise RuntimeError(f"the program printed {p.stdout.strip()!r}, expected '0.000000 ...'")
+        # out[0] = 2 * 0 + 1 and out[n-1] = 2 * (n-1) * 0.5 + 1 = n
+        if p.stdout.strip() != "1.000000 1048576.000000":
+            raise RuntimeError(f"the program printed {p.stdout.strip()!r}, expected '1.000000 1048576.000000'")
         return (time.perf_counter() - t0) * 1e3
     peers_cold[NVCC_PROG] = nvcc_program
 
