@@ -153,6 +153,11 @@ def run(env, res, cfg) -> None:
         return (time.perf_counter() - t0) * 1e3
     peers_cold[NVCC_PROG] = nvcc_program
 
+    if xc is not None:
+        try:
+            res.meta["xcuda NVRTC options"] = " ".join(peers.xcuda_compile(xc, SAXPY).options)
+        except Exception as exc:
+            res.meta["xcuda NVRTC options"] = "unavailable: " + describe(exc)
     for name, fn in list(peers_cold.items()):
         if name in (NVCC_CUBIN, NVCC_PROG):
             continue
