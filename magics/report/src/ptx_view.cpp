@@ -37,13 +37,20 @@ std::string_view trim(std::string_view s) {
 
 bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
-// Reads a non-negative integer at `pos` (after blanks); -1 when there is none.
+// Reads a non-negative integer at `pos` (after blanks); -1 when there is none or when it
+// is too large to be a file index or line number (PTX is untrusted text here).
 long read_int(std::string_view s, std::size_t& pos) {
+    constexpr long kMax = 1L << 30;
     while (pos < s.size() && (s[pos] == ' ' || s[pos] == '\t')) ++pos;
     if (pos >= s.size() || !std::isdigit(static_cast<unsigned char>(s[pos]))) return -1;
     long v = 0;
-    while (pos < s.size() && std::isdigit(static_cast<unsigned char>(s[pos]))) v = v * 10 + (s[pos++] - '0');
-    return v;
+    bool too_large = false;
+    while (pos < s.size() && std::isdigit(static_cast<unsigned char>(s[pos]))) {
+        if (v > kMax) too_large = true;
+        else v = v * 10 + (s[pos] - '0');
+        ++pos;
+    }
+    return too_large ? -1 : v;
 }
 
 struct Loc {

@@ -103,3 +103,42 @@ TEST(PtxView, CellFileThatMatchesNoFileNameIsSaidAndThePtxShownAsIs) {
     EXPECT_NE(r.plain.find("names no file matching \"other.cu\""), std::string::npos);
     EXPECT_NE(r.plain.find(".loc\t1 6 5"), std::string::npos);
 }
+
+TEST(PtxView, MalformedLineInfoNeverBreaksTheView) {
+    const std::string src = "line one\nline two\n";
+    for (const char* ptx : {".loc", ".loc 1", ".loc 1 99999999999999999999999 1\n\tret;", ".file 1 \"cell.cu\n.loc 1 2 0\n\tret;",
+                            ".file 1 \"cell.cu\"\n.loc 1 0 0\n\tret;", ".file 1 \"cell.cu\"\n.loc 1 7 0\n\tret;",
+                            ".file 1 \"cell.cu\"\n.section .debug_str\n{\n", "\r\n\r\n", ""}) {
+        Rich r = ptx_view(ptx, src, "cell.cu");
+        EXPECT_FALSE(r.html.empty()) << ptx;
+    }
+    Rich beyond = ptx_view(".file 1 \"cell.cu\"\n.loc 1 7 0\n\tret;", src, "cell.cu");
+    EXPECT_NE(beyond.plain.find("//> 7: (line beyond the cell)"), std::string::npos) << beyond.plain;
+}
+
+TEST(PtxView, RandomAsmLikeTextIsEscapedAndNeverCrashes) {
+    // Deterministic pseudo-random lines over the characters the highlighter branches on.
+    const std::string alphabet = " \t.%@!$_:;{}[]<>&\"'/*-0123456789abfxRPUSZ\n\xc2\xb5";
+    unsigned state = 12345;
+    for (int round = 0; round < 2000; ++round) {
+        std::string text;
+        const int len = static_cast<int>(state % 80);
+        for (int i = 0; i < len; ++i) {
+            state = state * 1103515245u + 12345u;
+            text += alphabet[(state >> 16) % alphabet.size()];
+        }
+        state = state * 1103515245u + 12345u;
+        for (auto dialect : {AsmDialect::ptx, AsmDialect::sass})
+            EXPECT_EQ(highlight_asm_line(text, dialect).find('<' + std::string("script")), std::string::npos);
+        Rich r = ptx_view(".file 1 \"cell.cu\"\n.loc 1 1 0\n" + text, text, "cell.cu");
+        // Only our own tags: every '<' in the HTML starts a span, pre, p, div, style or a closing tag.
+        for (std::size_t p = r.html.find('<'); p != std::string::npos; p = r.html.find('<', p + 1)) {
+            const std::string tag = r.html.substr(p + 1, 5);
+            ASSERT_TRUE(tag.rfind("span", 0) == 0 || tag.rfind("/span", 0) == 0 || tag.rfind("pre", 0) == 0 ||
+                        tag.rfind("/pre", 0) == 0 || tag.rfind("p ", 0) == 0 || tag.rfind("/p>", 0) == 0 ||
+                        tag.rfind("div", 0) == 0 || tag.rfind("/div", 0) == 0 || tag.rfind("style", 0) == 0 ||
+                        tag.rfind("/styl", 0) == 0)
+                << "unexpected tag at " << p << " for input: " << text;
+        }
+    }
+}
