@@ -1,3 +1,5 @@
+#include "configured.hpp"
+
 #include <xcuda/rt/compiler.hpp>
 #include <xcuda/rt/device.hpp>
 #include <xcuda/rt/driver.hpp>
@@ -8,6 +10,7 @@
 #include <dlfcn.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 namespace xcuda::rt {
@@ -141,8 +144,17 @@ CompileResult compile(std::string_view source, const CompileOptions& o) {
     if (o.toolkit_includes) {
         for (const auto& dir : toolkit_include_dirs()) r.options.push_back("-I" + dir);
     }
-    if (o.resource_usage && real_arch) r.options.push_back("-Xptxas=-v");
     r.options.insert(r.options.end(), o.options.begin(), o.options.end());
+    if (o.resource_usage && real_arch) {
+        r.options.push_back("-Xptxas=-v");
+        // With a driver present NVRTC answers a repeated compile from the driver's compute
+        // cache without running ptxas, and the log then has no resource lines (seen on the H200
+        // machine for the device's own arch). Callers cache compiles themselves.
+        if (std::find(o.options.begin(), o.options.end(), "--no-cache") == o.options.end() &&
+            std::find(o.options.begin(), o.options.end(), "-no-cache") == o.options.end()) {
+            r.options.push_back("--no-cache");
+        }
+    }
 
     Program prog(source, o);
     for (const auto& expr : o.name_expressions) {

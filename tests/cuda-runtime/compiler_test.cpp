@@ -59,6 +59,21 @@ TEST(Compile, ReportsResourceUsageForSm80AndSm90) {
     }
 }
 
+TEST(Compile, ResourceUsageSurvivesRecompilingTheSameSource) {
+    // NVRTC may answer a repeated compile from the driver's cache without running ptxas.
+    for (int i = 0; i < 3; ++i) {
+        auto r = compile(saxpy_src, for_arch("sm_90"));
+        ASSERT_EQ(r.resources.count("saxpy"), 1u) << "compile " << i << " log:\n" << r.log;
+    }
+    auto r = compile(saxpy_src, for_arch("sm_90"));
+    EXPECT_NE(std::find(r.options.begin(), r.options.end(), "--no-cache"), r.options.end());
+    auto o = for_arch("sm_90");
+    o.resource_usage = false;
+    auto plain = compile(saxpy_src, o);
+    EXPECT_TRUE(plain.resources.empty());
+    EXPECT_EQ(std::find(plain.options.begin(), plain.options.end(), "--no-cache"), plain.options.end());
+}
+
 TEST(Compile, ReportsSharedMemoryStackAndSpills) {
     const char* src = R"(
 __global__ void tile(float* p) {
