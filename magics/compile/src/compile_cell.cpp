@@ -4,6 +4,7 @@
 #include "xcuda/rt/driver.hpp"
 #include "xcuda/rt/ptxas_info.hpp"
 
+#include <algorithm>
 #include <chrono>
 
 namespace xcuda::compile {
@@ -199,6 +200,13 @@ CompileOutcome CompileSession::compile_cell(std::string_view source, const CellO
     CacheLevel level = CacheLevel::none;
     std::shared_ptr<const CachePayload> payload = use_cache ? cache_->lookup(key, &level) : nullptr;
     if (!payload) {
+        if (!supported_archs_) supported_archs_ = rt::supported_archs();
+        std::string real = arch.rfind("compute_", 0) == 0 ? "sm_" + arch.substr(8) : arch;
+        if (!real.empty() && (real.back() == 'a' || real.back() == 'f')) real.pop_back();
+        if (!supported_archs_->empty() &&
+            std::find(supported_archs_->begin(), supported_archs_->end(), real) == supported_archs_->end())
+            throw ParseError(arch, "--arch " + arch + " is not supported by NVRTC " + nvrtc_version_ +
+                                       "; use one of " + join(*supported_archs_, " "));
         rt::CompileOptions co;
         co.program_name = program_name;
         co.arch = arch;

@@ -39,8 +39,18 @@ bool caret_line(std::string_view s, std::size_t& caret) {
     return true;
 }
 
-// "file(12): error #20-D: message" -> true and the parts.
+// "file(12): error #20-D: message" -> true and the parts. NVRTC's own complaints about the
+// options ("nvrtc: error: unrecognized option -x found") have file "nvrtc" and line 0.
 bool header_line(std::string_view l, Diagnostic& d) {
+    for (auto [prefix, sev] : {std::pair{std::string_view("nvrtc: error: "), Severity::error},
+                               std::pair{std::string_view("nvrtc: warning: "), Severity::warning}}) {
+        if (!starts_with(l, prefix)) continue;
+        d = Diagnostic{};
+        d.severity = sev;
+        d.file = "nvrtc";
+        d.message = std::string(l.substr(prefix.size()));
+        return true;
+    }
     std::size_t close = l.find("): ");
     if (close == std::string_view::npos) return false;
     std::size_t open = l.rfind('(', close);
@@ -132,7 +142,8 @@ std::vector<Diagnostic> parse_nvrtc_log(std::string_view log, std::string_view s
 }
 
 std::string format_diagnostic(const Diagnostic& d) {
-    std::string s = d.file + ":" + std::to_string(d.line);
+    std::string s = d.file;
+    if (d.line > 0) s += ":" + std::to_string(d.line);
     if (d.column > 0) s += ":" + std::to_string(d.column);
     s += std::string(": ") + severity_word(d.severity);
     if (!d.code.empty()) s += " #" + d.code;

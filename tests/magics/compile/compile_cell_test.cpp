@@ -166,6 +166,33 @@ TEST(CompileCell, CompileErrorPointsAtTheCellLineAndColumn) {
     EXPECT_EQ(f.session.compiler_calls(), 2u);
 }
 
+TEST(CompileCell, UnsupportedArchListsTheSupportedOnes) {
+    Fixture f;
+    try {
+        f.compile(saxpy, "--arch sm_10");
+        FAIL() << "no error";
+    } catch (const ParseError& e) {
+        std::string what = e.what();
+        EXPECT_EQ(what.find("--arch sm_10 is not supported by NVRTC "), 0u) << what;
+        EXPECT_NE(what.find("sm_90"), std::string::npos) << what;
+        EXPECT_EQ(e.token(), "sm_10");
+    }
+    EXPECT_EQ(f.session.compiler_calls(), 0u);
+    EXPECT_NO_THROW(f.compile(saxpy, "--arch sm_90a"));
+    EXPECT_NO_THROW(f.compile(saxpy, "--arch compute_90"));
+}
+
+TEST(CompileCell, NvrtcOptionErrorsAreShownAsSuch) {
+    Fixture f;
+    try {
+        f.compile(saxpy, "-- --bogus-flag");
+        FAIL() << "no error";
+    } catch (const CellCompileError& e) {
+        EXPECT_EQ(std::string(e.what()), "nvrtc: error: unrecognized option --bogus-flag found");
+        EXPECT_EQ(e.line(), 0);
+    }
+}
+
 TEST(CompileCell, WarningsAreRelabelledForTheCellThatAsks) {
     Fixture f;
     const char* src = "__global__ void k() { int unused; }\n";

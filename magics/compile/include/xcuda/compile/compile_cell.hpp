@@ -61,6 +61,8 @@ struct CompileOutcome {
 // rt::compile (throws rt::CompileError when NVRTC rejects the source).
 using CompilerFn = std::function<rt::CompileResult(std::string_view, const rt::CompileOptions&)>;
 
+// One per interpreter; not thread-safe (the binding calls it with the GIL held). The cache it
+// shares is thread-safe.
 class CompileSession {
 public:
     // `cache` null: no caching at all. `compiler` defaults to rt::compile.
@@ -69,8 +71,9 @@ public:
 
     // Compiles (or fetches from cache) one cell. `cell_label` ("cell_7") is where diagnostics
     // say they are; it is not part of the cache key (re-running a cell gets a new label).
-    // Throws CellCompileError when the cell does not compile, ParseError for an --instantiate
-    // that names no template of the cell, std::invalid_argument for a bad template argument count.
+    // Throws CellCompileError when the cell does not compile (or NVRTC rejects an option given
+    // after --), ParseError for an --arch this NVRTC cannot target or an --instantiate that
+    // names no template of the cell, std::invalid_argument for a bad template argument count.
     CompileOutcome compile_cell(std::string_view source, const CellOptions& options,
                                 const HeaderRegistry& headers, const std::string& cell_label = "cell");
 
@@ -90,6 +93,7 @@ private:
     std::string arch_override_;
     std::optional<std::pair<std::string, ArchSource>> resolved_arch_;
     std::optional<std::vector<std::string>> toolkit_dirs_;
+    std::optional<std::vector<std::string>> supported_archs_;
     std::string nvrtc_version_;
 };
 

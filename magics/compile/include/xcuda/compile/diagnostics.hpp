@@ -13,7 +13,8 @@ enum class Severity { error, warning, remark };
 
 struct Diagnostic {
     Severity severity = Severity::error;
-    std::string file;         // "cell_7" (the cell) or a header name ("my.h")
+    std::string file;         // "cell_7" (the cell), a header name ("my.h"), or "nvrtc" for
+                              // NVRTC's complaints about options (then line is 0)
     int line = 0;             // 1-based, in `file`'s own numbering
     int column = 0;           // 1-based from the caret line; 0 when NVRTC gave no caret
     std::string code;         // "177-D" for "warning #177-D", else ""
