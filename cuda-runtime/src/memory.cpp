@@ -1,6 +1,7 @@
 #include "driver_api.hpp"
 
 #include <xcuda/rt/memory.hpp>
+#include <xcuda/rt/stream.hpp>
 
 #include <string>
 
@@ -65,19 +66,37 @@ PinnedBuffer& PinnedBuffer::operator=(PinnedBuffer&& other) noexcept {
     return *this;
 }
 
+namespace {
+
+// A synchronous copy or memset first waits for the legacy default stream, which the driver would
+// otherwise do inside the call, blocking and deaf to interrupts (a spinning kernel on a
+// blocking stream would hang it forever). Polling an event there keeps that wait interruptible;
+// the driver's own wait is then already satisfied.
+void wait_for_legacy_stream() {
+    Event idle(false);
+    idle.record(nullptr);
+    idle.synchronize();
+}
+
+}  // namespace
+
 void copy_to_device(CUdeviceptr dst, const void* src, std::size_t bytes) {
+    wait_for_legacy_stream();
     detail::call("cuMemcpyHtoD", detail::driver().cuMemcpyHtoD, dst, src, bytes);
 }
 
 void copy_to_host(void* dst, CUdeviceptr src, std::size_t bytes) {
+    wait_for_legacy_stream();
     detail::call("cuMemcpyDtoH", detail::driver().cuMemcpyDtoH, dst, src, bytes);
 }
 
 void copy_device_to_device(CUdeviceptr dst, CUdeviceptr src, std::size_t bytes) {
+    wait_for_legacy_stream();
     detail::call("cuMemcpyDtoD", detail::driver().cuMemcpyDtoD, dst, src, bytes);
 }
 
 void memset_d8(CUdeviceptr dst, unsigned char value, std::size_t bytes) {
+    wait_for_legacy_stream();
     detail::call("cuMemsetD8", detail::driver().cuMemsetD8, dst, value, bytes);
 }
 

@@ -191,6 +191,19 @@ TEST_F(SimDriverTest, InterruptAbandonsWaitsOnARunningKernel) {
     EXPECT_NO_THROW(context_->synchronize());
 }
 
+TEST_F(SimDriverTest, SyncCopiesBehindARunningKernelAreInterruptible) {
+    DeviceBuffer buf(16);
+    char host[16] = {};
+    Stream blocking(false);
+    launch(module_->function("spin"), Dim3(1), Dim3(1), 0, blocking.handle(), nullptr);
+    set_interrupt_check([] { return true; });
+    EXPECT_THROW(copy_to_device(buf.get(), host, 16), Interrupted);
+    EXPECT_THROW(copy_to_host(host, buf.get(), 16), Interrupted);
+    EXPECT_THROW(memset_d8(buf.get(), 0, 16), Interrupted);
+    release_kernels();
+    EXPECT_NO_THROW(copy_to_device(buf.get(), host, 16));
+}
+
 TEST_F(SimDriverTest, ContextWideWaitCoversNonBlockingStreams) {
     Stream s(true);
     launch(module_->function("spin"), Dim3(1), Dim3(1), 0, s.handle(), nullptr);

@@ -46,8 +46,9 @@ private:
     std::size_t size_ = 0;
 };
 
-// Synchronous copies (the driver blocks until done; use the async forms plus a polling wait
-// for long copies that must stay interruptible).
+// Synchronous copies and memset, ordered after the legacy default stream (and so after work on
+// every blocking stream). Waiting for that work polls and throws Interrupted like every wait;
+// the copy itself then runs in the driver. Work on non-blocking streams is not waited for.
 void copy_to_device(CUdeviceptr dst, const void* src, std::size_t bytes);
 void copy_to_host(void* dst, CUdeviceptr src, std::size_t bytes);
 void copy_device_to_device(CUdeviceptr dst, CUdeviceptr src, std::size_t bytes);
