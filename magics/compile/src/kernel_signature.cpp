@@ -87,7 +87,7 @@ std::vector<Tok> tokenize(std::string_view src) {
                 std::size_t open = src.find('(', i);
                 std::string delim = open == std::string_view::npos ? "" : std::string(src.substr(i + 1, open - i - 1));
                 std::string close = ")" + delim + "\"";
-                std::size_t end = open == std::string_view::npos ? n : src.find(close, open);
+                std::size_t end = open == std::string_view::npos ? std::string_view::npos : src.find(close, open);
                 std::size_t stop = end == std::string_view::npos ? n : end + close.size();
                 for (std::size_t k = i; k < stop; ++k)
                     if (src[k] == '\n') ++line;

@@ -236,4 +236,6 @@ extern "C" { namespace q { __global__ void z(const char* s) {} } })";
     EXPECT_NO_THROW(parse_kernels("}}}}} __global__ ( ) ) ( template < < < extern \"C\" {{{"));
     EXPECT_NO_THROW(parse_kernels(std::string("__global__ void k(\0int x) {}", 27)));
     EXPECT_NO_THROW(parse_kernels("\"unterminated\n__global__ void k(int) {}"));
+    EXPECT_TRUE(parse_kernels("R\"delim-without-paren").empty());  // found by fuzz_kernel_signature
+    EXPECT_TRUE(parse_kernels("R\"x( unterminated raw string __global__ void k() {}").empty());
 }
