@@ -103,8 +103,10 @@ bool read_cuda_array_interface(py::handle obj, ArrayDescription& out, const std:
     PyObject* stream = PyDict_GetItem(dict.ptr(), protocol_names().stream.ptr());
     out.sync_stream = stream && stream != Py_None;
     if (out.sync_stream) {
-        out.stream = reinterpret_cast<CUstream>(static_cast<std::uintptr_t>(PyLong_AsUnsignedLongLongMask(stream)));
+        const auto handle = static_cast<std::uintptr_t>(PyLong_AsUnsignedLongLongMask(stream));
         if (PyErr_Occurred()) throw py::error_already_set();
+        // 1 is the legacy default stream, which xcuda names nullptr.
+        out.stream = handle == 1 ? nullptr : reinterpret_cast<CUstream>(handle);
     }
     return true;
 }

@@ -21,7 +21,7 @@ struct ArrayDescription {
     bool readonly = false;
     int device = -1;              // DLPack device id; -1 when the protocol does not say (CAI)
     bool sync_stream = false;     // CAI v3: the consumer must order its work after `stream`
-    CUstream stream = nullptr;    // 1 -> legacy default, 2 -> per-thread default, else a handle
+    CUstream stream = nullptr;    // nullptr: legacy default stream; 2: per-thread default; else a handle
     pybind11::object keepalive;   // DLPack: the capsule owning the memory while it is used
 
     std::int64_t size() const;

@@ -24,6 +24,20 @@ std::map<int, std::unique_ptr<rt::PrimaryContext>>& contexts() {
 
 bool pending = false;
 
+// Device printf drops what does not fit its FIFO, without telling anyone. The runtime sizes the
+// FIFO before the first launch; when something else launched first (CuPy, PyTorch) that is no
+// longer possible, and the user should know that long printf output can be cut.
+void warn_if_printf_fifo_small(const rt::PrimaryContext& ctx) {
+    const rt::PrintfFifo fifo = ctx.printf_fifo();
+    if (fifo.set) return;
+    const std::string message = "device printf buffer of device " + std::to_string(ctx.device().ordinal()) +
+                                " stays at " + std::to_string(fifo.bytes >> 10) + " KiB (xcuda asked for " +
+                                std::to_string(fifo.requested >> 10) + " KiB: " + fifo.why_not +
+                                "); printf output beyond it is dropped by the driver. Import xcuda before other "
+                                "CUDA libraries launch to get the larger buffer.";
+    if (PyErr_WarnEx(PyExc_RuntimeWarning, message.c_str(), 1) != 0) throw py::error_already_set();
+}
+
 }  // namespace
 
 int current_device() { return selected; }
@@ -45,6 +59,7 @@ const rt::PrimaryContext& activate(int ordinal) {
     if (it == map.end()) {
         rt::Device device(ordinal);
         it = map.emplace(ordinal, std::make_unique<rt::PrimaryContext>(device)).first;
+        warn_if_printf_fifo_small(*it->second);
     }
     // Another library (CuPy, PyTorch) may have made another context current on this thread.
     it->second->make_current();

@@ -188,7 +188,12 @@ ModuleImpl::ModuleImpl(std::shared_ptr<const compile::CompiledModule> compiled, 
 
 const rt::Module& ModuleImpl::loaded(int device) {
     auto it = loaded_.find(device);
-    if (it == loaded_.end()) it = loaded_.emplace(device, rt::Module::from_cubin(compiled_->cubin)).first;
+    if (it == loaded_.end()) {
+        // --arch compute_XX gives PTX only: the driver JIT-compiles it for the device.
+        it = loaded_.emplace(device, compiled_->cubin.empty() ? rt::Module::from_ptx(compiled_->ptx)
+                                                               : rt::Module::from_cubin(compiled_->cubin))
+                 .first;
+    }
     return it->second;
 }
 

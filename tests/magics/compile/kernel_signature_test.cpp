@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <cstdio>
 #include <stdexcept>
 
 using namespace xcuda::compile;
@@ -238,4 +240,18 @@ extern "C" { namespace q { __global__ void z(const char* s) {} } })";
     EXPECT_NO_THROW(parse_kernels("\"unterminated\n__global__ void k(int) {}"));
     EXPECT_TRUE(parse_kernels("R\"delim-without-paren").empty());  // found by fuzz_kernel_signature
     EXPECT_TRUE(parse_kernels("R\"x( unterminated raw string __global__ void k() {}").empty());
+}
+
+TEST(KernelSignature, AMegabyteCellParsesQuickly) {
+    std::string cell;
+    int n = 0;
+    for (; cell.size() < (1u << 20); ++n)
+        cell += "// kernel " + std::to_string(n) + "\nextern \"C\" __global__ void k" + std::to_string(n) +
+                "(const float* __restrict__ x, float* y, int n) { if (threadIdx.x < n) y[threadIdx.x] = x[0]; }\n";
+    auto t0 = std::chrono::steady_clock::now();
+    auto ks = parse_kernels(cell);
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    std::printf("[ bench    ] parse_kernels: %zu kernels in a %zu-byte cell in %.1f ms\n", ks.size(), cell.size(), ms);
+    EXPECT_EQ(ks.size(), std::size_t(n));
+    EXPECT_LT(ms, 2000.0);
 }
