@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
+#include <set>
 
 namespace xcuda::compile {
 namespace {
@@ -36,6 +38,8 @@ struct Binding {
 std::vector<Binding> plan_bindings(const std::vector<KernelDecl>& decls, const CellOptions& options,
                                    std::vector<std::string>& notes) {
     std::vector<Binding> out;
+    std::map<std::string, int> same_name;  // overloads need a cast in their name expression
+    for (const auto& d : decls) same_name[d.qualified_name] += !d.is_template;
     for (const auto& d : decls) {
         if (d.is_template) continue;
         if (!d.is_definition) {
@@ -45,9 +49,7 @@ std::vector<Binding> plan_bindings(const std::vector<KernelDecl>& decls, const C
         }
         Binding b{d, "", ""};
         if (!d.is_extern_c) {
-            std::size_t overloads = 0;
-            for (const auto& o : decls) overloads += !o.is_template && o.qualified_name == d.qualified_name;
-            if (overloads > 1) {
+            if (same_name[d.qualified_name] > 1) {
                 std::vector<std::string> types;
                 for (const auto& p : d.params) types.push_back(p.type);
                 b.name_expression = "static_cast<void(*)(" + join(types, ", ") + ")>(&" + d.qualified_name + ")";
@@ -81,11 +83,12 @@ std::vector<Binding> plan_bindings(const std::vector<KernelDecl>& decls, const C
         std::string key = join(inst.template_args, ", ");
         out.push_back({std::move(inst), "&" + match->qualified_name + "<" + key + ">", key});
     }
+    std::set<std::string> instantiated;
+    for (const auto& b : out)
+        if (b.decl.is_template) instantiated.insert(b.decl.qualified_name);
     for (const auto& d : decls) {
         if (!d.is_template) continue;
-        bool bound = false;
-        for (const auto& b : out) bound = bound || (b.decl.is_template && b.decl.qualified_name == d.qualified_name);
-        if (!bound)
+        if (!instantiated.count(d.qualified_name))
             notes.push_back("template kernel " + d.qualified_name + " is not bound: add --instantiate '" +
                             d.qualified_name + "<" +
                             (d.template_params.empty() || d.template_params[0].is_type() ? "float" : "256") +
@@ -104,6 +107,7 @@ std::shared_ptr<CompiledModule> build_module(std::string_view source, const std:
     m->cell_label = label;
     m->warnings = cell_diagnostics(payload.log, source, label);
     auto resources = rt::parse_ptxas_info(payload.log);
+    std::map<std::string, std::string> lowered(payload.lowered_names.begin(), payload.lowered_names.end());
     for (const auto& b : bindings) {
         CompiledKernel k;
         k.decl = b.decl;
@@ -111,9 +115,8 @@ std::shared_ptr<CompiledModule> build_module(std::string_view source, const std:
         k.instantiation = b.instantiation;
         if (b.name_expression.empty()) {
             k.lowered_name = b.decl.name;
-        } else {
-            for (const auto& [expr, lowered] : payload.lowered_names)
-                if (expr == b.name_expression) k.lowered_name = lowered;
+        } else if (auto it = lowered.find(b.name_expression); it != lowered.end()) {
+            k.lowered_name = it->second;
         }
         auto r = resources.find(k.lowered_name);
         if (r != resources.end()) k.resources = r->second;

@@ -618,16 +618,18 @@ std::vector<KernelDecl> parse_kernels(std::string_view source) {
     // A declaration followed by its definition is one kernel: keep the definition's data
     // (and the extern "C" of either, since linkage follows the first declaration).
     std::vector<KernelDecl> merged;
+    std::map<std::string, std::size_t> index;  // qualified name + parameter types -> merged slot
     for (auto& d : out) {
-        auto same = std::find_if(merged.begin(), merged.end(), [&](const KernelDecl& m) {
-            return m.qualified_name == d.qualified_name && param_types_key(m) == param_types_key(d);
-        });
-        if (same == merged.end()) {
+        auto [it, fresh] = index.emplace(d.qualified_name + "(" + param_types_key(d), merged.size());
+        if (fresh) {
             merged.push_back(std::move(d));
-        } else if (d.is_definition && !same->is_definition) {
-            bool c = same->is_extern_c || d.is_extern_c;
-            *same = std::move(d);
-            same->is_extern_c = c;
+            continue;
+        }
+        KernelDecl& same = merged[it->second];
+        if (d.is_definition && !same.is_definition) {
+            bool c = same.is_extern_c || d.is_extern_c;
+            same = std::move(d);
+            same.is_extern_c = c;
         }
     }
     return merged;
