@@ -353,8 +353,11 @@ TEST(CompileCell, ResourceUsageCostsLittle) {
     for (int i = 0; i < runs; ++i)
         for (int verbose = 0; verbose < 2; ++verbose) {
             o.resource_usage = verbose == 1;
+            // a unique source each time: with a driver, NVRTC would otherwise answer repeats from
+            // the driver's compute cache (which -Xptxas=-v turns off), timing a cache, not ptxas
+            std::string src = std::string(saxpy) + "// run " + std::to_string(i) + "." + std::to_string(verbose) + "\n";
             auto t0 = std::chrono::steady_clock::now();
-            xcuda::rt::compile(saxpy, o);
+            xcuda::rt::compile(src, o);
             total[verbose] += ms(std::chrono::steady_clock::now() - t0);
         }
     double plain = total[0] / runs, verbose = total[1] / runs;
