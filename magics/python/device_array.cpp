@@ -207,6 +207,14 @@ std::int64_t DeviceArray::size() const {
 
 PyTypeObject* device_array_type() { return array_type; }
 
+const DeviceArray& device_array_of(py::handle obj) {
+    static const py::detail::type_info* info = py::detail::get_type_info(typeid(DeviceArray));
+    auto* inst = reinterpret_cast<py::detail::instance*>(obj.ptr());
+    const DeviceArray* value = inst->get_value_and_holder(info).value_ptr<DeviceArray>();
+    if (!value) raise(PyExc_ValueError, "an uninitialised xcuda.DeviceArray was passed");
+    return *value;
+}
+
 void define_device_array(py::module_& m) {
     auto cls = py::class_<DeviceArray, std::shared_ptr<DeviceArray>>(
         m, "DeviceArray", "A C-contiguous array in device memory (CAI v3 and DLPack both ways).");

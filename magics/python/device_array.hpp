@@ -42,4 +42,8 @@ void define_device_array(pybind11::module_& m);
 // The Python type object, for the launch path's exact-type check.
 PyTypeObject* device_array_type();
 
+// The DeviceArray inside `obj`, whose type must be exactly device_array_type(). The launch
+// path's shortcut past pybind11's generic caster (a type-registry lookup per argument).
+const DeviceArray& device_array_of(pybind11::handle obj);
+
 }  // namespace xcuda::magics

@@ -120,7 +120,7 @@ void ArgumentPacker::pack_pointer(const ParamPacker& p, std::size_t index, py::h
     };
 
     if (Py_TYPE(obj) == device_array_type()) {
-        const auto& a = value.cast<const DeviceArray&>();
+        const DeviceArray& a = device_array_of(value);
         check_type(a.dtype(), "DeviceArray");
         check_device(a.device());
         *slot = a.ptr();
