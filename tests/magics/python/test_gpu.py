@@ -235,7 +235,12 @@ def test_post_cell_sync_reports_errors_in_the_cell():
         ip.run_line_magic("load_ext", "xcuda")
         ip.run_cell('%%cuda\\nextern "C" __global__ void hello_c(int n) { printf("cell printf %d\\\\n", n); }\\n')
         r = ip.run_cell("hello_c[1, 2](5)")
-        print("SUCCESS", r.success)
+        # Device printf sits in C stdio's buffer once the GPU has run it: flushing it here puts
+        # it before the marker only if the cell synchronised before it ended.
+        import ctypes, sys
+        sys.stdout.flush()
+        ctypes.CDLL(None).fflush(None)
+        print("SUCCESS", r.success, flush=True)
     ''')
     assert r.returncode == 0, r.stderr
     assert r.stdout.count("cell printf 5") == 2
