@@ -24,11 +24,42 @@ bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || 
 
 // C++ tokens of `src` without comments and preprocessor lines. String literals keep their
 // text (extern "C" needs it). Never reads past the end, whatever `src` holds.
+// Follows #if 0 ... #else/#elif/#endif in `depth` (0: not skipping). `directive` starts at '#'.
+void track_conditional(const std::string& directive, int& depth) {
+    std::size_t i = 1;
+    auto space = [&] {
+        while (i < directive.size() && (directive[i] == ' ' || directive[i] == '\t')) ++i;
+    };
+    space();
+    std::size_t w = i;
+    while (i < directive.size() && ident_char(directive[i])) ++i;
+    std::string word = directive.substr(w, i - w);
+    space();
+    std::string rest = directive.substr(i);
+    while (!rest.empty() && std::isspace(static_cast<unsigned char>(rest.back()))) rest.pop_back();
+    bool opens = word == "if" || word == "ifdef" || word == "ifndef";
+    if (depth == 0) {
+        if (word == "if" && rest == "0") depth = 1;
+    } else if (opens) {
+        ++depth;
+    } else if (word == "endif") {
+        --depth;
+    } else if (depth == 1 && (word == "else" || word == "elif" || word == "elifdef" || word == "elifndef")) {
+        depth = 0;
+    }
+}
+
 std::vector<Tok> tokenize(std::string_view src) {
     std::vector<Tok> out;
     std::size_t i = 0, n = src.size();
     int line = 1;
     bool line_start = true;
+    // Inside `#if 0` (and its nested conditionals) nothing is emitted: a common way to switch a
+    // kernel off. Other conditions cannot be evaluated here, so both of their branches count.
+    int skip_depth = 0;
+    auto emit = [&](Tok t) {
+        if (skip_depth == 0) out.push_back(std::move(t));
+    };
     auto skip_block_comment = [&] {  // at "/*"
         i += 2;
         while (i < n && !(src[i] == '*' && i + 1 < n && src[i + 1] == '/')) {
@@ -58,6 +89,7 @@ std::vector<Tok> tokenize(std::string_view src) {
             continue;
         }
         if (c == '#' && line_start) {  // a directive, with its continuation lines
+            std::string directive;
             while (i < n && src[i] != '\n') {
                 if (src[i] == '\\' && i + 1 < n && src[i + 1] == '\n') {
                     ++line;
@@ -70,9 +102,11 @@ std::vector<Tok> tokenize(std::string_view src) {
                 } else if (src[i] == '/' && i + 1 < n && src[i + 1] == '/') {
                     while (i < n && src[i] != '\n') ++i;
                 } else {
+                    directive += src[i];
                     ++i;
                 }
             }
+            track_conditional(directive, skip_depth);
             continue;
         }
         line_start = false;
@@ -91,14 +125,14 @@ std::vector<Tok> tokenize(std::string_view src) {
                 std::size_t stop = end == std::string_view::npos ? n : end + close.size();
                 for (std::size_t k = i; k < stop; ++k)
                     if (src[k] == '\n') ++line;
-                out.push_back({Tk::string, std::string(src.substr(s, stop - s)), tok_line});
+                emit({Tk::string, std::string(src.substr(s, stop - s)), tok_line});
                 i = stop;
                 continue;
             }
             if (i < n && (src[i] == '"' || src[i] == '\'') && (word == "u8" || word == "u" || word == "U" || word == "L")) {
                 // an encoding prefix: fall through to the literal below, keeping the prefix out
             } else {
-                out.push_back({Tk::word, std::move(word), tok_line});
+                emit({Tk::word, std::move(word), tok_line});
                 continue;
             }
             c = src[i];
@@ -110,7 +144,7 @@ std::vector<Tok> tokenize(std::string_view src) {
                 ++i;
             }
             if (i < n && src[i] == c) ++i;
-            out.push_back({Tk::string, std::string(src.substr(s, i - s)), tok_line});
+            emit({Tk::string, std::string(src.substr(s, i - s)), tok_line});
             continue;
         }
         if (std::isdigit(static_cast<unsigned char>(c)) ||
@@ -128,15 +162,15 @@ std::vector<Tok> tokenize(std::string_view src) {
                     break;
                 }
             }
-            out.push_back({Tk::number, std::string(src.substr(s, i - s)), tok_line});
+            emit({Tk::number, std::string(src.substr(s, i - s)), tok_line});
             continue;
         }
         if (c == ':' && i + 1 < n && src[i + 1] == ':') {
-            out.push_back({Tk::punct, "::", tok_line});
+            emit({Tk::punct, "::", tok_line});
             i += 2;
             continue;
         }
-        out.push_back({Tk::punct, std::string(1, c), tok_line});
+        emit({Tk::punct, std::string(1, c), tok_line});
         ++i;
     }
     return out;

@@ -184,6 +184,31 @@ void __global__ ns::later(int n) {}
     EXPECT_EQ(ks[0].signature, "void later(int n)");
 }
 
+TEST(KernelSignature, IfZeroBlocksAreSkipped) {
+    auto ks = parse_kernels(R"(
+#if 0
+__global__ void off1(int x) {}
+#ifdef NESTED
+__global__ void off2() {}
+#endif
+#else
+__global__ void on1(int x) {}
+#endif
+#  if   0  // trailing comment
+__global__ void off3() {}
+#elif defined(X)
+__global__ void on2() {}
+#endif
+#if 1
+__global__ void on3() {}
+#endif
+)");
+    std::vector<std::string> names;
+    for (const auto& k : ks) names.push_back(k.name);
+    EXPECT_EQ(names, (std::vector<std::string>{"on1", "on2", "on3"}));
+    EXPECT_EQ(ks[0].line, 8);
+}
+
 TEST(KernelSignature, ScalarSpellings) {
     EXPECT_EQ(scalar_from_type("unsigned long int"), ScalarType::uint64);
     EXPECT_EQ(scalar_from_type("long unsigned"), ScalarType::uint64);

@@ -65,7 +65,8 @@ struct KernelDecl {
     int line = 0;                // 1-based line of the `__global__` keyword in the cell
 };
 
-// Every __global__ function declared or defined in `source`, in source order; a function
+// Every __global__ function declared or defined in `source`, in source order (#if 0 blocks
+// skipped; both branches of any other conditional count); a function
 // declared and then defined appears once (the definition wins). Skips comments, string and
 // character literals and preprocessor lines; handles extern "C" (single and block),
 // namespaces (incl. `namespace a::b` and anonymous), template<...>, __launch_bounds__(...),
