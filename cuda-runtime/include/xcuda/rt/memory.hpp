@@ -1,0 +1,64 @@
+// Device and pinned host memory, copies and memset (in the current context).
+#pragma once
+
+#include <cuda.h>
+
+#include <cstddef>
+
+namespace xcuda::rt {
+
+// cuMemAlloc'ed device memory, freed on destruction; move-only. Zero bytes holds no allocation.
+// Throws OutOfMemoryError (not sticky) when the device has no room.
+class DeviceBuffer {
+public:
+    DeviceBuffer() = default;
+    explicit DeviceBuffer(std::size_t bytes);
+    ~DeviceBuffer();
+    DeviceBuffer(DeviceBuffer&& other) noexcept;
+    DeviceBuffer& operator=(DeviceBuffer&& other) noexcept;
+    DeviceBuffer(const DeviceBuffer&) = delete;
+    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+
+    CUdeviceptr get() const noexcept { return ptr_; }
+    std::size_t size() const noexcept { return size_; }
+
+private:
+    CUdeviceptr ptr_ = 0;
+    std::size_t size_ = 0;
+};
+
+// Page-locked host memory (cuMemHostAlloc, portable), freed on destruction; move-only.
+class PinnedBuffer {
+public:
+    PinnedBuffer() = default;
+    explicit PinnedBuffer(std::size_t bytes);
+    ~PinnedBuffer();
+    PinnedBuffer(PinnedBuffer&& other) noexcept;
+    PinnedBuffer& operator=(PinnedBuffer&& other) noexcept;
+    PinnedBuffer(const PinnedBuffer&) = delete;
+    PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+
+    void* get() const noexcept { return ptr_; }
+    std::size_t size() const noexcept { return size_; }
+
+private:
+    void* ptr_ = nullptr;
+    std::size_t size_ = 0;
+};
+
+// Synchronous copies and memset, ordered after the legacy default stream (and so after work on
+// every blocking stream). Waiting for that work polls and throws Interrupted like every wait;
+// the copy itself then runs in the driver. Work on non-blocking streams is not waited for.
+void copy_to_device(CUdeviceptr dst, const void* src, std::size_t bytes);
+void copy_to_host(void* dst, CUdeviceptr src, std::size_t bytes);
+void copy_device_to_device(CUdeviceptr dst, CUdeviceptr src, std::size_t bytes);
+void memset_d8(CUdeviceptr dst, unsigned char value, std::size_t bytes);
+
+// Asynchronous on `stream` (nullptr = the legacy default stream). Host memory should be pinned
+// for the copy to overlap.
+void copy_to_device_async(CUdeviceptr dst, const void* src, std::size_t bytes, CUstream stream);
+void copy_to_host_async(void* dst, CUdeviceptr src, std::size_t bytes, CUstream stream);
+void copy_device_to_device_async(CUdeviceptr dst, CUdeviceptr src, std::size_t bytes, CUstream stream);
+void memset_d8_async(CUdeviceptr dst, unsigned char value, std::size_t bytes, CUstream stream);
+
+}  // namespace xcuda::rt

@@ -1,0 +1,81 @@
+// Modules loaded into the current context, their functions, attributes and occupancy.
+#pragma once
+
+#include <cuda.h>
+
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <string_view>
+
+namespace xcuda::rt {
+
+struct FunctionAttributes {
+    int num_regs = 0;
+    std::size_t shared_bytes = 0;          // static
+    std::size_t local_bytes = 0;           // per thread
+    std::size_t const_bytes = 0;
+    int max_threads_per_block = 0;         // limited by this kernel's registers
+    int max_dynamic_shared_bytes = 0;
+    int ptx_version = 0;                   // e.g. 90
+    int binary_version = 0;                // e.g. 90
+};
+
+struct BlockSizeSuggestion {
+    int min_grid_size = 0;                 // blocks needed to fill the device
+    int block_size = 0;
+};
+
+// A kernel of a loaded Module. Does not own anything: valid while its Module lives.
+class Function {
+public:
+    // Reads the attributes every launch checks, once.
+    Function(CUfunction handle, std::string name);
+    CUfunction handle() const noexcept { return handle_; }
+    const std::string& name() const noexcept { return name_; }   // the mangled name
+
+    FunctionAttributes attributes() const;
+    int attribute(CUfunction_attribute attribute) const;
+    // CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK (fixed at load time), without a driver call.
+    int max_threads_per_block() const noexcept { return max_threads_per_block_; }
+    // Allow up to `bytes` of dynamic shared memory (needed above 48 KiB).
+    void set_max_dynamic_shared_bytes(int bytes) const;
+    // Active blocks per SM for this block size and dynamic shared memory.
+    int max_active_blocks_per_sm(int block_size, std::size_t dynamic_shared_bytes = 0) const;
+    // cuOccupancyMaxPotentialBlockSize with a constant dynamic shared size; block_size_limit 0 = none.
+    BlockSizeSuggestion suggested_block_size(std::size_t dynamic_shared_bytes = 0, int block_size_limit = 0) const;
+
+private:
+    CUfunction handle_;
+    std::string name_;
+    int max_threads_per_block_;
+};
+
+// A loaded module (RAII: unloaded on destruction), move-only. Loads into the calling thread's
+// current context: make a PrimaryContext current first, and keep it alive longer than this.
+class Module {
+public:
+    // Throws DriverError with the JIT error log appended when loading fails.
+    static Module from_cubin(std::string_view cubin);
+    static Module from_ptx(std::string_view ptx);
+    ~Module();
+    Module(Module&& other) noexcept;
+    Module& operator=(Module&& other) noexcept;
+    Module(const Module&) = delete;
+    Module& operator=(const Module&) = delete;
+
+    // Throws DriverError(NOT_FOUND) naming the kernel when it is not in the module.
+    Function function(const std::string& mangled_name) const;
+    CUmodule handle() const noexcept { return module_; }
+    const std::string& jit_info_log() const noexcept { return info_log_; }
+    const std::string& jit_error_log() const noexcept { return error_log_; }
+
+private:
+    Module() = default;
+    static Module load(std::string_view image, bool nul_terminate);
+    CUmodule module_ = nullptr;
+    std::string info_log_;
+    std::string error_log_;
+};
+
+}  // namespace xcuda::rt

@@ -1,0 +1,191 @@
+#include "configured.hpp"
+
+#include <xcuda/rt/compiler.hpp>
+#include <xcuda/rt/device.hpp>
+#include <xcuda/rt/driver.hpp>
+#include <xcuda/rt/errors.hpp>
+
+#include <nvrtc.h>
+
+#include <dlfcn.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace xcuda::rt {
+namespace {
+
+bool is_file(const std::string& path) {
+    struct stat st{};
+    return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+bool is_dir(const std::string& path) {
+    struct stat st{};
+    return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+std::string parent(const std::string& path) {
+    auto slash = path.rfind('/');
+    return slash == std::string::npos ? std::string(".") : path.substr(0, slash);
+}
+
+std::vector<std::string> split(const std::string& list, char sep) {
+    std::vector<std::string> out;
+    std::size_t start = 0;
+    while (start <= list.size()) {
+        auto end = list.find(sep, start);
+        if (end == std::string::npos) end = list.size();
+        if (end > start) out.push_back(list.substr(start, end - start));
+        start = end + 1;
+    }
+    return out;
+}
+
+std::vector<std::string> find_toolkit_includes() {
+    std::vector<std::string> candidates;
+    // The toolkit the running libnvrtc belongs to: <root>/lib64/libnvrtc.so -> <root>/include
+    // (also right for <root>/targets/<triple>/lib). The GPU machine's root may differ from ours.
+    Dl_info info{};
+    if (dladdr(reinterpret_cast<void*>(&nvrtcVersion), &info) != 0 && info.dli_fname != nullptr) {
+        std::string dir = parent(info.dli_fname);
+        candidates.push_back(dir + "/../include");
+        if (char* real = ::realpath(info.dli_fname, nullptr)) {
+            candidates.push_back(parent(real) + "/../include");
+            std::free(real);
+        }
+    }
+    for (const char* var : {"CUDA_HOME", "CUDA_PATH"}) {
+        if (const char* root = std::getenv(var); root != nullptr && *root != '\0') {
+            candidates.push_back(std::string(root) + "/include");
+        }
+    }
+    for (const auto& dir : split(XCUDA_CONFIGURED_CUDA_INCLUDE_DIRS, ';')) {
+        candidates.push_back(dir);
+    }
+    for (const auto& dir : candidates) {
+        if (is_file(dir + "/cuda_fp16.h")) {
+            std::vector<std::string> dirs{dir};
+            if (is_dir(dir + "/cccl")) dirs.push_back(dir + "/cccl");   // CUDA 13 keeps cuda/std there
+            return dirs;
+        }
+    }
+    return {};
+}
+
+class Program {
+public:
+    Program(std::string_view source, const CompileOptions& o) {
+        std::vector<const char*> names, sources;
+        for (const auto& h : o.headers) {
+            names.push_back(h.name.c_str());
+            sources.push_back(h.source.c_str());
+        }
+        const std::string src(source);
+        check(nvrtcCreateProgram(&prog_, src.c_str(), o.program_name.c_str(), static_cast<int>(o.headers.size()),
+                                 sources.data(), names.data()),
+              "nvrtcCreateProgram");
+    }
+    ~Program() { nvrtcDestroyProgram(&prog_); }
+    Program(const Program&) = delete;
+    Program& operator=(const Program&) = delete;
+    nvrtcProgram get() const { return prog_; }
+
+private:
+    nvrtcProgram prog_ = nullptr;
+};
+
+std::string program_log(nvrtcProgram prog) {
+    std::size_t size = 0;
+    check(nvrtcGetProgramLogSize(prog, &size), "nvrtcGetProgramLogSize");
+    std::string log(size, '\0');
+    if (size > 0) check(nvrtcGetProgramLog(prog, log.data()), "nvrtcGetProgramLog");
+    while (!log.empty() && log.back() == '\0') log.pop_back();
+    return log;
+}
+
+}  // namespace
+
+std::pair<int, int> nvrtc_version() {
+    int major = 0, minor = 0;
+    check(nvrtcVersion(&major, &minor), "nvrtcVersion");
+    return {major, minor};
+}
+
+std::vector<std::string> supported_archs() {
+    int n = 0;
+    check(nvrtcGetNumSupportedArchs(&n), "nvrtcGetNumSupportedArchs");
+    std::vector<int> archs(static_cast<std::size_t>(n));
+    check(nvrtcGetSupportedArchs(archs.data()), "nvrtcGetSupportedArchs");
+    std::vector<std::string> out;
+    for (int a : archs) out.push_back("sm_" + std::to_string(a));
+    return out;
+}
+
+std::string default_arch() {
+    if (!driver_available()) return fallback_arch;
+    return Device::current().arch();
+}
+
+std::vector<std::string> toolkit_include_dirs() {
+    static const std::vector<std::string> dirs = find_toolkit_includes();
+    return dirs;
+}
+
+CompileResult compile(std::string_view source, const CompileOptions& o) {
+    CompileResult r;
+    r.program_name = o.program_name;
+    r.arch = o.arch.empty() ? default_arch() : o.arch;
+    const bool real_arch = r.arch.rfind("sm_", 0) == 0;
+
+    r.options.push_back("-arch=" + r.arch);
+    for (const auto& dir : o.include_paths) r.options.push_back("-I" + dir);
+    if (o.toolkit_includes) {
+        for (const auto& dir : toolkit_include_dirs()) r.options.push_back("-I" + dir);
+    }
+    r.options.insert(r.options.end(), o.options.begin(), o.options.end());
+    if (o.resource_usage && real_arch) {
+        r.options.push_back("-Xptxas=-v");
+        // With a driver present NVRTC answers a repeated compile from the driver's compute
+        // cache without running ptxas, and the log then has no resource lines (seen on the H200
+        // machine for the device's own arch). Callers cache compiles themselves.
+        if (std::find(o.options.begin(), o.options.end(), "--no-cache") == o.options.end() &&
+            std::find(o.options.begin(), o.options.end(), "-no-cache") == o.options.end()) {
+            r.options.push_back("--no-cache");
+        }
+    }
+
+    Program prog(source, o);
+    for (const auto& expr : o.name_expressions) {
+        check(nvrtcAddNameExpression(prog.get(), expr.c_str()), "nvrtcAddNameExpression");
+    }
+    std::vector<const char*> argv;
+    for (const auto& opt : r.options) argv.push_back(opt.c_str());
+    const nvrtcResult rc = nvrtcCompileProgram(prog.get(), static_cast<int>(argv.size()), argv.data());
+    r.log = program_log(prog.get());
+    if (rc == NVRTC_ERROR_COMPILATION || rc == NVRTC_ERROR_INVALID_OPTION) {
+        throw CompileError(o.program_name, r.options, r.log.empty() ? nvrtcGetErrorString(rc) : r.log);
+    }
+    check(rc, "nvrtcCompileProgram");
+
+    std::size_t size = 0;
+    check(nvrtcGetPTXSize(prog.get(), &size), "nvrtcGetPTXSize");
+    r.ptx.assign(size, '\0');
+    check(nvrtcGetPTX(prog.get(), r.ptx.data()), "nvrtcGetPTX");
+    while (!r.ptx.empty() && r.ptx.back() == '\0') r.ptx.pop_back();
+    if (real_arch) {
+        check(nvrtcGetCUBINSize(prog.get(), &size), "nvrtcGetCUBINSize");
+        r.cubin.assign(size, '\0');
+        check(nvrtcGetCUBIN(prog.get(), r.cubin.data()), "nvrtcGetCUBIN");
+        r.resources = parse_ptxas_info(r.log);
+    }
+    for (const auto& expr : o.name_expressions) {
+        const char* lowered = nullptr;
+        check(nvrtcGetLoweredName(prog.get(), expr.c_str(), &lowered), "nvrtcGetLoweredName");
+        r.lowered_names[expr] = lowered;
+    }
+    return r;
+}
+
+}  // namespace xcuda::rt

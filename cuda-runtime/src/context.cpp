@@ -1,0 +1,111 @@
+#include "driver_api.hpp"
+#include "stream_registry.hpp"
+
+#include <xcuda/rt/context.hpp>
+#include <xcuda/rt/stream.hpp>
+
+#include <atomic>
+#include <map>
+#include <mutex>
+
+namespace xcuda::rt {
+namespace {
+
+std::atomic<std::size_t> g_fifo_request{std::size_t{64} << 20};
+std::mutex g_fifo_mutex;
+std::map<int, PrintfFifo> g_fifo;   // by device ordinal; primary contexts are per device and process
+
+// The limit can only change before the context's first launch (afterwards the driver answers
+// CUDA_ERROR_INVALID_VALUE), so it is applied once, at our first retain in this process.
+void size_printf_fifo(const Device& device, CUcontext ctx) {
+    std::lock_guard<std::mutex> lock(g_fifo_mutex);
+    if (g_fifo.count(device.ordinal()) != 0) return;
+    const auto& d = detail::driver();
+    PrintfFifo fifo;
+    fifo.requested = g_fifo_request.load();
+    // The limit applies to the current context; the caller's current context is put back after.
+    CUcontext previous = nullptr;
+    detail::call("cuCtxGetCurrent", d.cuCtxGetCurrent, &previous);
+    detail::call("cuCtxSetCurrent", d.cuCtxSetCurrent, ctx);
+    const CUresult rc = d.cuCtxSetLimit(CU_LIMIT_PRINTF_FIFO_SIZE, fifo.requested);
+    if (rc == CUDA_SUCCESS) {
+        fifo.set = true;
+    } else if (is_sticky(rc)) {
+        check(rc, "cuCtxSetLimit");
+    } else {
+        const char* name = nullptr;
+        d.cuGetErrorName(rc, &name);
+        fifo.why_not = std::string("cuCtxSetLimit(CU_LIMIT_PRINTF_FIFO_SIZE) returned ") + (name ? name : "?") +
+                       ": something launched in this primary context before xcuda retained it";
+    }
+    detail::call("cuCtxGetLimit", d.cuCtxGetLimit, &fifo.bytes, CU_LIMIT_PRINTF_FIFO_SIZE);
+    detail::call("cuCtxSetCurrent", d.cuCtxSetCurrent, previous);
+    g_fifo[device.ordinal()] = fifo;
+}
+
+}  // namespace
+
+void set_printf_fifo_size(std::size_t bytes) { g_fifo_request.store(bytes); }
+std::size_t printf_fifo_size_requested() noexcept { return g_fifo_request.load(); }
+
+PrimaryContext::PrimaryContext(const Device& device) : device_(device) {
+    const auto& d = detail::driver();
+    detail::call("cuDevicePrimaryCtxRetain", d.cuDevicePrimaryCtxRetain, &ctx_, device_.handle());
+    try {
+        size_printf_fifo(device_, ctx_);
+    } catch (...) {
+        detail::call_noexcept(d.cuDevicePrimaryCtxRelease, device_.handle());
+        throw;
+    }
+}
+
+PrimaryContext::~PrimaryContext() {
+    if (ctx_ != nullptr) {
+        if (const auto* d = detail::driver_if_loaded()) detail::call_noexcept(d->cuDevicePrimaryCtxRelease, device_.handle());
+    }
+}
+
+PrimaryContext::PrimaryContext(PrimaryContext&& other) noexcept : device_(other.device_), ctx_(other.ctx_) {
+    other.ctx_ = nullptr;
+}
+
+PrimaryContext& PrimaryContext::operator=(PrimaryContext&& other) noexcept {
+    if (this != &other) {
+        PrimaryContext old(std::move(*this));
+        device_ = other.device_;
+        ctx_ = other.ctx_;
+        other.ctx_ = nullptr;
+    }
+    return *this;
+}
+
+void PrimaryContext::make_current() const {
+    detail::call("cuCtxSetCurrent", detail::driver().cuCtxSetCurrent, ctx_);
+}
+
+PrintfFifo PrimaryContext::printf_fifo() const {
+    std::lock_guard<std::mutex> lock(g_fifo_mutex);
+    auto it = g_fifo.find(device_.ordinal());
+    return it == g_fifo.end() ? PrintfFifo{} : it->second;
+}
+
+void PrimaryContext::synchronize() const {
+    make_current();
+    synchronize_current_context();
+}
+
+void synchronize_current_context() {
+    const auto& d = detail::driver();
+    throw_if_context_lost();
+    // The driver has no non-blocking "is the context idle?" query. Work queued before now on the
+    // legacy default stream and on every blocking stream is done once an event recorded on the
+    // legacy stream completes; non-blocking streams this library created are polled one by one.
+    // cuCtxSynchronize then returns at once and reports any error left in the context.
+    Event done(false);
+    done.record(nullptr);
+    done.synchronize();
+    for (CUstream s : detail::live_streams()) synchronize_stream(s);
+    detail::call("cuCtxSynchronize", d.cuCtxSynchronize);
+}
+
+}  // namespace xcuda::rt

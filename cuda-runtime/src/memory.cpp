@@ -1,0 +1,119 @@
+#include "driver_api.hpp"
+
+#include <xcuda/rt/memory.hpp>
+#include <xcuda/rt/stream.hpp>
+
+#include <string>
+
+namespace xcuda::rt {
+
+DeviceBuffer::DeviceBuffer(std::size_t bytes) : size_(bytes) {
+    if (bytes == 0) return;
+    const auto& d = detail::driver();
+    throw_if_context_lost();
+    check(d.cuMemAlloc(&ptr_, bytes), "cuMemAlloc", "allocating " + std::to_string(bytes) + " bytes of device memory");
+}
+
+DeviceBuffer::~DeviceBuffer() {
+    if (ptr_ != 0) {
+        if (const auto* d = detail::driver_if_loaded()) detail::call_noexcept(d->cuMemFree, ptr_);
+    }
+}
+
+DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept : ptr_(other.ptr_), size_(other.size_) {
+    other.ptr_ = 0;
+    other.size_ = 0;
+}
+
+DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
+    if (this != &other) {
+        DeviceBuffer old(std::move(*this));
+        ptr_ = other.ptr_;
+        size_ = other.size_;
+        other.ptr_ = 0;
+        other.size_ = 0;
+    }
+    return *this;
+}
+
+PinnedBuffer::PinnedBuffer(std::size_t bytes) : size_(bytes) {
+    if (bytes == 0) return;
+    const auto& d = detail::driver();
+    throw_if_context_lost();
+    check(d.cuMemHostAlloc(&ptr_, bytes, CU_MEMHOSTALLOC_PORTABLE), "cuMemHostAlloc",
+          "allocating " + std::to_string(bytes) + " bytes of pinned host memory");
+}
+
+PinnedBuffer::~PinnedBuffer() {
+    if (ptr_ != nullptr) {
+        if (const auto* d = detail::driver_if_loaded()) detail::call_noexcept(d->cuMemFreeHost, ptr_);
+    }
+}
+
+PinnedBuffer::PinnedBuffer(PinnedBuffer&& other) noexcept : ptr_(other.ptr_), size_(other.size_) {
+    other.ptr_ = nullptr;
+    other.size_ = 0;
+}
+
+PinnedBuffer& PinnedBuffer::operator=(PinnedBuffer&& other) noexcept {
+    if (this != &other) {
+        PinnedBuffer old(std::move(*this));
+        ptr_ = other.ptr_;
+        size_ = other.size_;
+        other.ptr_ = nullptr;
+        other.size_ = 0;
+    }
+    return *this;
+}
+
+namespace {
+
+// A synchronous copy or memset first waits for the legacy default stream, which the driver would
+// otherwise do inside the call, blocking and deaf to interrupts (a spinning kernel on a
+// blocking stream would hang it forever). Polling an event there keeps that wait interruptible;
+// the driver's own wait is then already satisfied.
+void wait_for_legacy_stream() {
+    Event idle(false);
+    idle.record(nullptr);
+    idle.synchronize();
+}
+
+}  // namespace
+
+void copy_to_device(CUdeviceptr dst, const void* src, std::size_t bytes) {
+    wait_for_legacy_stream();
+    detail::call("cuMemcpyHtoD", detail::driver().cuMemcpyHtoD, dst, src, bytes);
+}
+
+void copy_to_host(void* dst, CUdeviceptr src, std::size_t bytes) {
+    wait_for_legacy_stream();
+    detail::call("cuMemcpyDtoH", detail::driver().cuMemcpyDtoH, dst, src, bytes);
+}
+
+void copy_device_to_device(CUdeviceptr dst, CUdeviceptr src, std::size_t bytes) {
+    wait_for_legacy_stream();
+    detail::call("cuMemcpyDtoD", detail::driver().cuMemcpyDtoD, dst, src, bytes);
+}
+
+void memset_d8(CUdeviceptr dst, unsigned char value, std::size_t bytes) {
+    wait_for_legacy_stream();
+    detail::call("cuMemsetD8", detail::driver().cuMemsetD8, dst, value, bytes);
+}
+
+void copy_to_device_async(CUdeviceptr dst, const void* src, std::size_t bytes, CUstream stream) {
+    detail::call("cuMemcpyHtoDAsync", detail::driver().cuMemcpyHtoDAsync, dst, src, bytes, stream);
+}
+
+void copy_to_host_async(void* dst, CUdeviceptr src, std::size_t bytes, CUstream stream) {
+    detail::call("cuMemcpyDtoHAsync", detail::driver().cuMemcpyDtoHAsync, dst, src, bytes, stream);
+}
+
+void copy_device_to_device_async(CUdeviceptr dst, CUdeviceptr src, std::size_t bytes, CUstream stream) {
+    detail::call("cuMemcpyDtoDAsync", detail::driver().cuMemcpyDtoDAsync, dst, src, bytes, stream);
+}
+
+void memset_d8_async(CUdeviceptr dst, unsigned char value, std::size_t bytes, CUstream stream) {
+    detail::call("cuMemsetD8Async", detail::driver().cuMemsetD8Async, dst, value, bytes, stream);
+}
+
+}  // namespace xcuda::rt

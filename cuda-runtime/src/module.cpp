@@ -1,0 +1,110 @@
+#include "driver_api.hpp"
+
+#include <xcuda/rt/module.hpp>
+
+#include <vector>
+
+namespace xcuda::rt {
+
+namespace {
+std::string c_str_of(const std::vector<char>& buf) { return std::string(buf.data()); }
+}  // namespace
+
+Module Module::from_cubin(std::string_view cubin) { return load(cubin, false); }
+Module Module::from_ptx(std::string_view ptx) { return load(ptx, true); }
+
+Module Module::load(std::string_view image, bool nul_terminate) {
+    const auto& d = detail::driver();
+    throw_if_context_lost();
+    // PTX is text and must end in NUL; a cubin is an ELF image the driver sizes itself.
+    std::string data(image);
+    if (nul_terminate) data.push_back('\0');
+    std::vector<char> info(16384, '\0'), error(16384, '\0');
+    CUjit_option keys[] = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, CU_JIT_ERROR_LOG_BUFFER,
+                           CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, CU_JIT_LOG_VERBOSE};
+    void* values[] = {info.data(), reinterpret_cast<void*>(info.size() - 1), error.data(),
+                      reinterpret_cast<void*>(error.size() - 1), reinterpret_cast<void*>(std::uintptr_t{1})};
+    Module m;
+    const CUresult rc = d.cuModuleLoadDataEx(&m.module_, data.data(), 5, keys, values);
+    m.info_log_ = c_str_of(info);
+    m.error_log_ = c_str_of(error);
+    check(rc, "cuModuleLoadDataEx", m.error_log_.empty() ? std::string() : "JIT log: " + m.error_log_);
+    return m;
+}
+
+Module::~Module() {
+    if (module_ != nullptr) {
+        if (const auto* d = detail::driver_if_loaded()) detail::call_noexcept(d->cuModuleUnload, module_);
+    }
+}
+
+Module::Module(Module&& other) noexcept
+    : module_(other.module_), info_log_(std::move(other.info_log_)), error_log_(std::move(other.error_log_)) {
+    other.module_ = nullptr;
+}
+
+Module& Module::operator=(Module&& other) noexcept {
+    if (this != &other) {
+        Module old(std::move(*this));
+        module_ = other.module_;
+        info_log_ = std::move(other.info_log_);
+        error_log_ = std::move(other.error_log_);
+        other.module_ = nullptr;
+    }
+    return *this;
+}
+
+Function Module::function(const std::string& mangled_name) const {
+    CUfunction f = nullptr;
+    throw_if_context_lost();
+    check(detail::driver().cuModuleGetFunction(&f, module_, mangled_name.c_str()), "cuModuleGetFunction",
+          "no kernel named '" + mangled_name + "' in this module (C++ kernels have mangled names: declare it "
+          "extern \"C\" or use the lowered name)");
+    return Function(f, mangled_name);
+}
+
+int Function::attribute(CUfunction_attribute attribute) const {
+    int value = 0;
+    detail::call("cuFuncGetAttribute", detail::driver().cuFuncGetAttribute, &value, attribute, handle_);
+    return value;
+}
+
+Function::Function(CUfunction handle, std::string name)
+    : handle_(handle), name_(std::move(name)), max_threads_per_block_(attribute(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)) {}
+
+FunctionAttributes Function::attributes() const {
+    FunctionAttributes a;
+    a.num_regs = attribute(CU_FUNC_ATTRIBUTE_NUM_REGS);
+    a.shared_bytes = static_cast<std::size_t>(attribute(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES));
+    a.local_bytes = static_cast<std::size_t>(attribute(CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES));
+    a.const_bytes = static_cast<std::size_t>(attribute(CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES));
+    a.max_threads_per_block = attribute(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+    a.max_dynamic_shared_bytes = attribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES);
+    a.ptx_version = attribute(CU_FUNC_ATTRIBUTE_PTX_VERSION);
+    a.binary_version = attribute(CU_FUNC_ATTRIBUTE_BINARY_VERSION);
+    return a;
+}
+
+void Function::set_max_dynamic_shared_bytes(int bytes) const {
+    throw_if_context_lost();
+    check(detail::driver().cuFuncSetAttribute(handle_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes),
+          "cuFuncSetAttribute", "MAX_DYNAMIC_SHARED_SIZE_BYTES=" + std::to_string(bytes) + " for " + name_);
+}
+
+int Function::max_active_blocks_per_sm(int block_size, std::size_t dynamic_shared_bytes) const {
+    int blocks = 0;
+    detail::call("cuOccupancyMaxActiveBlocksPerMultiprocessor",
+                 detail::driver().cuOccupancyMaxActiveBlocksPerMultiprocessor, &blocks, handle_, block_size,
+                 dynamic_shared_bytes);
+    return blocks;
+}
+
+BlockSizeSuggestion Function::suggested_block_size(std::size_t dynamic_shared_bytes, int block_size_limit) const {
+    BlockSizeSuggestion s;
+    detail::call("cuOccupancyMaxPotentialBlockSize", detail::driver().cuOccupancyMaxPotentialBlockSize,
+                 &s.min_grid_size, &s.block_size, handle_, CUoccupancyB2DSize{nullptr}, dynamic_shared_bytes,
+                 block_size_limit);
+    return s;
+}
+
+}  // namespace xcuda::rt

@@ -1,0 +1,123 @@
+#include "driver_api.hpp"
+#include "stream_registry.hpp"
+
+#include <xcuda/rt/stream.hpp>
+#include <xcuda/rt/wait.hpp>
+
+#include <algorithm>
+#include <mutex>
+
+namespace xcuda::rt {
+namespace detail {
+namespace {
+std::mutex g_streams_mutex;
+std::vector<CUstream> g_streams;
+}  // namespace
+
+void register_stream(CUstream stream) {
+    std::lock_guard<std::mutex> lock(g_streams_mutex);
+    g_streams.push_back(stream);
+}
+
+void unregister_stream(CUstream stream) {
+    std::lock_guard<std::mutex> lock(g_streams_mutex);
+    g_streams.erase(std::remove(g_streams.begin(), g_streams.end(), stream), g_streams.end());
+}
+
+std::vector<CUstream> live_streams() {
+    std::lock_guard<std::mutex> lock(g_streams_mutex);
+    return g_streams;
+}
+
+}  // namespace detail
+
+namespace {
+
+// cuStreamQuery/cuEventQuery: CUDA_ERROR_NOT_READY means "still running", anything else is real.
+bool ready(CUresult rc, const char* call) {
+    if (rc == CUDA_ERROR_NOT_READY) return false;
+    check(rc, call);
+    return true;
+}
+
+}  // namespace
+
+bool query_stream(CUstream stream) {
+    throw_if_context_lost();
+    return ready(detail::driver().cuStreamQuery(stream), "cuStreamQuery");
+}
+
+void synchronize_stream(CUstream stream) {
+    poll_until([stream] { return query_stream(stream); }, "a CUDA stream");
+}
+
+Stream::Stream(bool non_blocking) {
+    detail::call("cuStreamCreate", detail::driver().cuStreamCreate, &stream_,
+                 non_blocking ? unsigned{CU_STREAM_NON_BLOCKING} : unsigned{CU_STREAM_DEFAULT});
+    detail::register_stream(stream_);
+}
+
+Stream::~Stream() {
+    if (stream_ != nullptr) {
+        detail::unregister_stream(stream_);
+        if (const auto* d = detail::driver_if_loaded()) detail::call_noexcept(d->cuStreamDestroy, stream_);
+    }
+}
+
+Stream::Stream(Stream&& other) noexcept : stream_(other.stream_) { other.stream_ = nullptr; }
+
+Stream& Stream::operator=(Stream&& other) noexcept {
+    if (this != &other) {
+        Stream old(std::move(*this));
+        stream_ = other.stream_;
+        other.stream_ = nullptr;
+    }
+    return *this;
+}
+
+bool Stream::query() const { return query_stream(stream_); }
+void Stream::synchronize() const { synchronize_stream(stream_); }
+
+Event::Event(bool timing) {
+    detail::call("cuEventCreate", detail::driver().cuEventCreate, &event_,
+                 timing ? unsigned{CU_EVENT_DEFAULT} : unsigned{CU_EVENT_DISABLE_TIMING});
+}
+
+Event::~Event() {
+    if (event_ != nullptr) {
+        if (const auto* d = detail::driver_if_loaded()) detail::call_noexcept(d->cuEventDestroy, event_);
+    }
+}
+
+Event::Event(Event&& other) noexcept : event_(other.event_) { other.event_ = nullptr; }
+
+Event& Event::operator=(Event&& other) noexcept {
+    if (this != &other) {
+        Event old(std::move(*this));
+        event_ = other.event_;
+        other.event_ = nullptr;
+    }
+    return *this;
+}
+
+void Event::record(CUstream stream) const {
+    detail::call("cuEventRecord", detail::driver().cuEventRecord, event_, stream);
+}
+
+bool Event::query() const {
+    throw_if_context_lost();
+    return ready(detail::driver().cuEventQuery(event_), "cuEventQuery");
+}
+
+void Event::synchronize() const {
+    poll_until([this] { return query(); }, "a CUDA event");
+}
+
+float elapsed_ms(const Event& start, const Event& end) {
+    end.synchronize();
+    float ms = 0.0f;
+    detail::call("cuEventElapsedTime", detail::driver().cuEventElapsedTime, &ms, start.handle(), end.handle());
+    return ms;
+}
+
+}  // namespace xcuda::rt

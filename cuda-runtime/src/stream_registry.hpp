@@ -1,0 +1,14 @@
+// Streams this library created and has not destroyed, so a context-wide wait can poll them.
+#pragma once
+
+#include <cuda.h>
+
+#include <vector>
+
+namespace xcuda::rt::detail {
+
+void register_stream(CUstream stream);
+void unregister_stream(CUstream stream);
+std::vector<CUstream> live_streams();
+
+}  // namespace xcuda::rt::detail

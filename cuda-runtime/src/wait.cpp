@@ -1,0 +1,45 @@
+#include <xcuda/rt/errors.hpp>
+#include <xcuda/rt/wait.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+namespace xcuda::rt {
+namespace {
+
+std::mutex g_mutex;
+std::shared_ptr<const std::function<bool()>> g_check;
+
+std::shared_ptr<const std::function<bool()>> current_check() {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    return g_check;
+}
+
+}  // namespace
+
+void set_interrupt_check(std::function<bool()> check) {
+    auto ptr = check ? std::make_shared<const std::function<bool()>>(std::move(check)) : nullptr;
+    std::lock_guard<std::mutex> lock(g_mutex);
+    g_check = std::move(ptr);
+}
+
+void poll_until(const std::function<bool()>& ready, const char* what) {
+    // Short first sleeps keep the latency of quick kernels low; the cap bounds CPU use and
+    // keeps the reaction to an interrupt well under a millisecond or two.
+    auto sleep = std::chrono::microseconds(20);
+    const auto max_sleep = std::chrono::microseconds(1000);
+    const auto check = current_check();
+    while (!ready()) {
+        if (check && (*check)()) {
+            throw Interrupted(std::string("interrupted while waiting for ") + what +
+                              " (the GPU work may still be running)");
+        }
+        std::this_thread::sleep_for(sleep);
+        sleep = std::min(sleep * 2, max_sleep);
+    }
+}
+
+}  // namespace xcuda::rt

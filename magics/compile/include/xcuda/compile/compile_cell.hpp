@@ -1,0 +1,100 @@
+// The %%cuda compile pipeline: cell source + options + headers -> a cached, bound-ready module.
+#pragma once
+
+#include "xcuda/compile/cache_entry.hpp"
+#include "xcuda/compile/cell_options.hpp"
+#include "xcuda/compile/compile_cache.hpp"
+#include "xcuda/compile/diagnostics.hpp"
+#include "xcuda/compile/header_registry.hpp"
+#include "xcuda/compile/kernel_signature.hpp"
+
+#include "xcuda/rt/compiler.hpp"
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace xcuda::compile {
+
+struct CompiledKernel {
+    KernelDecl decl;              // for a template: instantiated (template_args set, params resolved)
+    std::string lowered_name;     // the symbol to look up in the module (cuModuleGetFunction)
+    std::string name_expression;  // what NVRTC was asked to resolve ("&ns::k"); "" for extern "C"
+    std::string instantiation;    // "float" for --instantiate 'axpy<float>' (Python: axpy["float"]); "" otherwise
+    std::optional<rt::KernelResources> resources;  // from ptxas -v; absent when ptxas gave none
+};
+
+// Where the arch came from, so the caller can say it ("sm_90 (no GPU: default)").
+enum class ArchSource { option, device, fallback };
+
+struct CompiledModule {
+    std::string cubin;                      // ELF, what cuModuleLoadData takes
+    std::string ptx;                        // always produced by NVRTC alongside the CUBIN
+    std::string log;                        // NVRTC's raw log (ptxas -v lines included)
+    std::vector<Diagnostic> warnings;       // parsed from log; the cell's are at file == cell_label
+    std::string cell_label;                 // "cell_7"
+    std::vector<CompiledKernel> kernels;    // source order; one per instantiation for templates
+    std::vector<std::string> notes;         // things the user should know (template without
+                                            // --instantiate, no __global__ in the cell, ...)
+    std::string arch;                       // "sm_90"
+    ArchSource arch_source = ArchSource::fallback;
+    std::vector<std::string> nvrtc_options; // the cell's NVRTC options (nvrtc_options()); the arch
+                                            // and toolkit -I dirs are added by rt::compile
+    std::vector<std::string> headers_used;  // registered headers the cell includes
+    std::string cache_key;                  // SHA-256 hex
+
+    // The kernel bound as `name` (source name) and, for templates, `instantiation` ("float").
+    const CompiledKernel* find(std::string_view name, std::string_view instantiation = {}) const;
+};
+
+struct CompileOutcome {
+    std::shared_ptr<const CompiledModule> module;  // shared with the memory cache: immutable
+    CacheLevel cache = CacheLevel::none;           // none = compiled now (or --no-cache)
+    double milliseconds = 0;                       // wall time of this call
+};
+
+// What does the compiling; tests inject a counting or failing one. Same contract as
+// rt::compile (throws rt::CompileError when NVRTC rejects the source).
+using CompilerFn = std::function<rt::CompileResult(std::string_view, const rt::CompileOptions&)>;
+
+// One per interpreter; not thread-safe (the binding calls it with the GIL held). The cache it
+// shares is thread-safe.
+class CompileSession {
+public:
+    // `cache` null: no caching at all. `compiler` defaults to rt::compile.
+    explicit CompileSession(std::shared_ptr<CompileCache> cache = std::make_shared<CompileCache>(),
+                            CompilerFn compiler = {});
+
+    // Compiles (or fetches from cache) one cell. `cell_label` ("cell_7") is where diagnostics
+    // say they are; it is not part of the cache key (re-running a cell gets a new label).
+    // Throws CellCompileError when the cell does not compile (or NVRTC rejects an option given
+    // after --), ParseError for an --arch this NVRTC cannot target or an --instantiate that
+    // names no template of the cell, std::invalid_argument for a bad template argument count.
+    CompileOutcome compile_cell(std::string_view source, const CellOptions& options,
+                                const HeaderRegistry& headers, const std::string& cell_label = "cell");
+
+    // The arch used when CellOptions::arch is empty: the override, else the current device's,
+    // else rt::fallback_arch (sm_90). Resolved once per session.
+    std::string default_arch(ArchSource* source = nullptr);
+    void set_default_arch(std::string arch);  // "" returns to the device/fallback rule
+
+    CompileCache* cache() const { return cache_.get(); }
+    // How many times the compiler function has run (a cache hit does not count).
+    std::size_t compiler_calls() const { return calls_.load(); }
+
+private:
+    std::shared_ptr<CompileCache> cache_;
+    CompilerFn compiler_;
+    std::atomic<std::size_t> calls_{0};
+    std::string arch_override_;
+    std::optional<std::pair<std::string, ArchSource>> resolved_arch_;
+    std::optional<std::vector<std::string>> toolkit_dirs_;
+    std::optional<std::vector<std::string>> supported_archs_;
+    std::string nvrtc_version_;
+};
+
+}  // namespace xcuda::compile

@@ -1,0 +1,89 @@
+// Finds the __global__ functions of a cell and what their parameters are, so arguments can be
+// checked and converted before any device work. A lexical parser, not a C++ front end: it
+// understands what kernel signatures are written with (see parse_kernels) and reports anything
+// else as ParamKind::other rather than guessing.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace xcuda::compile {
+
+// The arithmetic types a kernel parameter (or a pointee) can have. `char` is int8 (signed on
+// every CUDA host ABI); size_t/uintptr_t are uint64, ptrdiff_t/intptr_t/long long are int64,
+// long is int64 (LP64). half/__half is float16, __nv_bfloat16 bfloat16.
+enum class ScalarType {
+    none,  // not a known arithmetic type (void, a struct, a template parameter, ...)
+    bool_,
+    int8, uint8, int16, uint16, int32, uint32, int64, uint64,
+    float16, bfloat16, float32, float64,
+};
+
+// "int32", "float32", ... (numpy dtype names; "bool" for bool_, "" for none).
+const char* scalar_name(ScalarType t) noexcept;
+// Size in bytes (0 for none).
+std::size_t scalar_size(ScalarType t) noexcept;
+// Maps a type written without cv/pointers ("unsigned int", "float", "__half") to a scalar.
+ScalarType scalar_from_type(std::string_view type) noexcept;
+
+enum class ParamKind {
+    scalar,   // passed by value, `scalar` says which
+    pointer,  // T* (any cv, __restrict__, T* const); `scalar` is the pointee's (none if unknown)
+    other,    // by value struct/class/template type/reference: size unknown to the parser
+};
+
+struct Param {
+    std::string type;           // as written, normalised whitespace: "const float* __restrict__"
+    std::string name;           // "" for an unnamed parameter
+    ParamKind kind = ParamKind::other;
+    ScalarType scalar = ScalarType::none;
+    std::string pointee;        // pointer: the pointee type without cv ("float", "float*", "MyT")
+    bool pointee_const = false; // pointer: `const T*` / `T const*` (copy-back can be skipped)
+    int pointer_depth = 0;      // 1 for T*, 2 for T**
+    bool is_reference = false;  // T& / const T& (kind is other)
+    std::string default_value;  // text after `=`, "" when none
+};
+
+struct TemplateParam {
+    std::string kind;           // "typename", "class", or the non-type's type ("int", "unsigned")
+    std::string name;           // "T"
+    std::string default_value;  // "" when none
+    bool is_type() const { return kind == "typename" || kind == "class"; }
+};
+
+struct KernelDecl {
+    std::string name;            // "saxpy", "axpy"
+    std::string qualified_name;  // "ns::inner::axpy" (== name at global scope)
+    bool is_extern_c = false;
+    bool is_template = false;
+    bool is_definition = false;  // has a body (a declaration alone is still listed)
+    std::vector<TemplateParam> template_params;
+    std::vector<std::string> template_args;  // set by instantiate(): {"float"}
+    std::vector<Param> params;
+    std::string signature;       // "void saxpy(float a, const float* x, float* y, int n)"
+    int line = 0;                // 1-based line of the `__global__` keyword in the cell
+};
+
+// Every __global__ function declared or defined in `source`, in source order (#if 0 blocks
+// skipped; both branches of any other conditional count); a function
+// declared and then defined appears once (the definition wins). Skips comments, string and
+// character literals and preprocessor lines; handles extern "C" (single and block),
+// namespaces (incl. `namespace a::b` and anonymous), template<...>, __launch_bounds__(...),
+// [[attributes]], __attribute__((...)), static/inline/__forceinline__, multi-line parameter
+// lists, default arguments, unnamed parameters, __restrict__, T* const and references.
+// Never throws on any input.
+std::vector<KernelDecl> parse_kernels(std::string_view source);
+
+// Splits an instantiation expression "ns::axpy<float, 4>" into {"ns::axpy", {"float", "4"}}
+// (nested <> and () respected). Returns false when `expr` has no template argument list.
+bool split_template_expr(std::string_view expr, std::string& name, std::vector<std::string>& args);
+
+// The declaration with its template parameters replaced by `args` (missing trailing ones
+// take their defaults): a whole-word textual substitution in each parameter type, which is
+// then classified again ("T* x" with T=float becomes a float pointer). Dependent types such
+// as `typename Traits<T>::type` stay ParamKind::other. Throws std::invalid_argument naming the
+// expression when the argument count does not fit.
+KernelDecl instantiate(const KernelDecl& decl, const std::vector<std::string>& args);
+
+}  // namespace xcuda::compile

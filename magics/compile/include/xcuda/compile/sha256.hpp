@@ -1,0 +1,33 @@
+// SHA-256 (FIPS 180-4), self-contained: the cache key and the cache entries' checksum.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace xcuda::compile {
+
+class Sha256 {
+public:
+    using Digest = std::array<std::uint8_t, 32>;
+    Sha256();
+    Sha256& update(const void* data, std::size_t size);
+    Sha256& update(std::string_view bytes) { return update(bytes.data(), bytes.size()); }
+    // Hashes the length (8 bytes, little-endian) then the bytes, so concatenated fields
+    // cannot collide by moving bytes across a boundary.
+    Sha256& field(std::string_view bytes);
+    Digest finish();  // the object is spent afterwards
+
+private:
+    void block(const std::uint8_t* p);
+    std::array<std::uint32_t, 8> h_;
+    std::array<std::uint8_t, 64> buf_;
+    std::size_t buffered_ = 0;
+    std::uint64_t total_ = 0;
+};
+
+std::string to_hex(const Sha256::Digest& d);
+std::string sha256_hex(std::string_view bytes);
+
+}  // namespace xcuda::compile

@@ -1,0 +1,250 @@
+#include "xcuda/compile/compile_cell.hpp"
+
+#include "xcuda/compile/sha256.hpp"
+#include "xcuda/rt/driver.hpp"
+#include "xcuda/rt/ptxas_info.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <set>
+
+namespace xcuda::compile {
+namespace {
+
+// NVRTC's name for the cell; its diagnostics are relabelled to the caller's cell label.
+constexpr const char* program_name = "cell.cu";
+
+std::string join(const std::vector<std::string>& v, const char* sep) {
+    std::string s;
+    for (std::size_t i = 0; i < v.size(); ++i) s += (i ? sep : "") + v[i];
+    return s;
+}
+
+std::vector<Diagnostic> cell_diagnostics(std::string_view log, std::string_view source, const std::string& label) {
+    auto ds = parse_nvrtc_log(log, source);
+    for (auto& d : ds)
+        if (d.file == program_name) d.file = label;
+    return ds;
+}
+
+// What to bind, and the NVRTC name expression that finds each C++ kernel's mangled name.
+struct Binding {
+    KernelDecl decl;
+    std::string name_expression;
+    std::string instantiation;
+};
+
+std::vector<Binding> plan_bindings(const std::vector<KernelDecl>& decls, const CellOptions& options,
+                                   std::vector<std::string>& notes) {
+    std::vector<Binding> out;
+    std::map<std::string, int> same_name;  // overloads need a cast in their name expression
+    for (const auto& d : decls) same_name[d.qualified_name] += !d.is_template;
+    for (const auto& d : decls) {
+        if (d.is_template) continue;
+        if (!d.is_definition) {
+            notes.push_back("__global__ " + d.qualified_name + " is declared but not defined in this cell; "
+                            "it is not bound");
+            continue;
+        }
+        Binding b{d, "", ""};
+        if (!d.is_extern_c) {
+            if (same_name[d.qualified_name] > 1) {
+                std::vector<std::string> types;
+                for (const auto& p : d.params) types.push_back(p.type);
+                b.name_expression = "static_cast<void(*)(" + join(types, ", ") + ")>(&" + d.qualified_name + ")";
+            } else {
+                b.name_expression = "&" + d.qualified_name;
+            }
+        }
+        out.push_back(std::move(b));
+    }
+    for (const auto& expr : options.instantiate) {
+        std::string name;
+        std::vector<std::string> args;
+        if (!split_template_expr(expr, name, args))
+            throw ParseError(expr, "--instantiate " + expr + " is not a template instantiation; write it like "
+                                   "'axpy<float>' (quoted)");
+        const KernelDecl* match = nullptr;
+        std::vector<std::string> templates;
+        for (const auto& d : decls) {
+            if (!d.is_template) continue;
+            templates.push_back(d.qualified_name);
+            bool suffix = d.qualified_name.size() > name.size() &&
+                          d.qualified_name.compare(d.qualified_name.size() - name.size(), name.size(), name) == 0 &&
+                          d.qualified_name.compare(d.qualified_name.size() - name.size() - 2, 2, "::") == 0;
+            if (!match && (d.qualified_name == name || suffix)) match = &d;
+        }
+        if (!match)
+            throw ParseError(expr, "--instantiate " + expr + ": this cell has no __global__ template named " + name +
+                                       (templates.empty() ? " (it has no template kernels)"
+                                                          : " (its template kernels: " + join(templates, ", ") + ")"));
+        KernelDecl inst = instantiate(*match, args);
+        std::string key = join(inst.template_args, ", ");
+        out.push_back({std::move(inst), "&" + match->qualified_name + "<" + key + ">", key});
+    }
+    std::set<std::string> instantiated;
+    for (const auto& b : out)
+        if (b.decl.is_template) instantiated.insert(b.decl.qualified_name);
+    for (const auto& d : decls) {
+        if (!d.is_template) continue;
+        if (!instantiated.count(d.qualified_name))
+            notes.push_back("template kernel " + d.qualified_name + " is not bound: add --instantiate '" +
+                            d.qualified_name + "<" +
+                            (d.template_params.empty() || d.template_params[0].is_type() ? "float" : "256") +
+                            ">' (once per instantiation)");
+    }
+    if (decls.empty()) notes.push_back("the cell defines no __global__ function; nothing to bind");
+    return out;
+}
+
+std::shared_ptr<CompiledModule> build_module(std::string_view source, const std::vector<Binding>& bindings,
+                                             const CachePayload& payload, const std::string& label) {
+    auto m = std::make_shared<CompiledModule>();
+    m->cubin = payload.cubin;
+    m->ptx = payload.ptx;
+    m->log = payload.log;
+    m->cell_label = label;
+    m->warnings = cell_diagnostics(payload.log, source, label);
+    auto resources = rt::parse_ptxas_info(payload.log);
+    std::map<std::string, std::string> lowered(payload.lowered_names.begin(), payload.lowered_names.end());
+    for (const auto& b : bindings) {
+        CompiledKernel k;
+        k.decl = b.decl;
+        k.name_expression = b.name_expression;
+        k.instantiation = b.instantiation;
+        if (b.name_expression.empty()) {
+            k.lowered_name = b.decl.name;
+        } else if (auto it = lowered.find(b.name_expression); it != lowered.end()) {
+            k.lowered_name = it->second;
+        }
+        auto r = resources.find(k.lowered_name);
+        if (r != resources.end()) k.resources = r->second;
+        m->kernels.push_back(std::move(k));
+    }
+    return m;
+}
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+const CompiledKernel* CompiledModule::find(std::string_view name, std::string_view instantiation) const {
+    for (const auto& k : kernels)
+        if ((k.decl.name == name || k.decl.qualified_name == name) && k.instantiation == instantiation) return &k;
+    return nullptr;
+}
+
+CompileSession::CompileSession(std::shared_ptr<CompileCache> cache, CompilerFn compiler)
+    : cache_(std::move(cache)), compiler_(compiler ? std::move(compiler) : CompilerFn(rt::compile)) {}
+
+std::string CompileSession::default_arch(ArchSource* source) {
+    if (!arch_override_.empty()) {
+        if (source) *source = ArchSource::option;
+        return arch_override_;
+    }
+    if (!resolved_arch_) {
+        bool device = rt::driver_available();
+        resolved_arch_ = {device ? rt::default_arch() : std::string(rt::fallback_arch),
+                          device ? ArchSource::device : ArchSource::fallback};
+    }
+    if (source) *source = resolved_arch_->second;
+    return resolved_arch_->first;
+}
+
+void CompileSession::set_default_arch(std::string arch) { arch_override_ = std::move(arch); }
+
+CompileOutcome CompileSession::compile_cell(std::string_view source, const CellOptions& options,
+                                            const HeaderRegistry& headers, const std::string& cell_label) {
+    auto t0 = std::chrono::steady_clock::now();
+    ArchSource arch_source = ArchSource::option;
+    std::string arch = options.arch.empty() ? default_arch(&arch_source) : options.arch;
+    if (!toolkit_dirs_) toolkit_dirs_ = rt::toolkit_include_dirs();
+    if (nvrtc_version_.empty()) {
+        auto [major, minor] = rt::nvrtc_version();
+        nvrtc_version_ = std::to_string(major) + "." + std::to_string(minor);
+    }
+    std::vector<std::string> opts = nvrtc_options(options);
+    auto used = headers.used_by(source);
+
+    Sha256 h;
+    h.field("xcuda-compile").field(std::to_string(cache_format_version)).field(nvrtc_version_).field(arch);
+    h.field(std::to_string(opts.size()));
+    for (const auto& o : opts) h.field(o);
+    h.field(std::to_string(toolkit_dirs_->size()));
+    for (const auto& d : *toolkit_dirs_) h.field(d);
+    h.field(std::to_string(options.instantiate.size()));
+    for (const auto& e : options.instantiate) h.field(e);
+    h.field(std::to_string(used.size()));
+    for (const auto& [name, text] : used) h.field(name).field(text);
+    h.field(source);
+    std::string key = to_hex(h.finish());
+
+    bool use_cache = cache_ && !options.no_cache;
+    if (use_cache) {
+        if (auto memo = cache_->memo(key)) {
+            auto m = std::static_pointer_cast<const CompiledModule>(memo);
+            if (m->cell_label != cell_label && !m->warnings.empty()) {
+                auto relabelled = std::make_shared<CompiledModule>(*m);
+                for (auto& d : relabelled->warnings)
+                    if (d.file == m->cell_label) d.file = cell_label;
+                relabelled->cell_label = cell_label;
+                m = relabelled;
+            }
+            return {m, CacheLevel::memory, ms_since(t0)};
+        }
+    }
+
+    std::vector<std::string> notes;
+    std::vector<Binding> bindings = plan_bindings(parse_kernels(source), options, notes);
+
+    CacheLevel level = CacheLevel::none;
+    std::shared_ptr<const CachePayload> payload = use_cache ? cache_->lookup(key, &level) : nullptr;
+    if (!payload) {
+        if (!supported_archs_) supported_archs_ = rt::supported_archs();
+        std::string real = arch.rfind("compute_", 0) == 0 ? "sm_" + arch.substr(8) : arch;
+        if (!real.empty() && (real.back() == 'a' || real.back() == 'f')) real.pop_back();
+        if (!supported_archs_->empty() &&
+            std::find(supported_archs_->begin(), supported_archs_->end(), real) == supported_archs_->end())
+            throw ParseError(arch, "--arch " + arch + " is not supported by NVRTC " + nvrtc_version_ +
+                                       "; use one of " + join(*supported_archs_, " "));
+        rt::CompileOptions co;
+        co.program_name = program_name;
+        co.arch = arch;
+        co.options = opts;
+        for (const auto& [name, text] : used) co.headers.push_back({name, text});
+        for (const auto& b : bindings)
+            if (!b.name_expression.empty()) co.name_expressions.push_back(b.name_expression);
+        co.toolkit_includes = true;
+        co.resource_usage = true;  // measured: ptxas -v adds no measurable time (see tests)
+        ++calls_;
+        rt::CompileResult r;
+        try {
+            r = compiler_(source, co);
+        } catch (const rt::CompileError& e) {
+            throw CellCompileError(e.program_name(), e.options(), e.log(),
+                                   cell_diagnostics(e.log(), source, cell_label), cell_label);
+        }
+        auto p = std::make_shared<CachePayload>();
+        p->cubin = std::move(r.cubin);
+        p->ptx = std::move(r.ptx);
+        p->log = std::move(r.log);
+        for (const auto& [expr, lowered] : r.lowered_names) p->lowered_names.emplace_back(expr, lowered);
+        payload = p;
+        if (use_cache) cache_->store(key, payload);
+        level = CacheLevel::none;
+    }
+    auto m = build_module(source, bindings, *payload, cell_label);
+    m->notes = std::move(notes);
+    m->arch = arch;
+    m->arch_source = arch_source;
+    m->nvrtc_options = opts;
+    for (const auto& [name, text] : used) m->headers_used.push_back(name);
+    m->cache_key = key;
+    if (use_cache) cache_->set_memo(key, m);
+    return {m, level, ms_since(t0)};
+}
+
+}  // namespace xcuda::compile

@@ -1,0 +1,730 @@
+#include "xcuda/compile/kernel_signature.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <map>
+#include <stdexcept>
+
+namespace xcuda::compile {
+namespace {
+
+// ---- tokens -----------------------------------------------------------------------------
+
+enum class Tk { word, number, string, punct };
+
+struct Tok {
+    Tk kind;
+    std::string text;
+    int line;
+};
+
+bool ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '$'; }
+bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$'; }
+
+// C++ tokens of `src` without comments and preprocessor lines. String literals keep their
+// text (extern "C" needs it). Never reads past the end, whatever `src` holds.
+// Follows #if 0 ... #else/#elif/#endif in `depth` (0: not skipping). `directive` starts at '#'.
+void track_conditional(const std::string& directive, int& depth) {
+    std::size_t i = 1;
+    auto space = [&] {
+        while (i < directive.size() && (directive[i] == ' ' || directive[i] == '\t')) ++i;
+    };
+    space();
+    std::size_t w = i;
+    while (i < directive.size() && ident_char(directive[i])) ++i;
+    std::string word = directive.substr(w, i - w);
+    space();
+    std::string rest = directive.substr(i);
+    while (!rest.empty() && std::isspace(static_cast<unsigned char>(rest.back()))) rest.pop_back();
+    bool opens = word == "if" || word == "ifdef" || word == "ifndef";
+    if (depth == 0) {
+        if (word == "if" && rest == "0") depth = 1;
+    } else if (opens) {
+        ++depth;
+    } else if (word == "endif") {
+        --depth;
+    } else if (depth == 1 && (word == "else" || word == "elif" || word == "elifdef" || word == "elifndef")) {
+        depth = 0;
+    }
+}
+
+std::vector<Tok> tokenize(std::string_view src) {
+    std::vector<Tok> out;
+    std::size_t i = 0, n = src.size();
+    int line = 1;
+    bool line_start = true;
+    // Inside `#if 0` (and its nested conditionals) nothing is emitted: a common way to switch a
+    // kernel off. Other conditions cannot be evaluated here, so both of their branches count.
+    int skip_depth = 0;
+    auto emit = [&](Tok t) {
+        if (skip_depth == 0) out.push_back(std::move(t));
+    };
+    auto skip_block_comment = [&] {  // at "/*"
+        i += 2;
+        while (i < n && !(src[i] == '*' && i + 1 < n && src[i + 1] == '/')) {
+            if (src[i] == '\n') ++line;
+            ++i;
+        }
+        i = std::min(n, i + 2);
+    };
+    while (i < n) {
+        char c = src[i];
+        if (c == '\n') {
+            ++line;
+            line_start = true;
+            ++i;
+            continue;
+        }
+        if (std::isspace(static_cast<unsigned char>(c))) {
+            ++i;
+            continue;
+        }
+        if (c == '/' && i + 1 < n && src[i + 1] == '/') {
+            while (i < n && src[i] != '\n') ++i;
+            continue;
+        }
+        if (c == '/' && i + 1 < n && src[i + 1] == '*') {
+            skip_block_comment();
+            continue;
+        }
+        if (c == '#' && line_start) {  // a directive, with its continuation lines
+            std::string directive;
+            while (i < n && src[i] != '\n') {
+                if (src[i] == '\\' && i + 1 < n && src[i + 1] == '\n') {
+                    ++line;
+                    i += 2;
+                } else if (src[i] == '\\' && i + 2 < n && src[i + 1] == '\r' && src[i + 2] == '\n') {
+                    ++line;
+                    i += 3;
+                } else if (src[i] == '/' && i + 1 < n && src[i + 1] == '*') {
+                    skip_block_comment();
+                } else if (src[i] == '/' && i + 1 < n && src[i + 1] == '/') {
+                    while (i < n && src[i] != '\n') ++i;
+                } else {
+                    directive += src[i];
+                    ++i;
+                }
+            }
+            track_conditional(directive, skip_depth);
+            continue;
+        }
+        line_start = false;
+        int tok_line = line;
+        if (ident_start(c)) {
+            std::size_t s = i;
+            while (i < n && ident_char(src[i])) ++i;
+            std::string word(src.substr(s, i - s));
+            bool raw = !word.empty() && word.back() == 'R' &&
+                       (word == "R" || word == "u8R" || word == "uR" || word == "UR" || word == "LR");
+            if (i < n && src[i] == '"' && raw) {  // R"delim( ... )delim"
+                std::size_t open = src.find('(', i);
+                std::string delim = open == std::string_view::npos ? "" : std::string(src.substr(i + 1, open - i - 1));
+                std::string close = ")" + delim + "\"";
+                std::size_t end = open == std::string_view::npos ? std::string_view::npos : src.find(close, open);
+                std::size_t stop = end == std::string_view::npos ? n : end + close.size();
+                for (std::size_t k = i; k < stop; ++k)
+                    if (src[k] == '\n') ++line;
+                emit({Tk::string, std::string(src.substr(s, stop - s)), tok_line});
+                i = stop;
+                continue;
+            }
+            if (i < n && (src[i] == '"' || src[i] == '\'') && (word == "u8" || word == "u" || word == "U" || word == "L")) {
+                // an encoding prefix: fall through to the literal below, keeping the prefix out
+            } else {
+                emit({Tk::word, std::move(word), tok_line});
+                continue;
+            }
+            c = src[i];
+        }
+        if (c == '"' || c == '\'') {
+            std::size_t s = i++;
+            while (i < n && src[i] != c && src[i] != '\n') {
+                if (src[i] == '\\' && i + 1 < n && src[i + 1] != '\n') ++i;
+                ++i;
+            }
+            if (i < n && src[i] == c) ++i;
+            emit({Tk::string, std::string(src.substr(s, i - s)), tok_line});
+            continue;
+        }
+        if (std::isdigit(static_cast<unsigned char>(c)) ||
+            (c == '.' && i + 1 < n && std::isdigit(static_cast<unsigned char>(src[i + 1])))) {
+            std::size_t s = i;
+            while (i < n) {
+                char d = src[i];
+                if (ident_char(d) || d == '.') {
+                    ++i;
+                } else if (d == '\'' && i + 1 < n && std::isalnum(static_cast<unsigned char>(src[i + 1]))) {
+                    ++i;  // digit separator
+                } else if ((d == '+' || d == '-') && i > s && std::strchr("eEpP", src[i - 1])) {
+                    ++i;
+                } else {
+                    break;
+                }
+            }
+            emit({Tk::number, std::string(src.substr(s, i - s)), tok_line});
+            continue;
+        }
+        if (c == ':' && i + 1 < n && src[i + 1] == ':') {
+            emit({Tk::punct, "::", tok_line});
+            i += 2;
+            continue;
+        }
+        emit({Tk::punct, std::string(1, c), tok_line});
+        ++i;
+    }
+    return out;
+}
+
+bool is(const Tok& t, const char* s) { return t.text == s && t.kind != Tk::string; }
+
+// ---- types ------------------------------------------------------------------------------
+
+bool is_cv(const std::string& w) {
+    return w == "const" || w == "volatile" || w == "__restrict__" || w == "__restrict" || w == "restrict";
+}
+
+bool is_builtin_word(const std::string& w) {
+    static const char* words[] = {"void", "bool", "char", "short", "int", "long", "signed", "unsigned",
+                                  "float", "double", "wchar_t", "char16_t", "char32_t", "auto"};
+    for (const char* x : words)
+        if (w == x) return true;
+    return false;
+}
+
+bool is_wordlike(const std::string& s) {
+    return !s.empty() && (ident_char(s[0]) || s[0] == '"' || s[0] == '\'' || s[0] == '.');
+}
+
+// Joins tokens the way people write types: "const float* __restrict__", "Vec<float, 4>".
+std::string join(const std::vector<std::string>& toks) {
+    std::string s;
+    for (std::size_t i = 0; i < toks.size(); ++i) {
+        const std::string& t = toks[i];
+        if (i > 0) {
+            const std::string& p = toks[i - 1];
+            bool space = (is_wordlike(t) && (is_wordlike(p) || p == "*" || p == "&" || p == ">" || p == ",")) ||
+                         (p == "," ) || (t == "=" || p == "=");
+            if (space) s += ' ';
+        }
+        s += t;
+    }
+    return s;
+}
+
+std::vector<std::string> texts(const std::vector<Tok>& toks, std::size_t b, std::size_t e) {
+    std::vector<std::string> v;
+    for (std::size_t i = b; i < e && i < toks.size(); ++i) v.push_back(toks[i].text);
+    return v;
+}
+
+// Splits at top-level commas (outside (), [], {}, <>).
+std::vector<std::vector<std::string>> split_commas(const std::vector<std::string>& toks) {
+    std::vector<std::vector<std::string>> parts(1);
+    int depth = 0, angle = 0;
+    for (const auto& t : toks) {
+        if (t == "(" || t == "[" || t == "{") ++depth;
+        else if (t == ")" || t == "]" || t == "}") depth = std::max(0, depth - 1);
+        else if (t == "<" && depth == 0) ++angle;
+        else if (t == ">" && depth == 0) angle = std::max(0, angle - 1);
+        if (t == "," && depth == 0 && angle == 0) {
+            parts.emplace_back();
+            continue;
+        }
+        parts.back().push_back(t);
+    }
+    if (parts.size() == 1 && parts[0].empty()) parts.clear();
+    return parts;
+}
+
+std::vector<std::string> word_tokens(std::string_view text) {
+    std::vector<std::string> v;
+    for (auto& t : tokenize(text)) v.push_back(std::move(t.text));
+    return v;
+}
+
+// Classifies `type` (tokens of a parameter type, no name) into p.
+void classify(Param& p, const std::vector<std::string>& type) {
+    p.kind = ParamKind::other;
+    p.scalar = ScalarType::none;
+    p.pointer_depth = 0;
+    p.pointee_const = false;
+    p.is_reference = false;
+    p.pointee.clear();
+    std::vector<std::string> base;
+    bool seen_star = false, const_before_star = false, is_array = false;
+    int depth = 0;
+    for (std::size_t i = 0; i < type.size(); ++i) {
+        const std::string& t = type[i];
+        if (t == "<" || t == "(") {  // template arguments / function pointer: keep verbatim
+            int d = 0;
+            std::size_t j = i;
+            for (; j < type.size(); ++j) {
+                if (type[j] == "<" || type[j] == "(") ++d;
+                if (type[j] == ">" || type[j] == ")") --d;
+                if (!seen_star) base.push_back(type[j]);
+                if (d == 0) break;
+            }
+            if (t == "(") return;  // function pointers and the like: opaque
+            i = j;
+            continue;
+        }
+        if (t == "*") {
+            seen_star = true;
+            ++depth;
+        } else if (t == "&") {
+            p.is_reference = true;
+        } else if (t == "[") {
+            is_array = true;
+        } else if (is_cv(t)) {
+            if (!seen_star && t == "const") const_before_star = true;
+        } else if (!seen_star && t != "struct" && t != "class" && t != "typename" && t != "union" &&
+                   t != "enum" && t != "]" && !is_array) {
+            base.push_back(t);
+        }
+    }
+    if (is_array) ++depth;  // T x[N] is T* x
+    std::string base_text = join(base);
+    if (p.is_reference) return;
+    if (depth == 0) {
+        p.scalar = scalar_from_type(base_text);
+        if (p.scalar != ScalarType::none) p.kind = ParamKind::scalar;
+        return;
+    }
+    p.kind = ParamKind::pointer;
+    p.pointer_depth = depth;
+    p.pointee = base_text;
+    for (int k = 1; k < depth; ++k) p.pointee += "*";
+    p.pointee_const = const_before_star;
+    p.scalar = depth == 1 ? scalar_from_type(base_text) : ScalarType::none;
+}
+
+// Builds a Param from the tokens of one parameter ("const float* __restrict__ x = nullptr").
+Param make_param(const std::vector<std::string>& toks) {
+    Param p;
+    std::vector<std::string> decl = toks;
+    int depth = 0;
+    for (std::size_t i = 0; i < toks.size(); ++i) {
+        const std::string& t = toks[i];
+        if (t == "(" || t == "[" || t == "{" || t == "<") ++depth;
+        if (t == ")" || t == "]" || t == "}" || t == ">") --depth;
+        if (t == "=" && depth == 0) {
+            decl.assign(toks.begin(), toks.begin() + i);
+            p.default_value = join(std::vector<std::string>(toks.begin() + i + 1, toks.end()));
+            break;
+        }
+    }
+    // The name is the identifier before an array bound or at the end, unless it is part of
+    // the type ("unsigned int", "const Foo", "ns::Foo").
+    std::size_t name_at = decl.size();
+    std::size_t end = decl.size();
+    for (std::size_t i = 0; i < decl.size(); ++i)
+        if (decl[i] == "[") {
+            end = i;
+            break;
+        }
+    if (end > 1) {
+        const std::string& last = decl[end - 1];
+        const std::string& prev = decl[end - 2];
+        bool candidate = ident_start(last[0]) && !is_builtin_word(last) && !is_cv(last) && prev != "::" &&
+                         prev != "struct" && prev != "class" && prev != "typename" && prev != "enum";
+        if (candidate) {
+            // "const Foo": only cv before it -> Foo is the type, unnamed
+            bool only_cv_before = true;
+            for (std::size_t i = 0; i + 1 < end; ++i)
+                if (!is_cv(decl[i])) only_cv_before = false;
+            if (!only_cv_before) name_at = end - 1;
+        }
+    }
+    std::vector<std::string> type;
+    for (std::size_t i = 0; i < decl.size(); ++i)
+        if (i != name_at) type.push_back(decl[i]);
+    if (name_at < decl.size()) p.name = decl[name_at];
+    p.type = join(type);
+    classify(p, type);
+    return p;
+}
+
+std::string param_text(const Param& p) {
+    std::string s = p.type;
+    if (!p.name.empty()) s += (s.empty() ? "" : " ") + p.name;
+    if (!p.default_value.empty()) s += " = " + p.default_value;
+    return s;
+}
+
+std::string build_signature(const KernelDecl& d, const std::string& ret) {
+    std::string s;
+    if (d.is_template && d.template_args.empty()) {
+        s += "template <";
+        for (std::size_t i = 0; i < d.template_params.size(); ++i) {
+            const auto& tp = d.template_params[i];
+            s += (i ? ", " : "") + tp.kind + " " + tp.name;
+            if (!tp.default_value.empty()) s += " = " + tp.default_value;
+        }
+        s += "> ";
+    }
+    s += ret + " " + d.name;
+    if (!d.template_args.empty()) {
+        s += "<";
+        for (std::size_t i = 0; i < d.template_args.size(); ++i) s += (i ? ", " : "") + d.template_args[i];
+        s += ">";
+    }
+    s += "(";
+    for (std::size_t i = 0; i < d.params.size(); ++i) s += (i ? ", " : "") + param_text(d.params[i]);
+    return s + ")";
+}
+
+// ---- declarations -----------------------------------------------------------------------
+
+struct Scope {
+    enum Kind { ns, linkage, other } kind;
+    std::string name;     // ns: "a" or "a::b" ("" for anonymous)
+    bool extern_c = false;
+};
+
+// Index just past the group opened at `i` ("(" or "<" or "[").
+std::size_t skip_group(const std::vector<Tok>& t, std::size_t i, std::size_t end) {
+    const std::string open = t[i].text;
+    const std::string close = open == "(" ? ")" : open == "<" ? ">" : "]";
+    int d = 0;
+    for (; i < end; ++i) {
+        if (t[i].kind != Tk::punct) continue;
+        if (t[i].text == open) ++d;
+        else if (t[i].text == close && --d == 0) return i + 1;
+        // inside <...>, parentheses may hold '>' (a comparison in a default argument)
+        else if (open == "<" && t[i].text == "(") i = skip_group(t, i, end) - 1;
+    }
+    return end;
+}
+
+bool is_attribute_word(const std::string& w) {
+    return w == "__launch_bounds__" || w == "__attribute__" || w == "__declspec" || w == "alignas" ||
+           w == "__cluster_dims__" || w == "__maxnreg__" || w == "__grid_constant__";
+}
+
+bool is_specifier(const std::string& w) {
+    return w == "__global__" || w == "static" || w == "inline" || w == "__inline__" || w == "__forceinline__" ||
+           w == "__noinline__" || w == "extern" || w == "constexpr" || w == "__host__" || w == "__device__";
+}
+
+std::vector<TemplateParam> parse_template_params(const std::vector<std::string>& toks) {
+    std::vector<TemplateParam> out;
+    for (auto& part : split_commas(toks)) {
+        TemplateParam tp;
+        std::vector<std::string> decl = part;
+        auto eq = std::find(part.begin(), part.end(), "=");
+        if (eq != part.end()) {
+            decl.assign(part.begin(), eq);
+            tp.default_value = join(std::vector<std::string>(eq + 1, part.end()));
+        }
+        decl.erase(std::remove(decl.begin(), decl.end(), "..."), decl.end());
+        decl.erase(std::remove(decl.begin(), decl.end(), "."), decl.end());
+        if (decl.size() >= 2 && ident_start(decl.back()[0]) && !is_builtin_word(decl.back())) {
+            tp.name = decl.back();
+            decl.pop_back();
+        }
+        tp.kind = join(decl);
+        out.push_back(std::move(tp));
+    }
+    return out;
+}
+
+// Parses the statement t[b, e) that contains `__global__` at index g.
+bool parse_decl(const std::vector<Tok>& t, std::size_t b, std::size_t e, std::size_t g,
+                const std::vector<Scope>& scopes, bool definition, KernelDecl& d) {
+    d.line = t[g].line;
+    d.is_definition = definition;
+    for (const auto& s : scopes) d.is_extern_c = s.kind == Scope::linkage ? s.extern_c : d.is_extern_c;
+
+    std::size_t region = b;
+    for (std::size_t i = b; i < g; ++i) {
+        if (is(t[i], "template") && i + 1 < e && is(t[i + 1], "<")) {
+            std::size_t close = skip_group(t, i + 1, e);
+            if (close > g) return false;
+            d.is_template = true;
+            d.template_params = parse_template_params(texts(t, i + 2, close - 1));
+            region = close;
+            i = close - 1;
+        } else if (is(t[i], "extern") && i + 1 < e && t[i + 1].kind == Tk::string) {
+            d.is_extern_c = t[i + 1].text == "\"C\"";
+        }
+    }
+    // The declarator: the first '(' after __global__ that follows a name (attribute groups skipped).
+    std::size_t name_end = 0;
+    for (std::size_t i = g + 1; i < e; ++i) {
+        if (t[i].kind == Tk::word && is_attribute_word(t[i].text) && i + 1 < e && is(t[i + 1], "(")) {
+            i = skip_group(t, i + 1, e) - 1;
+        } else if (is(t[i], "[") && i + 1 < e && is(t[i + 1], "[")) {
+            i = skip_group(t, i, e) - 1;
+        } else if (is(t[i], "(")) {
+            if (i > g + 1 && t[i - 1].kind == Tk::word) name_end = i;
+            break;
+        }
+    }
+    if (name_end == 0) return false;
+    std::size_t name_begin = name_end - 1;
+    while (name_begin >= g + 3 && is(t[name_begin - 1], "::") && t[name_begin - 2].kind == Tk::word)
+        name_begin -= 2;
+    d.name = t[name_end - 1].text;
+    std::string qual;
+    for (const auto& s : scopes)
+        if (s.kind == Scope::ns && !s.name.empty()) qual += s.name + "::";
+    for (std::size_t i = name_begin; i + 1 < name_end; ++i) qual += t[i].text;
+    d.qualified_name = qual + d.name;
+
+    std::vector<std::string> ret;
+    for (std::size_t i = region; i < name_begin; ++i) {
+        const auto& w = t[i].text;
+        if (t[i].kind == Tk::word && is_attribute_word(w) && i + 1 < e && is(t[i + 1], "(")) {
+            i = skip_group(t, i + 1, e) - 1;
+        } else if (is(t[i], "[") && i + 1 < e && is(t[i + 1], "[")) {
+            i = skip_group(t, i, e) - 1;
+        } else if (t[i].kind == Tk::string || is_specifier(w)) {
+        } else {
+            ret.push_back(w);
+        }
+    }
+    std::size_t close = skip_group(t, name_end, e);
+    std::vector<std::string> inner = texts(t, name_end + 1, close - 1 > name_end ? close - 1 : name_end + 1);
+    if (!(inner.size() == 1 && inner[0] == "void"))
+        for (auto& part : split_commas(inner))
+            if (!part.empty()) d.params.push_back(make_param(part));
+    d.signature = build_signature(d, ret.empty() ? "void" : join(ret));
+    return true;
+}
+
+std::string param_types_key(const KernelDecl& d) {
+    std::string k;
+    for (const auto& p : d.params) k += p.type + ",";
+    return k;
+}
+
+}  // namespace
+
+// ---- scalars ----------------------------------------------------------------------------
+
+const char* scalar_name(ScalarType t) noexcept {
+    switch (t) {
+    case ScalarType::none: return "";
+    case ScalarType::bool_: return "bool";
+    case ScalarType::int8: return "int8";
+    case ScalarType::uint8: return "uint8";
+    case ScalarType::int16: return "int16";
+    case ScalarType::uint16: return "uint16";
+    case ScalarType::int32: return "int32";
+    case ScalarType::uint32: return "uint32";
+    case ScalarType::int64: return "int64";
+    case ScalarType::uint64: return "uint64";
+    case ScalarType::float16: return "float16";
+    case ScalarType::bfloat16: return "bfloat16";
+    case ScalarType::float32: return "float32";
+    case ScalarType::float64: return "float64";
+    }
+    return "";
+}
+
+std::size_t scalar_size(ScalarType t) noexcept {
+    switch (t) {
+    case ScalarType::none: return 0;
+    case ScalarType::bool_: case ScalarType::int8: case ScalarType::uint8: return 1;
+    case ScalarType::int16: case ScalarType::uint16: case ScalarType::float16: case ScalarType::bfloat16: return 2;
+    case ScalarType::int32: case ScalarType::uint32: case ScalarType::float32: return 4;
+    case ScalarType::int64: case ScalarType::uint64: case ScalarType::float64: return 8;
+    }
+    return 0;
+}
+
+ScalarType scalar_from_type(std::string_view type) noexcept {
+    std::vector<std::string> words;
+    {
+        std::string cur;
+        for (char c : type) {
+            if (ident_char(c) || c == ':') {
+                cur += c;
+            } else if (!cur.empty()) {
+                words.push_back(cur);
+                cur.clear();
+            }
+        }
+        if (!cur.empty()) words.push_back(cur);
+    }
+    words.erase(std::remove_if(words.begin(), words.end(), [](const std::string& w) { return is_cv(w); }),
+                words.end());
+    if (words.empty()) return ScalarType::none;
+    if (words.size() == 1) {
+        std::string w = words[0];
+        if (w.rfind("::", 0) == 0) w = w.substr(2);
+        if (w.rfind("std::", 0) == 0) w = w.substr(5);
+        static const std::map<std::string, ScalarType> named = {
+            {"bool", ScalarType::bool_}, {"float", ScalarType::float32}, {"double", ScalarType::float64},
+            {"half", ScalarType::float16}, {"__half", ScalarType::float16},
+            {"__nv_bfloat16", ScalarType::bfloat16}, {"nv_bfloat16", ScalarType::bfloat16},
+            {"int8_t", ScalarType::int8}, {"uint8_t", ScalarType::uint8},
+            {"int16_t", ScalarType::int16}, {"uint16_t", ScalarType::uint16},
+            {"int32_t", ScalarType::int32}, {"uint32_t", ScalarType::uint32},
+            {"int64_t", ScalarType::int64}, {"uint64_t", ScalarType::uint64},
+            {"size_t", ScalarType::uint64}, {"uintptr_t", ScalarType::uint64},
+            {"ptrdiff_t", ScalarType::int64}, {"intptr_t", ScalarType::int64}, {"ssize_t", ScalarType::int64},
+            {"cudaTextureObject_t", ScalarType::uint64}, {"cudaSurfaceObject_t", ScalarType::uint64},
+        };
+        auto it = named.find(w);
+        if (it != named.end()) return it->second;
+    }
+    int n_unsigned = 0, n_signed = 0, n_short = 0, n_long = 0, n_int = 0, n_char = 0;
+    for (const auto& w : words) {
+        if (w == "unsigned") ++n_unsigned;
+        else if (w == "signed") ++n_signed;
+        else if (w == "short") ++n_short;
+        else if (w == "long") ++n_long;
+        else if (w == "int") ++n_int;
+        else if (w == "char") ++n_char;
+        else return ScalarType::none;
+    }
+    if (n_unsigned + n_signed > 1 || n_int > 1 || n_char > 1 || n_long > 2 || n_short > 1 ||
+        (n_short && n_long) || (n_char && (n_short || n_long || n_int)))
+        return ScalarType::none;
+    bool u = n_unsigned == 1;
+    if (n_char) return u ? ScalarType::uint8 : ScalarType::int8;
+    if (n_short) return u ? ScalarType::uint16 : ScalarType::int16;
+    if (n_long) return u ? ScalarType::uint64 : ScalarType::int64;  // LP64: long is 64-bit
+    return u ? ScalarType::uint32 : ScalarType::int32;
+}
+
+// ---- public -----------------------------------------------------------------------------
+
+std::vector<KernelDecl> parse_kernels(std::string_view source) {
+    std::vector<Tok> t = tokenize(source);
+    std::vector<KernelDecl> out;
+    std::vector<Scope> scopes;
+    std::size_t n = t.size(), i = 0;
+    while (i < n) {
+        if (!scopes.empty() && scopes.back().kind == Scope::other) {
+            if (is(t[i], "{")) scopes.push_back({Scope::other, "", false});
+            else if (is(t[i], "}")) scopes.pop_back();
+            ++i;
+            continue;
+        }
+        // one statement at namespace scope: up to ';' '{' '}' outside () and []
+        std::size_t j = i;
+        std::size_t global_at = n;
+        int depth = 0;
+        for (; j < n; ++j) {
+            if (t[j].kind != Tk::punct) {
+                if (global_at == n && t[j].kind == Tk::word && t[j].text == "__global__" && depth == 0) global_at = j;
+                continue;
+            }
+            const std::string& s = t[j].text;
+            if (s == "(" || s == "[") ++depth;
+            else if ((s == ")" || s == "]") && depth > 0) --depth;
+            else if (depth == 0 && (s == ";" || s == "{" || s == "}")) break;
+        }
+        if (j >= n) {
+            if (global_at != n) {
+                KernelDecl d;
+                if (parse_decl(t, i, n, global_at, scopes, false, d)) out.push_back(std::move(d));
+            }
+            break;
+        }
+        const std::string& end = t[j].text;
+        if (end == "}") {
+            if (!scopes.empty()) scopes.pop_back();
+        } else if (end == ";") {
+            KernelDecl d;
+            if (global_at != n && parse_decl(t, i, j, global_at, scopes, false, d)) out.push_back(std::move(d));
+        } else {  // '{'
+            std::size_t k = i;
+            if (k < j && is(t[k], "inline")) ++k;
+            if (k < j && is(t[k], "namespace")) {
+                std::string name;
+                for (std::size_t m = k + 1; m < j; ++m)
+                    if (t[m].kind == Tk::word && t[m].text != "inline") name += (name.empty() ? "" : "::") + t[m].text;
+                scopes.push_back({Scope::ns, name, false});
+            } else if (j - i == 2 && is(t[i], "extern") && t[i + 1].kind == Tk::string) {
+                scopes.push_back({Scope::linkage, "", t[i + 1].text == "\"C\""});
+            } else {
+                KernelDecl d;
+                if (global_at != n && parse_decl(t, i, j, global_at, scopes, true, d)) out.push_back(std::move(d));
+                scopes.push_back({Scope::other, "", false});
+            }
+        }
+        i = j + 1;
+    }
+    // A declaration followed by its definition is one kernel: keep the definition's data
+    // (and the extern "C" of either, since linkage follows the first declaration).
+    std::vector<KernelDecl> merged;
+    std::map<std::string, std::size_t> index;  // qualified name + parameter types -> merged slot
+    for (auto& d : out) {
+        auto [it, fresh] = index.emplace(d.qualified_name + "(" + param_types_key(d), merged.size());
+        if (fresh) {
+            merged.push_back(std::move(d));
+            continue;
+        }
+        KernelDecl& same = merged[it->second];
+        if (d.is_definition && !same.is_definition) {
+            bool c = same.is_extern_c || d.is_extern_c;
+            same = std::move(d);
+            same.is_extern_c = c;
+        }
+    }
+    return merged;
+}
+
+bool split_template_expr(std::string_view expr, std::string& name, std::vector<std::string>& args) {
+    std::vector<Tok> t = tokenize(expr);
+    std::size_t lt = 0;
+    while (lt < t.size() && !is(t[lt], "<")) ++lt;
+    if (lt == 0 || lt >= t.size()) return false;
+    std::size_t close = skip_group(t, lt, t.size());
+    if (close != t.size() || !is(t[close - 1], ">")) return false;
+    name = join(texts(t, 0, lt));
+    args.clear();
+    for (auto& part : split_commas(texts(t, lt + 1, close - 1))) args.push_back(join(part));
+    return true;
+}
+
+KernelDecl instantiate(const KernelDecl& decl, const std::vector<std::string>& args) {
+    const auto& tps = decl.template_params;
+    std::size_t required = 0;
+    for (const auto& tp : tps)
+        if (tp.default_value.empty()) ++required;
+    if (!decl.is_template || args.size() > tps.size() || args.size() < required) {
+        std::string want = std::to_string(required) +
+                           (required == tps.size() ? "" : " to " + std::to_string(tps.size()));
+        throw std::invalid_argument(decl.name + "<...> takes " + want + " template argument(s), " +
+                                    std::to_string(args.size()) + " given; write it like " + decl.name + "<" +
+                                    (tps.empty() ? "" : std::string(tps[0].is_type() ? "float" : "4")) + ">");
+    }
+    std::map<std::string, std::string> subst;
+    std::vector<std::string> full;
+    for (std::size_t i = 0; i < tps.size(); ++i) {
+        std::string a = i < args.size() ? args[i] : tps[i].default_value;
+        full.push_back(a);
+        if (!tps[i].name.empty()) subst[tps[i].name] = a;
+    }
+    KernelDecl d = decl;
+    d.template_args = full;
+    for (auto& p : d.params) {
+        std::vector<std::string> toks;
+        for (auto& w : word_tokens(p.type)) {
+            auto it = subst.find(w);
+            if (it == subst.end()) {
+                toks.push_back(w);
+            } else {
+                // parenthesised types would change meaning; the arg's own tokens are enough
+                for (auto& x : word_tokens(it->second)) toks.push_back(x);
+            }
+        }
+        p.type = join(toks);
+        classify(p, toks);
+    }
+    std::string ret = decl.signature;
+    std::size_t gt = ret.find("> ");
+    std::size_t sp = ret.find(" " + decl.name + "(");
+    std::string rtype = (gt != std::string::npos && sp != std::string::npos && sp > gt + 2)
+                            ? ret.substr(gt + 2, sp - gt - 2)
+                            : "void";
+    d.signature = build_signature(d, rtype);
+    return d;
+}
+
+}  // namespace xcuda::compile

@@ -1,0 +1,258 @@
+#include "device_array.hpp"
+#include "array_protocols.hpp"
+#include "device_state.hpp"
+#include "dlpack_abi.hpp"
+#include "errors.hpp"
+#include "interrupt.hpp"
+
+#include <xcuda/rt/stream.hpp>
+
+#include <pybind11/stl.h>
+
+#include <sstream>
+
+namespace py = pybind11;
+
+namespace xcuda::magics {
+namespace {
+
+PyTypeObject* array_type = nullptr;
+
+std::vector<std::int64_t> shape_from(py::handle shape) {
+    std::vector<std::int64_t> out;
+    if (PyLong_Check(shape.ptr())) {
+        out.push_back(shape.cast<std::int64_t>());
+    } else {
+        for (py::handle d : shape) out.push_back(d.cast<std::int64_t>());
+    }
+    for (auto d : out) {
+        if (d < 0) raise(PyExc_ValueError, "negative dimension " + std::to_string(d) + " in shape");
+    }
+    return out;
+}
+
+py::module_ numpy() { return py::module_::import("numpy"); }
+
+ElemType dtype_from(py::handle dtype) {
+    py::object dt = numpy().attr("dtype")(dtype);
+    ElemType t = elem_type_from_typestr(dt.attr("str").cast<std::string>());
+    if (t.kind == 'V') {
+        raise(PyExc_TypeError, "dtype " + py::str(dt).cast<std::string>() +
+                                   " is not supported on the device: use a bool, integer, float or complex dtype");
+    }
+    return t;
+}
+
+py::object numpy_dtype(const ElemType& t) { return numpy().attr("dtype")(elem_type_typestr(t)); }
+
+py::tuple shape_tuple(const std::vector<std::int64_t>& shape) {
+    py::tuple t(shape.size());
+    for (std::size_t i = 0; i < shape.size(); ++i) t[i] = py::int_(shape[i]);
+    return t;
+}
+
+std::uintptr_t host_data(py::handle array) {
+    ArrayDescription d;
+    read_array_interface(array, d, "array");
+    return d.ptr;
+}
+
+std::shared_ptr<DeviceArray> to_device(py::handle source) {
+    py::object arr = numpy().attr("ascontiguousarray")(source);
+    ArrayDescription d;
+    read_array_interface(arr, d, "to_device()");
+    if (d.dtype.kind == 'V') {
+        raise(PyExc_TypeError, "to_device(): dtype " + py::str(arr.attr("dtype")).cast<std::string>() +
+                                   " is not supported on the device");
+    }
+    auto out = std::make_shared<DeviceArray>(d.shape, d.dtype);
+    if (out->nbytes() > 0) {
+        const void* src = reinterpret_cast<const void*>(d.ptr);
+        const CUdeviceptr dst = out->ptr();
+        const std::size_t bytes = out->nbytes();
+        wait_without_gil([&] { rt::copy_to_device(dst, src, bytes); });
+    }
+    return out;
+}
+
+py::object get(const DeviceArray& a) {
+    py::object out = numpy().attr("empty")(shape_tuple(a.shape()), numpy_dtype(a.dtype()));
+    if (a.nbytes() > 0) {
+        activate(a.device());
+        void* dst = reinterpret_cast<void*>(host_data(out));
+        const CUdeviceptr src = a.ptr();
+        const std::size_t bytes = a.nbytes();
+        wait_without_gil([&] { rt::copy_to_host(dst, src, bytes); });
+        activate();
+    }
+    return out;
+}
+
+py::dict cuda_array_interface(const DeviceArray& a) {
+    py::dict d;
+    d["shape"] = shape_tuple(a.shape());
+    d["typestr"] = elem_type_typestr(a.dtype());
+    d["data"] = py::make_tuple(py::int_(a.ptr()), false);
+    d["strides"] = py::none();
+    d["version"] = 3;
+    // xcuda's own copies and default launches run on the legacy default stream.
+    d["stream"] = 1;
+    return d;
+}
+
+// The DLPack export: the managed tensor keeps a reference to the DeviceArray.
+struct ExportContext {
+    py::object array;
+    std::vector<std::int64_t> shape;
+};
+
+void delete_managed(dlpack::ManagedTensor* self) {
+    PyGILState_STATE gil = PyGILState_Ensure();
+    delete static_cast<ExportContext*>(self->manager_ctx);
+    delete self;
+    PyGILState_Release(gil);
+}
+
+void capsule_destructor(PyObject* capsule) {
+    // Consumed capsules are renamed by their consumer, who then owns the tensor.
+    if (!PyCapsule_IsValid(capsule, dlpack::capsule_name)) return;
+    auto* managed = static_cast<dlpack::ManagedTensor*>(PyCapsule_GetPointer(capsule, dlpack::capsule_name));
+    if (managed && managed->deleter) managed->deleter(managed);
+}
+
+dlpack::DataType dlpack_dtype(const ElemType& t) {
+    const auto bits = static_cast<std::uint8_t>(t.bytes * 8);
+    switch (t.kind) {
+        case 'i': return {dlpack::int_, bits, 1};
+        case 'u': return {dlpack::uint_, bits, 1};
+        case 'f': return {dlpack::float_, bits, 1};
+        case 'B': return {dlpack::bfloat, bits, 1};
+        case 'c': return {dlpack::complex, bits, 1};
+        case 'b': return {dlpack::bool_, bits, 1};
+        default: return {dlpack::opaque, bits, 1};
+    }
+}
+
+py::object to_dlpack(py::object self, py::object stream, py::object /*max_version*/, py::object /*dl_device*/,
+                     py::object /*copy*/) {
+    const auto& a = self.cast<const DeviceArray&>();
+    // The consumer will use the array on `stream`; our work is on the legacy default stream.
+    if (!stream.is_none()) {
+        const auto s = stream.cast<std::intptr_t>();
+        if (s != 1 && s != -1) {
+            activate(a.device());
+            wait_without_gil([] { rt::synchronize_stream(nullptr); });
+        }
+    }
+    auto* ctx = new ExportContext{self, a.shape()};
+    auto* managed = new dlpack::ManagedTensor{};
+    managed->dl_tensor.data = reinterpret_cast<void*>(a.ptr());
+    managed->dl_tensor.device = {dlpack::cuda, a.device()};
+    managed->dl_tensor.ndim = static_cast<std::int32_t>(ctx->shape.size());
+    managed->dl_tensor.dtype = dlpack_dtype(a.dtype());
+    managed->dl_tensor.shape = ctx->shape.data();
+    managed->dl_tensor.strides = nullptr;
+    managed->dl_tensor.byte_offset = 0;
+    managed->manager_ctx = ctx;
+    managed->deleter = delete_managed;
+    PyObject* capsule = PyCapsule_New(managed, dlpack::capsule_name, capsule_destructor);
+    if (!capsule) {
+        delete_managed(managed);
+        throw py::error_already_set();
+    }
+    return py::reinterpret_steal<py::object>(capsule);
+}
+
+std::shared_ptr<DeviceArray> from_dlpack(py::handle obj) {
+    ArrayDescription d;
+    if (!read_dlpack(obj, d, nullptr, "from_dlpack()")) {
+        raise(PyExc_TypeError, std::string("from_dlpack() needs an object with __dlpack__ (a PyTorch tensor, a CuPy "
+                                           "array, ...), got ") + Py_TYPE(obj.ptr())->tp_name);
+    }
+    if (!d.contiguous) {
+        raise(PyExc_ValueError, "from_dlpack(): the tensor is not C-contiguous; pass x.contiguous() (PyTorch) or "
+                                "cupy.ascontiguousarray(x)");
+    }
+    return std::make_shared<DeviceArray>(d.ptr, d.shape, d.dtype, d.device < 0 ? current_device() : d.device,
+                                         std::move(d.keepalive));
+}
+
+std::string repr(const DeviceArray& a) {
+    std::ostringstream s;
+    s << "xcuda.DeviceArray(shape=(";
+    for (std::size_t i = 0; i < a.shape().size(); ++i) s << (i ? ", " : "") << a.shape()[i];
+    if (a.shape().size() == 1) s << ",";
+    s << "), dtype=" << elem_type_name(a.dtype()) << ", device=" << a.device() << ")";
+    return s.str();
+}
+
+}  // namespace
+
+DeviceArray::DeviceArray(std::vector<std::int64_t> shape, ElemType dtype)
+    : shape_(std::move(shape)), dtype_(dtype), device_(current_device()) {
+    activate();
+    buffer_ = std::make_unique<rt::DeviceBuffer>(nbytes());
+    ptr_ = buffer_->get();
+}
+
+DeviceArray::DeviceArray(std::uintptr_t ptr, std::vector<std::int64_t> shape, ElemType dtype, int device,
+                         py::object owner)
+    : owner_(std::move(owner)), ptr_(ptr), shape_(std::move(shape)), dtype_(dtype), device_(device) {}
+
+std::int64_t DeviceArray::size() const {
+    std::int64_t n = 1;
+    for (auto d : shape_) n *= d;
+    return n;
+}
+
+PyTypeObject* device_array_type() { return array_type; }
+
+const DeviceArray& device_array_of(py::handle obj) {
+    static const py::detail::type_info* info = py::detail::get_type_info(typeid(DeviceArray));
+    auto* inst = reinterpret_cast<py::detail::instance*>(obj.ptr());
+    const DeviceArray* value = inst->get_value_and_holder(info).value_ptr<DeviceArray>();
+    if (!value) raise(PyExc_ValueError, "an uninitialised xcuda.DeviceArray was passed");
+    return *value;
+}
+
+void define_device_array(py::module_& m) {
+    auto cls = py::class_<DeviceArray, std::shared_ptr<DeviceArray>>(
+        m, "DeviceArray", "A C-contiguous array in device memory (CAI v3 and DLPack both ways).");
+    cls.def_static("to_device", &to_device, py::arg("array"), "Copies a host array (numpy) to the selected device.")
+        .def_static(
+            "empty", [](py::handle shape, py::handle dtype) { return std::make_shared<DeviceArray>(shape_from(shape), dtype_from(dtype)); },
+            py::arg("shape"), py::arg("dtype") = "float32")
+        .def_static(
+            "zeros",
+            [](py::handle shape, py::handle dtype) {
+                auto a = std::make_shared<DeviceArray>(shape_from(shape), dtype_from(dtype));
+                if (a->nbytes() > 0) rt::memset_d8(a->ptr(), 0, a->nbytes());
+                return a;
+            },
+            py::arg("shape"), py::arg("dtype") = "float32")
+        .def_static("from_dlpack", &from_dlpack, py::arg("tensor"), "Zero-copy view of a DLPack device tensor.")
+        .def("get", &get, "Copies the array to a new numpy array.")
+        .def_property_readonly("shape", [](const DeviceArray& a) { return shape_tuple(a.shape()); })
+        .def_property_readonly("dtype", [](const DeviceArray& a) { return numpy_dtype(a.dtype()); })
+        .def_property_readonly("size", &DeviceArray::size)
+        .def_property_readonly("nbytes", &DeviceArray::nbytes)
+        .def_property_readonly("ndim", [](const DeviceArray& a) { return a.shape().size(); })
+        .def_property_readonly("device", &DeviceArray::device)
+        .def_property_readonly("ptr", &DeviceArray::ptr)
+        .def_property_readonly("__cuda_array_interface__", &cuda_array_interface)
+        .def("__dlpack__", &to_dlpack, py::arg("stream") = py::none(), py::kw_only(),
+             py::arg("max_version") = py::none(), py::arg("dl_device") = py::none(), py::arg("copy") = py::none())
+        .def("__dlpack_device__", [](const DeviceArray& a) { return py::make_tuple(int(dlpack::cuda), a.device()); })
+        .def("__len__", [](const DeviceArray& a) {
+            if (a.shape().empty()) raise(PyExc_TypeError, "len() of a 0-d DeviceArray");
+            return a.shape()[0];
+        })
+        .def("__repr__", &repr);
+    array_type = reinterpret_cast<PyTypeObject*>(cls.ptr());
+    m.attr("to_device") = cls.attr("to_device");
+    m.attr("empty") = cls.attr("empty");
+    m.attr("zeros") = cls.attr("zeros");
+    m.attr("from_dlpack") = cls.attr("from_dlpack");
+}
+
+}  // namespace xcuda::magics

@@ -1,0 +1,83 @@
+#include "device_state.hpp"
+#include "errors.hpp"
+#include "interrupt.hpp"
+
+#include <xcuda/rt/driver.hpp>
+#include <xcuda/rt/errors.hpp>
+
+#include <map>
+#include <memory>
+
+namespace py = pybind11;
+
+namespace xcuda::magics {
+namespace {
+
+int selected = 0;
+
+// Never destroyed: releasing primary contexts from a static destructor would run after the
+// driver may already be unloading at process exit.
+std::map<int, std::unique_ptr<rt::PrimaryContext>>& contexts() {
+    static auto* m = new std::map<int, std::unique_ptr<rt::PrimaryContext>>();
+    return *m;
+}
+
+bool pending = false;
+
+// Device printf drops what does not fit its FIFO, without telling anyone. The runtime sizes the
+// FIFO before the first launch; when something else launched first (CuPy, PyTorch) that is no
+// longer possible, and the user should know that long printf output can be cut.
+void warn_if_printf_fifo_small(const rt::PrimaryContext& ctx) {
+    const rt::PrintfFifo fifo = ctx.printf_fifo();
+    if (fifo.set) return;
+    const std::string message = "device printf buffer of device " + std::to_string(ctx.device().ordinal()) +
+                                " stays at " + std::to_string(fifo.bytes >> 10) + " KiB (xcuda asked for " +
+                                std::to_string(fifo.requested >> 10) + " KiB: " + fifo.why_not +
+                                "); printf output beyond it is dropped by the driver. Import xcuda before other "
+                                "CUDA libraries launch to get the larger buffer.";
+    if (PyErr_WarnEx(PyExc_RuntimeWarning, message.c_str(), 1) != 0) throw py::error_already_set();
+}
+
+}  // namespace
+
+int current_device() { return selected; }
+
+void select_device(int ordinal) {
+    const int count = rt::device_count();
+    if (ordinal < 0 || ordinal >= count) {
+        raise(PyExc_ValueError,
+              "device " + std::to_string(ordinal) + " does not exist: this machine has " + std::to_string(count) +
+                  " CUDA device" + (count == 1 ? "" : "s") + " (valid: " +
+                  (count == 1 ? std::string("0") : "0.." + std::to_string(count - 1)) + ")");
+    }
+    selected = ordinal;
+}
+
+const rt::PrimaryContext& activate(int ordinal) {
+    auto& map = contexts();
+    auto it = map.find(ordinal);
+    if (it == map.end()) {
+        rt::Device device(ordinal);
+        it = map.emplace(ordinal, std::make_unique<rt::PrimaryContext>(device)).first;
+        warn_if_printf_fifo_small(*it->second);
+    }
+    // Another library (CuPy, PyTorch) may have made another context current on this thread.
+    it->second->make_current();
+    return *it->second;
+}
+
+const rt::PrimaryContext& activate() { return activate(selected); }
+
+void note_launch() { pending = true; }
+
+bool launched_since_sync() { return pending; }
+void note_synchronized() { pending = false; }
+
+void synchronize_current() {
+    // Cleared first: a failed or interrupted wait is reported once, not again after every cell.
+    note_synchronized();
+    const rt::PrimaryContext& ctx = activate();
+    wait_without_gil([&] { ctx.synchronize(); });
+}
+
+}  // namespace xcuda::magics

@@ -1,0 +1,46 @@
+#include "extension.hpp"
+#include "magic_cache.hpp"
+#include "magic_cuda.hpp"
+#include "magic_header.hpp"
+#include "magic_info.hpp"
+#include "post_cell_sync.hpp"
+
+namespace py = pybind11;
+
+namespace xcuda::magics {
+namespace {
+
+// The explicit magic registry: name, kind, function.
+void register_magics(py::object ip) {
+    auto cell = [&](const char* name, void (*fn)(const std::string&, const std::string&)) {
+        ip.attr("register_magic_function")(py::cpp_function(fn, py::arg("line"), py::arg("cell")),
+                                           py::arg("magic_kind") = "cell", py::arg("magic_name") = name);
+    };
+    auto line = [&](const char* name, void (*fn)(const std::string&)) {
+        ip.attr("register_magic_function")(py::cpp_function(fn, py::arg("line")), py::arg("magic_kind") = "line",
+                                           py::arg("magic_name") = name);
+    };
+    cell("cuda", cuda_cell_magic);
+    line("cuda", cuda_line_magic);
+    cell("cuda_header", cuda_header_cell_magic);
+    line("cuda_info", cuda_info_line_magic);
+    line("cuda_device", cuda_device_line_magic);
+    line("cuda_cache", cuda_cache_line_magic);
+}
+
+}  // namespace
+
+void define_extension(py::module_& m) {
+    m.def(
+        "load_ipython_extension",
+        [](py::object ip) {
+            register_magics(ip);
+            register_post_cell_sync(ip);
+        },
+        py::arg("ipython"), "Registers %%cuda, %%cuda_header, %cuda_info, %cuda_device and %cuda_cache.");
+    m.def("unload_ipython_extension", &unregister_post_cell_sync, py::arg("ipython"));
+    m.def("sync_after_cell", &set_sync_after_cell, py::arg("enabled"),
+          "Whether a cell that launched kernels waits for them before it ends (default True).");
+}
+
+}  // namespace xcuda::magics

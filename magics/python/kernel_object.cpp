@@ -1,0 +1,400 @@
+#include "kernel_object.hpp"
+#include "device_state.hpp"
+#include "errors.hpp"
+#include "interrupt.hpp"
+#include "launch_config.hpp"
+#include "rich_output.hpp"
+#include "sass.hpp"
+
+#include <xcuda/compile/diagnostics.hpp>
+#include <xcuda/compile/option_parser.hpp>
+#include <xcuda/rt/device.hpp>
+#include <xcuda/rt/launch.hpp>
+#include <xcuda/rt/stream.hpp>
+
+#include <pybind11/stl.h>
+
+#include <Python.h>
+
+#include <cctype>
+#include <stdexcept>
+
+namespace py = pybind11;
+
+namespace xcuda::magics {
+namespace {
+
+struct ModuleHandle {
+    std::shared_ptr<ModuleImpl> impl;
+    py::dict kernels;
+    std::string name;
+};
+
+struct KernelTemplate {
+    std::string name;
+    std::map<std::string, std::shared_ptr<Kernel>> by_args;  // normalised args -> kernel
+    std::vector<std::string> written;                        // as given to --instantiate
+};
+
+struct Launcher {
+    std::shared_ptr<Kernel> kernel;
+    rt::Dim3 grid, block;
+    std::size_t shared_mem = 0;
+    CUstream stream = nullptr;
+    py::object stream_ref;  // keeps a stream object alive while the launcher is
+};
+
+const char* cache_name(compile::CacheLevel c) {
+    switch (c) {
+        case compile::CacheLevel::memory: return "memory";
+        case compile::CacheLevel::disk: return "disk";
+        case compile::CacheLevel::none: break;
+    }
+    return "none";
+}
+
+std::string launch_shape(const Launcher& l) {
+    return "[" + l.grid.str() + ", " + l.block.str() + "]";
+}
+
+Launcher make_launcher(std::shared_ptr<Kernel> k, py::handle config) {
+    Launcher l;
+    l.kernel = std::move(k);
+    if (!PyTuple_Check(config.ptr()) || PyTuple_GET_SIZE(config.ptr()) < 2 || PyTuple_GET_SIZE(config.ptr()) > 4) {
+        raise(PyExc_TypeError, "launch with kernel[grid, block] or kernel[grid, block, shared_mem, stream], got kernel[" +
+                                   py::repr(config).cast<std::string>() + "]");
+    }
+    const Py_ssize_t n = PyTuple_GET_SIZE(config.ptr());
+    l.grid = parse_dim3(PyTuple_GET_ITEM(config.ptr(), 0), "grid");
+    l.block = parse_dim3(PyTuple_GET_ITEM(config.ptr(), 1), "block");
+    if (n > 2) l.shared_mem = parse_shared_mem(PyTuple_GET_ITEM(config.ptr(), 2));
+    if (n > 3) {
+        l.stream_ref = py::reinterpret_borrow<py::object>(PyTuple_GET_ITEM(config.ptr(), 3));
+        l.stream = parse_stream(l.stream_ref);
+    }
+    return l;
+}
+
+py::dict attributes_dict(const rt::FunctionAttributes& a) {
+    py::dict d;
+    d["num_regs"] = a.num_regs;
+    d["shared_size_bytes"] = a.shared_bytes;
+    d["local_size_bytes"] = a.local_bytes;
+    d["const_size_bytes"] = a.const_bytes;
+    d["max_threads_per_block"] = a.max_threads_per_block;
+    d["max_dynamic_shared_size_bytes"] = a.max_dynamic_shared_bytes;
+    d["ptx_version"] = a.ptx_version;
+    d["binary_version"] = a.binary_version;
+    return d;
+}
+
+py::dict resources_dict(const rt::KernelResources& r) {
+    py::dict d;
+    d["arch"] = r.arch;
+    d["registers"] = r.registers;
+    d["barriers"] = r.barriers;
+    d["stack_frame_bytes"] = r.stack_frame_bytes;
+    d["spill_store_bytes"] = r.spill_store_bytes;
+    d["spill_load_bytes"] = r.spill_load_bytes;
+    d["shared_bytes"] = r.shared_bytes;
+    d["constant_bytes"] = r.constant_bytes;
+    return d;
+}
+
+std::string kernel_repr(const Kernel& k) {
+    return "<xcuda.Kernel " + k.decl().signature + (k.instantiation().empty() ? "" : " [" + k.instantiation() + "]") + ">";
+}
+
+py::object lookup_instantiation(const KernelTemplate& t, py::handle key) {
+    std::string args;
+    if (PyTuple_Check(key.ptr())) {
+        for (py::handle item : key) args += (args.empty() ? "" : ",") + py::str(item).cast<std::string>();
+    } else {
+        args = py::str(key).cast<std::string>();
+    }
+    auto it = t.by_args.find(normalise_template_args(args));
+    if (it == t.by_args.end()) {
+        std::string known;
+        for (const auto& w : t.written) known += (known.empty() ? "" : ", ") + ("'" + w + "'");
+        raise(PyExc_KeyError, t.name + "[" + py::repr(key).cast<std::string>() + "] was not instantiated; " +
+                                  (known.empty() ? std::string("none were")
+                                                 : "instantiated: " + known) +
+                                  ". Add --instantiate '" + t.name + "<" + args + ">' to the %%cuda line");
+    }
+    return py::cast(it->second);
+}
+
+compile::CellOptions options_from_kwargs(const py::kwargs& kw) {
+    compile::CellOptions o;
+    auto strings = [](py::handle v) {
+        std::vector<std::string> out;
+        if (py::isinstance<py::str>(v)) out.push_back(v.cast<std::string>());
+        else for (py::handle x : v) out.push_back(py::str(x).cast<std::string>());
+        return out;
+    };
+    for (auto item : kw) {
+        const std::string key = item.first.cast<std::string>();
+        py::handle v = item.second;
+        if (key == "name") o.name = v.cast<std::string>();
+        else if (key == "arch") o.arch = v.cast<std::string>();
+        else if (key == "std") o.std = v.cast<std::string>();
+        else if (key == "include_dirs") o.include_dirs = strings(v);
+        else if (key == "defines") {
+            if (py::isinstance<py::dict>(v)) {
+                for (auto d : v.cast<py::dict>()) {
+                    o.defines.push_back(py::str(d.first).cast<std::string>() +
+                                        (d.second.is_none() ? "" : "=" + py::str(d.second).cast<std::string>()));
+                }
+            } else {
+                o.defines = strings(v);
+            }
+        } else if (key == "instantiate") o.instantiate = strings(v);
+        else if (key == "fast_math") o.fast_math = v.cast<bool>();
+        else if (key == "lineinfo") o.lineinfo = v.cast<bool>();
+        else if (key == "no_cache") o.no_cache = v.cast<bool>();
+        else if (key == "options") o.nvrtc_extra = strings(v);
+        else {
+            raise(PyExc_TypeError, "compile() got an unexpected option " + key +
+                                       "; options: name, arch, std, include_dirs, defines, instantiate, fast_math, "
+                                       "lineinfo, no_cache, options (extra NVRTC options)");
+        }
+    }
+    return o;
+}
+
+}  // namespace
+
+std::string normalise_template_args(const std::string& args) {
+    std::string out;
+    for (char c : args) {
+        if (!std::isspace(static_cast<unsigned char>(c))) out += c;
+    }
+    return out;
+}
+
+compile::CompileSession& compile_session() {
+    static auto* session = new compile::CompileSession();
+    return *session;
+}
+
+compile::HeaderRegistry& header_registry() {
+    static auto* registry = new compile::HeaderRegistry();
+    return *registry;
+}
+
+ModuleImpl::ModuleImpl(std::shared_ptr<const compile::CompiledModule> compiled, std::string source, std::string label,
+                       compile::CacheLevel cache)
+    : compiled_(std::move(compiled)), source_(std::move(source)), label_(std::move(label)), cache_(cache) {}
+
+const rt::Module& ModuleImpl::loaded(int device) {
+    auto it = loaded_.find(device);
+    if (it == loaded_.end()) {
+        // --arch compute_XX gives PTX only: the driver JIT-compiles it for the device.
+        it = loaded_.emplace(device, compiled_->cubin.empty() ? rt::Module::from_ptx(compiled_->ptx)
+                                                               : rt::Module::from_cubin(compiled_->cubin))
+                 .first;
+    }
+    return it->second;
+}
+
+Kernel::Kernel(std::shared_ptr<ModuleImpl> module, const compile::CompiledKernel& kernel)
+    : module_(std::move(module)),
+      decl_(kernel.decl),
+      lowered_name_(kernel.lowered_name),
+      instantiation_(kernel.instantiation),
+      resources_(kernel.resources),
+      packer_(kernel.decl),
+      description_("kernel `" + kernel.decl.name + (kernel.instantiation.empty() ? "" : "<" + kernel.instantiation + ">") +
+                   "`") {}
+
+const rt::Function& Kernel::function() {
+    const int device = current_device();
+    activate(device);
+    if (function_device_ != device || !function_) {
+        function_ = module_->loaded(device).function(lowered_name_);
+        function_device_ = device;
+    }
+    return *function_;
+}
+
+void Kernel::launch(py::handle args, rt::Dim3 grid, rt::Dim3 block, std::size_t shared_mem, CUstream stream) {
+    PackedArgs packed;
+    packer_.pack(args, stream, packed);
+    if (packed.required_device >= 0 && packed.required_device != current_device()) {
+        raise(PyExc_ValueError, description_ + " would run on device " + std::to_string(current_device()) +
+                                    " but its array arguments are on device " + std::to_string(packed.required_device) +
+                                    ": select that device (xcuda.Device(" + std::to_string(packed.required_device) +
+                                    ").use()) or copy the arrays");
+    }
+    const rt::Function& f = function();
+    for (CUstream producer : packed.producer_streams) {
+        wait_without_gil([&] { rt::synchronize_stream(producer); });
+    }
+    stage_host_arrays(packed);
+    rt::launch(f, grid, block, shared_mem, stream, packed.params());
+    note_launch();
+    unstage_host_arrays(packed, stream);
+}
+
+CompiledPythonModule compile_to_module(const std::string& source, const compile::CellOptions& options,
+                                       const std::string& label) {
+    compile::CompileOutcome outcome;
+    try {
+        outcome = compile_session().compile_cell(source, options, header_registry(), label);
+    } catch (const compile::CellCompileError& e) {
+        CompileErrorInfo info;
+        info.message = e.what();
+        info.log = e.log();
+        info.line = e.line();
+        info.column = e.column();
+        for (const auto& d : e.diagnostics()) {
+            if (d.severity == compile::Severity::error) {
+                info.source_line = d.source_line;
+                break;
+            }
+        }
+        raise_compile_error(info);
+    } catch (const compile::ParseError& e) {
+        raise(PyExc_ValueError, e.what());
+    } catch (const std::invalid_argument& e) {
+        raise(PyExc_ValueError, e.what());
+    }
+    auto impl = std::make_shared<ModuleImpl>(outcome.module, source, label, outcome.cache);
+    ModuleHandle handle{impl, py::dict(), options.name};
+    std::map<std::string, std::shared_ptr<KernelTemplate>> templates;
+    for (const auto& k : outcome.module->kernels) {
+        auto kernel = std::make_shared<Kernel>(impl, k);
+        if (k.instantiation.empty()) {
+            handle.kernels[py::str(k.decl.name)] = py::cast(kernel);
+            continue;
+        }
+        auto& t = templates[k.decl.name];
+        if (!t) {
+            t = std::make_shared<KernelTemplate>();
+            t->name = k.decl.name;
+            handle.kernels[py::str(k.decl.name)] = py::cast(t);
+        }
+        t->by_args[normalise_template_args(k.instantiation)] = kernel;
+        t->written.push_back(k.instantiation);
+    }
+    return {py::cast(std::move(handle)), impl};
+}
+
+void define_kernel_objects(py::module_& m) {
+    py::class_<Launcher>(m, "Launcher", "A kernel with its launch configuration; call it with the kernel's arguments.")
+        .def("__call__",
+             [](Launcher& l, py::args args) {
+                 l.kernel->launch(args, l.grid, l.block, l.shared_mem, l.stream);
+             })
+        .def("__repr__", [](const Launcher& l) { return "<xcuda.Launcher " + l.kernel->name() + launch_shape(l) + ">"; });
+
+    py::class_<Kernel, std::shared_ptr<Kernel>>(m, "Kernel", "A __global__ function of a compiled cell.")
+        .def_property_readonly("name", &Kernel::name)
+        .def_property_readonly("signature", [](const Kernel& k) { return k.decl().signature; })
+        .def_property_readonly("lowered_name", &Kernel::lowered_name, "The symbol in the module (mangled for C++).")
+        .def_property_readonly("instantiation", &Kernel::instantiation)
+        .def_property_readonly("parameters",
+                               [](const Kernel& k) {
+                                   py::list out;
+                                   for (const auto& p : k.decl().params) out.append(py::make_tuple(p.name, p.type));
+                                   return out;
+                               })
+        .def_property_readonly("resources",
+                               [](const Kernel& k) -> py::object {
+                                   if (!k.resources()) return py::none();
+                                   return resources_dict(*k.resources());
+                               },
+                               "Registers, spills and memory per ptxas (no GPU needed); None when ptxas gave none.")
+        .def_property_readonly("attributes", [](Kernel& k) { return attributes_dict(k.function().attributes()); },
+                               "The driver's function attributes on the selected device.")
+        .def("occupancy",
+             [](Kernel& k, int block, std::size_t shared_mem) {
+                 const rt::Function& f = k.function();
+                 const auto& props = rt::Device(current_device()).properties();
+                 const int blocks = f.max_active_blocks_per_sm(block, shared_mem);
+                 const int warps_per_block = (block + props.warp_size - 1) / props.warp_size;
+                 const int max_warps = props.max_threads_per_sm / props.warp_size;
+                 py::dict d;
+                 d["block_size"] = block;
+                 d["active_blocks_per_sm"] = blocks;
+                 d["active_warps_per_sm"] = blocks * warps_per_block;
+                 d["max_warps_per_sm"] = max_warps;
+                 d["occupancy"] = max_warps ? double(blocks * warps_per_block) / max_warps : 0.0;
+                 return d;
+             },
+             py::arg("block"), py::arg("shared_mem") = 0,
+             "Theoretical occupancy from the driver for this block size and dynamic shared memory.")
+        .def("__getitem__",
+             [](std::shared_ptr<Kernel> k, py::handle config) { return make_launcher(std::move(k), config); })
+        .def("__call__",
+             [](Kernel& k, py::args args, py::kwargs kwargs) {
+                 py::object grid, block, shared = py::int_(0), stream = py::none();
+                 for (auto item : kwargs) {
+                     const std::string key = item.first.cast<std::string>();
+                     if (key == "grid") grid = py::reinterpret_borrow<py::object>(item.second);
+                     else if (key == "block") block = py::reinterpret_borrow<py::object>(item.second);
+                     else if (key == "shared_mem") shared = py::reinterpret_borrow<py::object>(item.second);
+                     else if (key == "stream") stream = py::reinterpret_borrow<py::object>(item.second);
+                     else raise(PyExc_TypeError, k.name() + "() got an unexpected keyword argument '" + key +
+                                                     "'; launch options are grid=, block=, shared_mem=, stream=");
+                 }
+                 if (!grid || !block) {
+                     raise(PyExc_TypeError, k.name() + "(...) needs grid= and block= (or launch with " + k.name() +
+                                                "[grid, block](...))");
+                 }
+                 k.launch(args, parse_dim3(grid, "grid"), parse_dim3(block, "block"), parse_shared_mem(shared),
+                          parse_stream(stream));
+             })
+        .def("__repr__", &kernel_repr);
+
+    py::class_<KernelTemplate, std::shared_ptr<KernelTemplate>>(
+        m, "KernelTemplate", "A __global__ template: index it with the template arguments, e.g. axpy['float'].")
+        .def_readonly("name", &KernelTemplate::name)
+        .def_property_readonly("instantiations", [](const KernelTemplate& t) { return t.written; })
+        .def("__getitem__", &lookup_instantiation)
+        .def("__repr__", [](const KernelTemplate& t) {
+            std::string s = "<xcuda.KernelTemplate " + t.name + ": ";
+            for (std::size_t i = 0; i < t.written.size(); ++i) s += (i ? ", " : "") + ("'" + t.written[i] + "'");
+            return s + ">";
+        });
+
+    py::class_<ModuleHandle>(m, "Module", "A compiled cell: its kernels, PTX, CUBIN and compiler log.")
+        .def_readonly("kernels", &ModuleHandle::kernels)
+        .def_readonly("name", &ModuleHandle::name)
+        .def_property_readonly("ptx", [](const ModuleHandle& h) { return h.impl->compiled().ptx; })
+        .def_property_readonly("cubin", [](const ModuleHandle& h) { return py::bytes(h.impl->compiled().cubin); })
+        .def_property_readonly("log", [](const ModuleHandle& h) { return h.impl->compiled().log; })
+        .def_property_readonly("arch", [](const ModuleHandle& h) { return h.impl->compiled().arch; })
+        .def_property_readonly("options", [](const ModuleHandle& h) { return h.impl->compiled().nvrtc_options; })
+        .def_property_readonly("notes", [](const ModuleHandle& h) { return h.impl->compiled().notes; })
+        .def_property_readonly("cache", [](const ModuleHandle& h) { return cache_name(h.impl->cache()); },
+                               "Where the compile came from: 'memory', 'disk' or 'none' (compiled now).")
+        .def("sass", [](const ModuleHandle& h) { return rich_object(sass_report(h.impl->compiled().cubin)); },
+             "SASS of the CUBIN (needs cuobjdump or nvdisasm).")
+        .def("__getattr__",
+             [](const ModuleHandle& h, const std::string& name) -> py::object {
+                 if (h.kernels.contains(name)) return h.kernels[py::str(name)];
+                 raise(PyExc_AttributeError, "module has no kernel `" + name + "`");
+             })
+        .def("__getitem__", [](const ModuleHandle& h, const std::string& name) -> py::object {
+            if (h.kernels.contains(name)) return h.kernels[py::str(name)];
+            raise(PyExc_KeyError, "module has no kernel `" + name + "`");
+        })
+        .def("__repr__", [](const ModuleHandle& h) {
+            std::string names;
+            for (auto item : h.kernels) names += (names.empty() ? "" : ", ") + py::str(item.first).cast<std::string>();
+            return "<xcuda.Module " + (h.name.empty() ? std::string() : h.name + " ") + h.impl->compiled().arch +
+                   ": " + names + ">";
+        });
+
+    m.def(
+        "compile",
+        [](const std::string& source, py::kwargs kwargs) {
+            return compile_to_module(source, options_from_kwargs(kwargs), "source").module;
+        },
+        py::arg("source"),
+        "Compiles CUDA C++ with NVRTC (cached) and returns an xcuda.Module. Options: name, arch, std, include_dirs, "
+        "defines, instantiate, fast_math, lineinfo, no_cache, options.");
+}
+
+}  // namespace xcuda::magics

@@ -1,0 +1,86 @@
+#pragma once
+// xcuda.Module, xcuda.Kernel (and the template family object), and launching.
+#include "launch_args.hpp"
+
+#include <xcuda/compile/compile_cell.hpp>
+#include <xcuda/rt/dim3.hpp>
+#include <xcuda/rt/module.hpp>
+
+#include <pybind11/pybind11.h>
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace xcuda::magics {
+
+// A compiled cell; loaded into each device's context on first use there.
+class ModuleImpl {
+public:
+    ModuleImpl(std::shared_ptr<const compile::CompiledModule> compiled, std::string source, std::string label,
+               compile::CacheLevel cache);
+    const compile::CompiledModule& compiled() const { return *compiled_; }
+    const std::string& source() const { return source_; }
+    const std::string& label() const { return label_; }
+    compile::CacheLevel cache() const { return cache_; }
+    // The module in `device`'s context (made current by the caller).
+    const rt::Module& loaded(int device);
+
+private:
+    std::shared_ptr<const compile::CompiledModule> compiled_;
+    std::string source_;
+    std::string label_;
+    compile::CacheLevel cache_;
+    std::map<int, rt::Module> loaded_;
+};
+
+class Kernel {
+public:
+    Kernel(std::shared_ptr<ModuleImpl> module, const compile::CompiledKernel& kernel);
+
+    const std::string& name() const { return decl_.name; }
+    const compile::KernelDecl& decl() const { return decl_; }
+    const std::string& lowered_name() const { return lowered_name_; }
+    const std::string& instantiation() const { return instantiation_; }
+    const std::optional<rt::KernelResources>& resources() const { return resources_; }
+    const std::shared_ptr<ModuleImpl>& module() const { return module_; }
+    const ArgumentPacker& packer() const { return packer_; }
+
+    // The function in the selected device's context (activates it; NoDeviceError without a GPU).
+    const rt::Function& function();
+
+    // Checks and packs `args`, then launches (copying numpy arguments in and back).
+    void launch(pybind11::handle args, rt::Dim3 grid, rt::Dim3 block, std::size_t shared_mem, CUstream stream);
+
+private:
+    std::shared_ptr<ModuleImpl> module_;
+    compile::KernelDecl decl_;
+    std::string lowered_name_;
+    std::string instantiation_;
+    std::optional<rt::KernelResources> resources_;
+    ArgumentPacker packer_;
+    std::string description_;  // "kernel `saxpy`", for messages
+    int function_device_ = -1;
+    std::optional<rt::Function> function_;
+};
+
+// "float, 4" -> "float,4": template arguments compared without spaces.
+std::string normalise_template_args(const std::string& args);
+
+void define_kernel_objects(pybind11::module_& m);
+
+// xcuda.compile(...) and %%cuda share this: compiles (or fetches from the cache) and returns
+// the Python Module object. Raises CompileError (at the cell's line and column).
+struct CompiledPythonModule {
+    pybind11::object module;            // the xcuda.Module
+    std::shared_ptr<ModuleImpl> impl;   // what it holds
+};
+CompiledPythonModule compile_to_module(const std::string& source, const compile::CellOptions& options,
+                                       const std::string& label);
+
+// The one compile session (cache) and header registry of this process.
+compile::CompileSession& compile_session();
+compile::HeaderRegistry& header_registry();
+
+}  // namespace xcuda::magics

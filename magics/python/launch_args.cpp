@@ -1,0 +1,200 @@
+#include "launch_args.hpp"
+#include "device_array.hpp"
+#include "errors.hpp"
+#include "interrupt.hpp"
+#include "scalar_convert.hpp"
+
+#include <xcuda/rt/stream.hpp>
+
+#include <Python.h>
+
+namespace py = pybind11;
+
+namespace xcuda::magics {
+namespace {
+
+using compile::ParamKind;
+using compile::ScalarType;
+
+std::string plural(std::size_t n, const char* word) {
+    return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
+}
+
+// The expression a user would write to convert their array, for messages.
+std::string astype_hint(py::handle value, const std::string& name, const ElemType& want) {
+    const std::string module = py::str(py::type::handle_of(value).attr("__module__")).cast<std::string>();
+    const std::string dtype = elem_type_name(want);
+    if (module.rfind("torch", 0) == 0) return "pass " + name + ".to(torch." + dtype + ")";
+    if (module.rfind("cupy", 0) == 0) return "pass " + name + ".astype(cupy." + dtype + ")";
+    if (want.kind == 'B') return "pass a bfloat16 array";
+    return "pass " + name + ".astype(np." + dtype + ")";
+}
+
+}  // namespace
+
+void PackedArgs::reset(std::size_t n) {
+    if (n > inline_params) {
+        heap_slots_.assign(n, 0);
+        heap_ptrs_.assign(n, nullptr);
+        slots_ = heap_slots_.data();
+        ptrs_ = heap_ptrs_.data();
+    }
+    for (std::size_t i = 0; i < n; ++i) ptrs_[i] = slots_ + i;
+}
+
+ArgumentPacker::ArgumentPacker(const compile::KernelDecl& decl) : signature_(decl.signature) {
+    params_.reserve(decl.params.size());
+    for (std::size_t i = 0; i < decl.params.size(); ++i) {
+        const compile::Param& src = decl.params[i];
+        ParamPacker p;
+        p.name = src.name.empty() ? "#" + std::to_string(i + 1) : src.name;
+        p.type = src.type;
+        p.what = "argument `" + p.name + "` (" + src.type + ")";
+        p.scalar = src.scalar;
+        if (src.kind == ParamKind::scalar && src.scalar != ScalarType::none) {
+            p.kind = ParamPacker::Kind::scalar;
+        } else if (src.kind == ParamKind::pointer) {
+            p.kind = ParamPacker::Kind::pointer;
+            p.pointee_const = src.pointee_const;
+            // void*, struct pointers and pointers to pointers take any element type.
+            p.pointee = src.pointer_depth == 1 ? elem_type_of(src.scalar) : ElemType{};
+        }
+        params_.push_back(std::move(p));
+    }
+}
+
+void ArgumentPacker::wrong_count(std::size_t got) const {
+    std::string msg = signature_ + " takes " + plural(params_.size(), "argument") + ", got " + std::to_string(got);
+    if (got < params_.size()) {
+        msg += ": missing ";
+        for (std::size_t i = got; i < params_.size(); ++i) {
+            msg += (i > got ? ", `" : "`") + params_[i].name + "` (" + params_[i].type + ")";
+        }
+    }
+    raise(PyExc_TypeError, msg);
+}
+
+void ArgumentPacker::pack(py::handle args, CUstream stream, PackedArgs& out) const {
+    const auto n = static_cast<std::size_t>(PyTuple_GET_SIZE(args.ptr()));
+    if (n != params_.size()) wrong_count(n);
+    out.reset(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const ParamPacker& p = params_[i];
+        py::handle value = PyTuple_GET_ITEM(args.ptr(), static_cast<Py_ssize_t>(i));
+        switch (p.kind) {
+            case ParamPacker::Kind::scalar:
+                convert_scalar(p.scalar, value, p.what, out.slot(i));
+                break;
+            case ParamPacker::Kind::pointer:
+                pack_pointer(p, i, value, stream, out);
+                break;
+            case ParamPacker::Kind::unsupported:
+                raise(PyExc_TypeError, p.what + ": xcuda cannot pass a parameter of this type from Python (its size is "
+                                                "unknown); pass a pointer to it instead, or a scalar");
+        }
+    }
+}
+
+void ArgumentPacker::pack_pointer(const ParamPacker& p, std::size_t index, py::handle value, CUstream stream,
+                                  PackedArgs& out) const {
+    std::uint64_t* slot = out.slot(index);
+    PyObject* obj = value.ptr();
+    if (obj == Py_None) {
+        *slot = 0;
+        return;
+    }
+    auto check_type = [&](const ElemType& got, const char* what_kind) {
+        if (p.pointee.kind != 'V' && got != p.pointee) {
+            raise(PyExc_TypeError, "argument `" + p.name + "` expects " + p.type + ": got a " + elem_type_name(got) +
+                                       " " + what_kind + "; " + astype_hint(value, p.name, p.pointee));
+        }
+    };
+    auto check_device = [&](int device) {
+        if (device < 0) return;
+        if (out.required_device >= 0 && out.required_device != device) {
+            raise(PyExc_ValueError, "argument `" + p.name + "` is on device " + std::to_string(device) +
+                                        " but an earlier argument is on device " + std::to_string(out.required_device) +
+                                        ": copy them to one device");
+        }
+        out.required_device = device;
+    };
+
+    if (Py_TYPE(obj) == device_array_type()) {
+        const DeviceArray& a = device_array_of(value);
+        check_type(a.dtype(), "DeviceArray");
+        check_device(a.device());
+        *slot = a.ptr();
+        return;
+    }
+    ArrayDescription d;
+    if (is_numpy_array(value)) {
+        read_array_interface(value, d, p.what);
+        check_type(d.dtype, "array");
+        if (!d.contiguous) {
+            raise(PyExc_TypeError, p.what + " got a non-contiguous numpy array: pass np.ascontiguousarray(" + p.name +
+                                       ") (and copy the result back yourself if the kernel writes it)");
+        }
+        const bool copy_back = !p.pointee_const;
+        if (copy_back && d.readonly) {
+            raise(PyExc_TypeError, p.what + " got a read-only numpy array, but the kernel may write through `" + p.name +
+                                       "`: pass a writable copy, or declare the parameter const");
+        }
+        HostStaging s;
+        s.param = index;
+        s.host = reinterpret_cast<void*>(d.ptr);
+        s.bytes = static_cast<std::size_t>(d.size()) * static_cast<std::size_t>(d.dtype.bytes);
+        s.copy_back = copy_back;
+        out.staging.push_back(std::move(s));
+        out.keepalive.push_back(py::reinterpret_borrow<py::object>(value));
+        return;
+    }
+    bool found = false;
+    try {
+        found = read_cuda_array_interface(value, d, p.what);
+    } catch (const py::error_already_set&) {
+        // PyTorch refuses CAI for tensors that require grad or are bfloat16; DLPack may work.
+        if (!PyObject_HasAttr(obj, protocol_names().dlpack.ptr())) throw;
+    }
+    if (!found && !read_dlpack(value, d, stream, p.what)) {
+        std::string fix = p.pointee.kind == 'V' ? std::string("a device array")
+                                                : "np.asarray(" + p.name + ", dtype=np." + elem_type_name(p.pointee) + ")";
+        raise(PyExc_TypeError, p.what + " got " + Py_TYPE(obj)->tp_name + ": pass a numpy array (" + fix +
+                                   "), an xcuda.DeviceArray, or a CuPy/PyTorch/Numba device array");
+    }
+    check_type(d.dtype, "array");
+    if (!d.contiguous) {
+        raise(PyExc_TypeError, p.what + " got a non-contiguous device array: pass a contiguous copy (" + p.name +
+                                   ".contiguous() in PyTorch, cupy.ascontiguousarray(" + p.name + ") in CuPy)");
+    }
+    if (d.readonly && !p.pointee_const) {
+        raise(PyExc_TypeError, p.what + " got a read-only device array, but the kernel may write through it: declare "
+                                        "the parameter const or pass a writable array");
+    }
+    check_device(d.device);
+    *slot = d.ptr;
+    if (d.sync_stream && d.stream != stream) out.producer_streams.push_back(d.stream);
+    if (d.keepalive) out.keepalive.push_back(std::move(d.keepalive));
+}
+
+void stage_host_arrays(PackedArgs& args) {
+    for (HostStaging& s : args.staging) {
+        s.device = rt::DeviceBuffer(s.bytes);
+        const CUdeviceptr dst = s.device.get();
+        if (s.bytes > 0) {
+            wait_without_gil([&] { rt::copy_to_device(dst, s.host, s.bytes); });
+        }
+        *args.slot(s.param) = dst;
+    }
+}
+
+void unstage_host_arrays(PackedArgs& args, CUstream stream) {
+    if (args.staging.empty()) return;
+    wait_without_gil([&] {
+        rt::synchronize_stream(stream);
+        for (HostStaging& s : args.staging) {
+            if (s.copy_back && s.bytes > 0) rt::copy_to_host(s.host, s.device.get(), s.bytes);
+        }
+    });
+}
+
+}  // namespace xcuda::magics

@@ -1,0 +1,90 @@
+#pragma once
+// Arguments of a kernel call, checked against the parsed signature and packed for
+// cuLaunchKernel. Everything that can be wrong with an argument is found before any device
+// work, so a wrong argument is a TypeError even on a machine without a GPU.
+#include "array_protocols.hpp"
+
+#include <xcuda/compile/kernel_signature.hpp>
+#include <xcuda/rt/memory.hpp>
+
+#include <pybind11/pybind11.h>
+
+#include <cuda.h>
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace xcuda::magics {
+
+// What to do with one parameter, decided once per Kernel.
+struct ParamPacker {
+    enum class Kind : std::uint8_t { scalar, pointer, unsupported } kind = Kind::unsupported;
+    compile::ScalarType scalar = compile::ScalarType::none;  // the value's, or the pointee's
+    ElemType pointee;                                      // pointer: expected element type ('V' = any)
+    bool pointee_const = false;
+    std::string what;                                      // "argument `x` (const float*)"
+    std::string name;                                      // "x" (or "#2" when unnamed)
+    std::string type;                                      // "const float*"
+};
+
+// A numpy argument staged through device memory for one launch.
+struct HostStaging {
+    std::size_t param = 0;
+    void* host = nullptr;
+    std::size_t bytes = 0;
+    bool copy_back = false;
+    rt::DeviceBuffer device;
+};
+
+// Storage for one launch's packed arguments: no heap allocation for kernels with up to
+// inline_params parameters and no numpy/DLPack arguments.
+class PackedArgs {
+public:
+    static constexpr std::size_t inline_params = 32;
+
+    void reset(std::size_t n);
+    std::uint64_t* slot(std::size_t i) { return slots_ + i; }
+    void** params() { return ptrs_; }
+
+    std::vector<HostStaging> staging;            // numpy arguments
+    std::vector<pybind11::object> keepalive;     // DLPack capsules and staged numpy arrays
+    std::vector<CUstream> producer_streams;      // CAI v3 streams to order the launch after
+    int required_device = -1;                    // from DeviceArray/DLPack arguments
+
+private:
+    std::array<std::uint64_t, inline_params> inline_slots_{};
+    std::array<void*, inline_params> inline_ptrs_{};
+    std::vector<std::uint64_t> heap_slots_;
+    std::vector<void*> heap_ptrs_;
+    std::uint64_t* slots_ = inline_slots_.data();
+    void** ptrs_ = inline_ptrs_.data();
+};
+
+class ArgumentPacker {
+public:
+    ArgumentPacker(const compile::KernelDecl& decl);
+
+    std::size_t count() const { return params_.size(); }
+    const std::vector<ParamPacker>& params() const { return params_; }
+
+    // Checks and converts `args` (a tuple). `stream` is the launch stream (DLPack producers
+    // order their work before it). Raises TypeError/OverflowError naming the parameter.
+    void pack(pybind11::handle args, CUstream stream, PackedArgs& out) const;
+
+private:
+    void pack_pointer(const ParamPacker& p, std::size_t index, pybind11::handle value, CUstream stream,
+                      PackedArgs& out) const;
+    [[noreturn]] void wrong_count(std::size_t got) const;
+
+    std::string signature_;
+    std::vector<ParamPacker> params_;
+};
+
+// Device side of the numpy arguments: allocate and copy in (before the launch), copy back
+// (after it, once `stream` is done). Need the context current.
+void stage_host_arrays(PackedArgs& args);
+void unstage_host_arrays(PackedArgs& args, CUstream stream);
+
+}  // namespace xcuda::magics

@@ -1,0 +1,80 @@
+#include "launch_config.hpp"
+#include "device_objects.hpp"
+#include "errors.hpp"
+
+#include <Python.h>
+
+#include <cstdint>
+#include <string>
+
+namespace py = pybind11;
+
+namespace xcuda::magics {
+namespace {
+
+std::string shown(py::handle v) { return py::repr(v).cast<std::string>(); }
+
+unsigned positive(py::handle v, const char* what, py::handle whole) {
+    if (PyBool_Check(v.ptr()) || !PyIndex_Check(v.ptr())) {
+        raise(PyExc_TypeError, std::string(what) + " must be an int or a tuple of up to 3 ints, got " + shown(whole));
+    }
+    const long long n = v.cast<long long>();
+    if (n < 1 || n > 0x7fffffffLL) {
+        raise(PyExc_ValueError, std::string(what) + " " + shown(whole) +
+                                    ": every dimension must be a positive int below 2**31");
+    }
+    return static_cast<unsigned>(n);
+}
+
+}  // namespace
+
+rt::Dim3 parse_dim3(py::handle value, const char* what) {
+    PyObject* obj = value.ptr();
+    if (PyLong_CheckExact(obj)) return rt::Dim3(positive(value, what, value));
+    if (PyTuple_Check(obj) || PyList_Check(obj)) {
+        const Py_ssize_t n = PySequence_Fast_GET_SIZE(obj);
+        if (n < 1 || n > 3) {
+            raise(PyExc_ValueError, std::string(what) + " " + shown(value) + ": give 1 to 3 dimensions (x, y, z)");
+        }
+        PyObject** items = PySequence_Fast_ITEMS(obj);
+        rt::Dim3 d;
+        d.x = positive(items[0], what, value);
+        if (n > 1) d.y = positive(items[1], what, value);
+        if (n > 2) d.z = positive(items[2], what, value);
+        return d;
+    }
+    return rt::Dim3(positive(value, what, value));
+}
+
+CUstream parse_stream(py::handle value) {
+    PyObject* obj = value.ptr();
+    if (obj == Py_None) return nullptr;
+    if (py::isinstance<Stream>(value)) return value.cast<const Stream&>().handle();
+    auto from_int = [](py::handle h) {
+        return reinterpret_cast<CUstream>(static_cast<std::uintptr_t>(h.cast<unsigned long long>()));
+    };
+    if (PyLong_Check(obj)) return from_int(value);
+    if (py::hasattr(value, "__cuda_stream__")) {
+        py::tuple t = value.attr("__cuda_stream__")();
+        return from_int(t[1]);
+    }
+    for (const char* attr : {"cuda_stream", "ptr", "handle"}) {
+        if (py::hasattr(value, attr)) {
+            py::object h = value.attr(attr);
+            if (PyLong_Check(h.ptr())) return from_int(h);
+        }
+    }
+    raise(PyExc_TypeError, "stream must be None, an xcuda.Stream, a CuPy/PyTorch/Numba stream or an int handle, got " +
+                               std::string(Py_TYPE(obj)->tp_name));
+}
+
+std::size_t parse_shared_mem(py::handle value) {
+    if (PyBool_Check(value.ptr()) || !PyIndex_Check(value.ptr())) {
+        raise(PyExc_TypeError, "shared_mem must be an int (bytes of dynamic shared memory), got " + shown(value));
+    }
+    const long long n = value.cast<long long>();
+    if (n < 0) raise(PyExc_ValueError, "shared_mem " + std::to_string(n) + ": must be >= 0 bytes");
+    return static_cast<std::size_t>(n);
+}
+
+}  // namespace xcuda::magics

@@ -1,0 +1,9 @@
+#pragma once
+// %cuda_cache info|clear: the compile cache (memory and disk).
+#include <string>
+
+namespace xcuda::magics {
+
+void cuda_cache_line_magic(const std::string& line);
+
+}  // namespace xcuda::magics

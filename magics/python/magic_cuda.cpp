@@ -1,0 +1,92 @@
+#include "magic_cuda.hpp"
+#include "kernel_object.hpp"
+#include "device_state.hpp"
+#include "magic_support.hpp"
+#include "rich_output.hpp"
+#include "sass.hpp"
+
+#include <xcuda/compile/cell_options.hpp>
+#include <xcuda/report/ptx_view.hpp>
+#include <xcuda/report/resources_report.hpp>
+#include <xcuda/rt/device.hpp>
+#include <xcuda/rt/driver.hpp>
+
+#include <pybind11/pybind11.h>
+
+namespace py = pybind11;
+
+namespace xcuda::magics {
+namespace {
+
+report::Rich resources(const compile::CompiledModule& m) {
+    std::vector<report::KernelResources> rows;
+    for (const auto& k : m.kernels) {
+        if (!k.resources) continue;
+        report::KernelResources r;
+        r.name = k.decl.name + (k.instantiation.empty() ? "" : "<" + k.instantiation + ">");
+        r.arch = k.resources->arch.empty() ? m.arch : k.resources->arch;
+        r.registers = k.resources->registers;
+        r.spill_store_bytes = k.resources->spill_store_bytes;
+        r.spill_load_bytes = k.resources->spill_load_bytes;
+        r.stack_bytes = k.resources->stack_frame_bytes;
+        r.shared_bytes = k.resources->shared_bytes;
+        r.constant_bytes = k.resources->constant_bytes;
+        rows.push_back(std::move(r));
+    }
+    report::ResourcesOptions options;
+    if (rt::driver_available()) {
+        const auto& p = rt::Device(current_device()).properties();
+        options.limits = report::limits_for_cc(p.major, p.minor);
+    }
+    return report::resources_report(rows, options);
+}
+
+}  // namespace
+
+void cuda_line_magic(const std::string& line) {
+    compile::CellOptions options;
+    try {
+        options = compile::parse_cell_options(line);
+    } catch (const compile::ParseError& e) {
+        usage_error(e.what());
+    }
+    if (!options.help) {
+        usage_error("%%cuda compiles the cell below it: start the cell with `%%cuda [options]` on its own line "
+                    "(%cuda -h lists the options)");
+    }
+    py::print(compile::cuda_help_text());
+}
+
+void cuda_cell_magic(const std::string& line, const std::string& cell) {
+    compile::CellOptions options;
+    try {
+        options = compile::parse_cell_options(line);
+    } catch (const compile::ParseError& e) {
+        usage_error(e.what());
+    }
+    if (options.help) {
+        py::print(compile::cuda_help_text());
+        return;
+    }
+    py::object ip = ipython_shell();
+    const std::string label = "cell_" + py::str(ip.attr("execution_count")).cast<std::string>();
+    // The notebook shows `%%cuda ...` as the cell's line 1: keep NVRTC's line numbers equal to
+    // the ones the user sees.
+    const std::string source = "\n" + cell;
+    CompiledPythonModule compiled = compile_to_module(source, options, label);
+    const compile::CompiledModule& cm = compiled.impl->compiled();
+
+    py::object user_ns = ip.attr("user_ns");
+    for (auto item : compiled.module.attr("kernels").cast<py::dict>()) user_ns[item.first] = item.second;
+    if (!options.name.empty()) user_ns[py::str(options.name)] = compiled.module;
+
+    py::object stderr_ = py::module_::import("sys").attr("stderr");
+    for (const auto& note : cm.notes) py::print(note, py::arg("file") = stderr_);
+    if (!cm.warnings.empty()) py::print(compile::format_diagnostics(cm.warnings), py::arg("file") = stderr_);
+
+    if (options.resources) display_rich(resources(cm));
+    if (options.ptx) display_rich(report::ptx_view(cm.ptx, source, label));
+    if (options.sass) display_rich(sass_report(cm.cubin));
+}
+
+}  // namespace xcuda::magics

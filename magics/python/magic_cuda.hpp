@@ -1,0 +1,11 @@
+#pragma once
+// %%cuda [options]: compile the cell and bind its kernels into the user namespace.
+#include <string>
+
+namespace xcuda::magics {
+
+void cuda_cell_magic(const std::string& line, const std::string& cell);
+// `%cuda -h` (IPython refuses a cell magic with an empty body, so help is a line magic too).
+void cuda_line_magic(const std::string& line);
+
+}  // namespace xcuda::magics

@@ -1,0 +1,43 @@
+#include "magic_header.hpp"
+#include "kernel_object.hpp"
+#include "magic_support.hpp"
+
+#include <stdexcept>
+
+namespace py = pybind11;
+
+namespace xcuda::magics {
+namespace {
+
+const compile::CommandSpec& spec() {
+    static const compile::CommandSpec s = [] {
+        compile::CommandSpec c;
+        c.magic = "%%cuda_header";
+        c.usage = "%%cuda_header NAME";
+        c.description = "Stores the cell as header NAME; later %%cuda cells use it with #include \"NAME\" "
+                        "(changing it recompiles the cells that include it).";
+        c.options = {help_option()};
+        c.positionals = compile::Positionals::words;
+        c.positional_name = "NAME";
+        return c;
+    }();
+    return s;
+}
+
+}  // namespace
+
+void cuda_header_cell_magic(const std::string& line, const std::string& cell) {
+    compile::ParsedArgs args = parse_magic_line(line, spec());
+    if (args.has("--help")) {
+        py::print(compile::format_help(spec()));
+        return;
+    }
+    if (args.positionals.size() != 1) usage_error("%%cuda_header takes one header name, e.g. %%cuda_header vec.h");
+    try {
+        header_registry().set(args.positionals[0], cell);
+    } catch (const std::invalid_argument& e) {
+        usage_error(e.what());
+    }
+}
+
+}  // namespace xcuda::magics

@@ -1,0 +1,9 @@
+#pragma once
+// %%cuda_header NAME: a header later %%cuda cells #include "NAME".
+#include <string>
+
+namespace xcuda::magics {
+
+void cuda_header_cell_magic(const std::string& line, const std::string& cell);
+
+}  // namespace xcuda::magics

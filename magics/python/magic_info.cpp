@@ -1,0 +1,113 @@
+#include "magic_info.hpp"
+#include "device_state.hpp"
+#include "magic_support.hpp"
+#include "rich_output.hpp"
+
+#include <xcuda/report/device_info_report.hpp>
+#include <xcuda/rt/compiler.hpp>
+#include <xcuda/rt/device.hpp>
+#include <xcuda/rt/driver.hpp>
+
+#include <cstdlib>
+
+namespace py = pybind11;
+
+namespace xcuda::magics {
+namespace {
+
+compile::CommandSpec make_spec(const char* magic, const char* usage, const char* description,
+                               compile::Positionals positionals, const char* positional_name) {
+    compile::CommandSpec c;
+    c.magic = magic;
+    c.usage = usage;
+    c.description = description;
+    c.options = {help_option()};
+    c.positionals = positionals;
+    c.positional_name = positional_name;
+    return c;
+}
+
+const compile::CommandSpec& info_spec() {
+    static const auto s = make_spec("%cuda_info", "%cuda_info", "Shows the CUDA devices, driver, NVRTC and toolkit.",
+                                    compile::Positionals::none, "");
+    return s;
+}
+
+const compile::CommandSpec& device_spec() {
+    static const auto s = make_spec("%cuda_device", "%cuda_device [N]",
+                                    "Selects device N for later launches and allocations; without N, shows the "
+                                    "selected device.",
+                                    compile::Positionals::words, "N");
+    return s;
+}
+
+std::string toolkit_path() {
+    if (const char* home = std::getenv("CUDA_HOME")) return home;
+    const auto dirs = rt::toolkit_include_dirs();
+    if (dirs.empty()) return "";
+    const std::string& inc = dirs.front();
+    const auto slash = inc.rfind("/include");
+    return slash == std::string::npos ? inc : inc.substr(0, slash);
+}
+
+}  // namespace
+
+void cuda_info_line_magic(const std::string& line) {
+    compile::ParsedArgs args = parse_magic_line(line, info_spec());
+    if (args.has("--help")) {
+        py::print(compile::format_help(info_spec()));
+        return;
+    }
+    report::SystemInfo info;
+    const auto [major, minor] = rt::nvrtc_version();
+    info.nvrtc_major = major;
+    info.nvrtc_minor = minor;
+    info.toolkit_path = toolkit_path();
+    if (rt::driver_available()) {
+        info.driver_version = rt::driver_version();
+        for (int i = 0; i < rt::device_count(); ++i) {
+            const rt::Device d(i);
+            const auto& p = d.properties();
+            report::DeviceInfo di;
+            di.index = i;
+            di.name = p.name;
+            di.cc_major = p.major;
+            di.cc_minor = p.minor;
+            di.sm_count = p.sm_count;
+            di.total_memory = p.total_memory;
+            di.sm_clock_khz = p.clock_khz;
+            di.memory_clock_khz = p.memory_clock_khz;
+            di.memory_bus_width_bits = p.memory_bus_width_bits;
+            di.l2_bytes = static_cast<std::uint64_t>(p.l2_cache_bytes);
+            di.current = i == current_device();
+            info.devices.push_back(std::move(di));
+        }
+    } else {
+        info.no_device_reason = rt::driver_unavailable_reason();
+    }
+    display_rich(report::device_info_report(info));
+}
+
+void cuda_device_line_magic(const std::string& line) {
+    compile::ParsedArgs args = parse_magic_line(line, device_spec());
+    if (args.has("--help")) {
+        py::print(compile::format_help(device_spec()));
+        return;
+    }
+    if (args.positionals.size() > 1) usage_error("%cuda_device takes one device index, e.g. %cuda_device 1");
+    if (!args.positionals.empty()) {
+        int n = 0;
+        try {
+            std::size_t used = 0;
+            n = std::stoi(args.positionals[0], &used);
+            if (used != args.positionals[0].size()) throw std::invalid_argument("trailing characters");
+        } catch (const std::exception&) {
+            usage_error("%cuda_device takes a device index (0, 1, ...), got `" + args.positionals[0] + "`");
+        }
+        select_device(n);
+    }
+    const rt::Device d(current_device());
+    py::print("cuda_device: using device " + std::to_string(d.ordinal()) + ": " + d.name() + " (" + d.arch() + ")");
+}
+
+}  // namespace xcuda::magics

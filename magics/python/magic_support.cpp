@@ -1,0 +1,30 @@
+#include "magic_support.hpp"
+#include "errors.hpp"
+
+namespace py = pybind11;
+
+namespace xcuda::magics {
+
+py::object ipython_shell() { return py::module_::import("IPython").attr("get_ipython")(); }
+
+void usage_error(const std::string& message) {
+    raise(py::module_::import("IPython.core.error").attr("UsageError"), message);
+}
+
+compile::ParsedArgs parse_magic_line(const std::string& line, const compile::CommandSpec& spec) {
+    try {
+        return compile::parse_args(line, spec);
+    } catch (const compile::ParseError& e) {
+        usage_error(e.what());
+    }
+}
+
+compile::OptionSpec help_option() {
+    compile::OptionSpec o;
+    o.short_name = "-h";
+    o.long_name = "--help";
+    o.help = "show this help";
+    return o;
+}
+
+}  // namespace xcuda::magics

@@ -1,0 +1,24 @@
+#include <xcuda/magics/module.hpp>
+
+#include "device_array.hpp"
+#include "device_objects.hpp"
+#include "errors.hpp"
+#include "extension.hpp"
+#include "interrupt.hpp"
+#include "kernel_object.hpp"
+#include "rich_output.hpp"
+
+namespace xcuda::magics {
+
+void define_module(pybind11::module_& m) {
+    m.doc() = "CUDA kernels compiled with NVRTC and launched through the driver API";
+    define_errors(m);
+    define_rich_output(m);
+    define_device_objects(m);
+    define_device_array(m);
+    define_kernel_objects(m);
+    define_extension(m);
+    install_interrupt_check();
+}
+
+}  // namespace xcuda::magics

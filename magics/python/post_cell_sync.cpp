@@ -1,0 +1,49 @@
+#include "post_cell_sync.hpp"
+#include "device_state.hpp"
+
+#include <pybind11/eval.h>
+
+namespace py = pybind11;
+
+namespace xcuda::magics {
+namespace {
+
+bool enabled = true;
+py::object* callback = nullptr;  // the registered function (never freed: lives with the interpreter)
+
+void after_cell(py::object result) {
+    if (!enabled || !launched_since_sync()) return;
+    try {
+        // Through Python, so the runtime's exceptions arrive translated to xcuda's classes.
+        py::module_::import("xcuda").attr("synchronize")();
+    } catch (py::error_already_set& e) {
+        // The cell's own error: shown in it, and the execution reply says "error".
+        py::object ip = py::module_::import("IPython").attr("get_ipython")();
+        if (!result.is_none()) result.attr("error_in_exec") = e.value();
+        ip.attr("showtraceback")(py::make_tuple(e.type(), e.value(), e.trace()));
+    }
+}
+
+}  // namespace
+
+void set_sync_after_cell(bool on) { enabled = on; }
+
+void register_post_cell_sync(py::object ip) {
+    if (!callback) {
+        // IPython (through backcall) reads the callback's signature, which builtins lack: a
+        // Python lambda carries one.
+        py::object wrap = py::eval("lambda f: (lambda result=None: f(result))");
+        callback = new py::object(wrap(py::cpp_function(after_cell, py::arg("result") = py::none())));
+    }
+    py::object events = ip.attr("events");
+    unregister_post_cell_sync(ip);
+    events.attr("register")("post_run_cell", *callback);
+}
+
+void unregister_post_cell_sync(py::object ip) {
+    if (!callback) return;
+    py::list registered = ip.attr("events").attr("callbacks")["post_run_cell"];
+    if (registered.contains(*callback)) ip.attr("events").attr("unregister")("post_run_cell", *callback);
+}
+
+}  // namespace xcuda::magics

@@ -1,0 +1,41 @@
+// `%cuda_info`: devices, driver, NVRTC and toolkit; the no-GPU case said plainly.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "xcuda/report/rich.hpp"
+
+namespace xcuda::report {
+
+struct DeviceInfo {
+    int index = 0;
+    std::string name;
+    int cc_major = 0, cc_minor = 0;
+    int sm_count = 0;
+    std::uint64_t total_memory = 0;     // bytes
+    int sm_clock_khz = 0;               // 0 = unknown
+    int memory_clock_khz = 0;           // 0 = unknown
+    int memory_bus_width_bits = 0;      // 0 = unknown
+    std::uint64_t l2_bytes = 0;
+    bool current = false;               // the device %cuda_device selected
+};
+
+struct SystemInfo {
+    std::vector<DeviceInfo> devices;
+    std::optional<int> driver_version;  // cuDriverGetVersion form: 13000 -> "13.0"
+    std::string no_device_reason;       // why there is no GPU, when devices is empty
+    int nvrtc_major = 0, nvrtc_minor = 0;
+    std::string toolkit_path;           // e.g. /usr/local/cuda
+};
+
+// A table of devices, then driver / NVRTC / toolkit lines. With no devices:
+// "No CUDA GPU: <reason>. Cells still compile; launches raise NoDeviceError."
+Rich device_info_report(const SystemInfo& info);
+
+// 13000 -> "13.0", 12040 -> "12.4".
+std::string format_cuda_version(int version);
+
+}  // namespace xcuda::report

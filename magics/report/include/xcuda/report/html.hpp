@@ -1,0 +1,61 @@
+// HTML building blocks shared by every report: escaping, a table that renders both as HTML
+// and as an aligned plain-text twin, and the themed wrapper div.
+//
+// Styling uses JupyterLab's CSS variables (with light-theme fallbacks, for classic Notebook
+// and nbconvert) so every report reads in light and dark themes. All classes start with
+// `xcuda-` and every rule is scoped under `.xcuda-report`, because a <style> element inside
+// an output applies to the whole page.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace xcuda::report {
+
+// Escapes & < > " ' so any user string (kernel name, source line, path) is inert text,
+// in element content and in attribute values alike.
+std::string html_escape(std::string_view text);
+
+enum class Align { left, right };
+
+struct Column {
+    std::string header;
+    Align align = Align::left;  // right for numbers, so digits line up
+};
+
+class Table {
+public:
+    explicit Table(std::vector<Column> columns, std::string caption = {});
+
+    // Cells are plain text (escaped on output). Throws std::invalid_argument when the
+    // row does not have one cell per column.
+    void add_row(std::vector<std::string> cells);
+
+    std::size_t columns() const { return columns_.size(); }
+    std::size_t rows() const { return rows_.size(); }
+
+    // <table class="xcuda-table"> with <caption>, <thead>, <tbody>; numbers get
+    // class="xcuda-num". Not wrapped: put it inside wrap_report().
+    std::string html() const;
+    // Columns padded to their widest cell (counted in UTF-8 code points), a rule under
+    // the header, the caption on its own first line.
+    std::string plain() const;
+
+private:
+    std::vector<Column> columns_;
+    std::string caption_;
+    std::vector<std::vector<std::string>> rows_;
+};
+
+// <div class="xcuda-report"> + the shared scoped <style> + body (already HTML).
+std::string wrap_report(std::string_view body_html);
+
+// The shared stylesheet (also embedded by wrap_report); exposed for tests and samples.
+std::string_view report_css();
+
+// Number of UTF-8 code points, for aligning plain-text columns that hold "µs".
+std::size_t display_width(std::string_view utf8);
+
+}  // namespace xcuda::report

@@ -1,0 +1,65 @@
+#include "xcuda/report/device_info_report.hpp"
+
+#include <cstdio>
+
+#include "xcuda/report/html.hpp"
+#include "xcuda/report/units.hpp"
+
+namespace xcuda::report {
+namespace {
+
+std::string mhz(int khz) { return khz > 0 ? std::to_string((khz + 500) / 1000) + " MHz" : "unknown"; }
+
+}  // namespace
+
+std::string format_cuda_version(int version) {
+    return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);
+}
+
+Rich device_info_report(const SystemInfo& info) {
+    std::vector<std::pair<std::string, std::string>> facts;
+    facts.emplace_back("Driver", info.driver_version ? "CUDA " + format_cuda_version(*info.driver_version)
+                                                     : std::string("not loaded"));
+    facts.emplace_back("NVRTC", std::to_string(info.nvrtc_major) + "." + std::to_string(info.nvrtc_minor));
+    facts.emplace_back("Toolkit", info.toolkit_path.empty() ? std::string("not found") : info.toolkit_path);
+
+    Rich r;
+    std::string body;
+    if (info.devices.empty()) {
+        const std::string reason = info.no_device_reason.empty() ? std::string("no device reported") : info.no_device_reason;
+        const std::string msg = "No CUDA GPU: " + reason + ". Cells still compile; launches raise NoDeviceError.";
+        r.plain = msg + "\n";
+        body = "<p class=\"xcuda-line xcuda-warn\">" + html_escape(msg) + "</p>";
+    } else {
+        Table table({{"#", Align::right}, {"Name"}, {"CC", Align::right}, {"SMs", Align::right},
+                     {"Memory", Align::right}, {"SM clock", Align::right}, {"Memory clock", Align::right},
+                     {"Bus", Align::right}, {"L2", Align::right}},
+                    info.devices.size() == 1 ? "1 CUDA device" : std::to_string(info.devices.size()) + " CUDA devices");
+        for (const auto& d : info.devices) {
+            table.add_row({std::to_string(d.index) + (d.current ? " *" : ""), d.name,
+                           std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor), std::to_string(d.sm_count),
+                           format_bytes(d.total_memory), mhz(d.sm_clock_khz), mhz(d.memory_clock_khz),
+                           d.memory_bus_width_bits > 0 ? std::to_string(d.memory_bus_width_bits) + "-bit" : "unknown",
+                           format_bytes(d.l2_bytes)});
+        }
+        r.plain = table.plain();
+        body = table.html();
+        bool any_current = false;
+        for (const auto& d : info.devices) any_current = any_current || d.current;
+        if (any_current) {
+            r.plain += "* = current device (%cuda_device N selects another)\n";
+            body += "<p class=\"xcuda-line xcuda-note\">* = current device (<code>%cuda_device N</code> selects "
+                    "another)</p>";
+        }
+    }
+    body += "<table class=\"xcuda-table\"><tbody>";
+    for (const auto& [k, v] : facts) {
+        r.plain += k + ": " + v + "\n";
+        body += "<tr><th>" + html_escape(k) + "</th><td>" + html_escape(v) + "</td></tr>";
+    }
+    body += "</tbody></table>";
+    r.html = wrap_report(body);
+    return r;
+}
+
+}  // namespace xcuda::report

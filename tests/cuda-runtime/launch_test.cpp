@@ -1,0 +1,74 @@
+#include "gpu_support.hpp"
+
+#include <vector>
+
+using namespace xcuda::rt;
+using xcuda::rt::testing::GpuTest;
+using xcuda::rt::testing::saxpy_source;
+
+class LaunchTest : public GpuTest {
+protected:
+    void SetUp() override {
+        GpuTest::SetUp();
+        if (IsSkipped()) return;
+        module_ = std::make_unique<Module>(Module::from_cubin(build(saxpy_source).cubin));
+    }
+    Function saxpy() const { return module_->function("saxpy"); }
+    std::unique_ptr<Module> module_;
+};
+
+TEST_F(LaunchTest, SaxpyComputesTheResult) {
+    const int n = 1 << 20;
+    std::vector<float> x(n), y(n, 1.0f);
+    for (int i = 0; i < n; ++i) x[i] = static_cast<float>(i % 1000);
+    DeviceBuffer dx(n * sizeof(float)), dy(n * sizeof(float));
+    copy_to_device(dx.get(), x.data(), n * sizeof(float));
+    copy_to_device(dy.get(), y.data(), n * sizeof(float));
+    float a = 2.0f;
+    CUdeviceptr px = dx.get(), py = dy.get();
+    int count = n;
+    void* params[] = {&a, &px, &py, &count};
+    Stream s;
+    launch(saxpy(), Dim3((n + 255) / 256), Dim3(256), 0, s.handle(), params);
+    s.synchronize();
+    copy_to_host(y.data(), dy.get(), n * sizeof(float));
+    for (int i = 0; i < n; ++i) ASSERT_EQ(y[i], 2.0f * static_cast<float>(i % 1000) + 1.0f) << i;
+}
+
+TEST_F(LaunchTest, TooManyThreadsPerBlockIsALaunchErrorNamingTheLimitAndNotSticky) {
+    void* params[4] = {};
+    try {
+        launch(saxpy(), Dim3(1), Dim3(2048), 0, nullptr, params);
+        FAIL();
+    } catch (const LaunchError& e) {
+        EXPECT_NE(std::string(e.what()).find("block (2048,1,1) has 2048 threads; this device allows at most "),
+                  std::string::npos) << e.what();
+    }
+    EXPECT_FALSE(context_lost());
+    EXPECT_NO_THROW(DeviceBuffer(16));
+}
+
+TEST_F(LaunchTest, ZeroAndOversizedDimensionsAreRefusedBeforeTheDriver) {
+    void* params[4] = {};
+    EXPECT_THROW(launch(saxpy(), Dim3(0), Dim3(32), 0, nullptr, params), LaunchError);
+    EXPECT_THROW(launch(saxpy(), Dim3(1), Dim3(1, 1, 128), 0, nullptr, params), LaunchError);
+    const unsigned max_y = device().properties().max_grid_dims.y;
+    try {
+        launch(saxpy(), Dim3(1, max_y + 1), Dim3(32), 0, nullptr, params);
+        FAIL();
+    } catch (const LaunchError& e) {
+        EXPECT_NE(std::string(e.what()).find("grid"), std::string::npos) << e.what();
+    }
+}
+
+TEST_F(LaunchTest, TooMuchDynamicSharedMemoryIsRefusedWithTheFix) {
+    void* params[4] = {};
+    const std::size_t optin = static_cast<std::size_t>(device().properties().max_shared_per_block_optin);
+    try {
+        launch(saxpy(), Dim3(1), Dim3(32), optin, nullptr, params);
+        FAIL();
+    } catch (const LaunchError& e) {
+        EXPECT_NE(std::string(e.what()).find("set_max_dynamic_shared_bytes"), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(launch(saxpy(), Dim3(1), Dim3(32), optin + 1, nullptr, params), LaunchError);
+}

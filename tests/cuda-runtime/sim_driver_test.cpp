@@ -1,0 +1,267 @@
+// The driver side of the library against the simulated driver (sim_driver.cpp), run by ctest with
+// XCUDA_CUDA_DRIVER naming it: limits, errors, sticky faults and interruptible waits on CI.
+#include <xcuda/rt/runtime.hpp>
+
+#include <gtest/gtest.h>
+
+#include <dlfcn.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <string>
+#include <thread>
+
+using namespace xcuda::rt;
+
+namespace {
+
+template <class F>
+F sim_symbol(const char* name) {
+    const char* lib = std::getenv("XCUDA_CUDA_DRIVER");
+    void* handle = lib != nullptr ? dlopen(lib, RTLD_NOW | RTLD_NOLOAD) : nullptr;
+    return handle != nullptr ? reinterpret_cast<F>(dlsym(handle, name)) : nullptr;
+}
+
+long driver_calls() { return sim_symbol<long (*)()>("xcuda_sim_driver_calls")(); }
+void release_kernels() { sim_symbol<void (*)()>("xcuda_sim_release")(); }
+
+class SimDriverTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        ASSERT_TRUE(driver_available()) << driver_unavailable_reason();
+        ASSERT_NE(sim_symbol<long (*)()>("xcuda_sim_driver_calls"), nullptr)
+            << "run through ctest, which points XCUDA_CUDA_DRIVER at the simulated driver";
+        context_ = std::make_unique<PrimaryContext>(Device(0));
+        context_->make_current();
+        module_ = std::make_unique<Module>(Module::from_cubin("saxpy spin wild trap bounded"));
+    }
+    void TearDown() override { set_interrupt_check({}); }
+    std::unique_ptr<PrimaryContext> context_;
+    std::unique_ptr<Module> module_;
+};
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+}  // namespace
+
+TEST_F(SimDriverTest, DevicePropertiesComeFromTheDriver) {
+    const auto& p = Device(0).properties();
+    EXPECT_EQ(p.name, "xcuda simulated device");
+    EXPECT_EQ(p.arch, "sm_90");
+    EXPECT_EQ(p.sm_count, 132);
+    EXPECT_EQ(p.max_block_dims, Dim3(1024, 1024, 64));
+    EXPECT_EQ(default_arch(), "sm_90");
+    EXPECT_THROW(Device(3), DriverError);
+}
+
+TEST_F(SimDriverTest, PrintfFifoIsSizedAtTheFirstRetain) {
+    auto fifo = context_->printf_fifo();
+    EXPECT_TRUE(fifo.set) << fifo.why_not;
+    EXPECT_EQ(fifo.bytes, printf_fifo_size_requested());
+    EXPECT_EQ(fifo.bytes, std::size_t{64} << 20);
+}
+
+TEST_F(SimDriverTest, LaunchLimitsAreCheckedBeforeTheDriverAndNamed) {
+    void* params[1] = {};
+    const long before = driver_calls();
+    try {
+        launch(module_->function("saxpy"), Dim3(1), Dim3(2048), 0, nullptr, params);
+        FAIL();
+    } catch (const LaunchError& e) {
+        EXPECT_STREQ(e.what(), "block (2048,1,1) has 2048 threads; this device allows at most 1024 per block");
+    }
+    try {
+        launch(module_->function("saxpy"), Dim3(1, 70000), Dim3(32), 0, nullptr, params);
+        FAIL();
+    } catch (const LaunchError& e) {
+        EXPECT_TRUE(contains(e.what(), "grid (1,70000,1) has y = 70000; this device allows at most 65535 in y")) << e.what();
+    }
+    EXPECT_THROW(launch(module_->function("saxpy"), Dim3(1), Dim3(0), 0, nullptr, params), LaunchError);
+    try {
+        launch(module_->function("bounded"), Dim3(1), Dim3(512), 0, nullptr, params);
+        FAIL();
+    } catch (const LaunchError& e) {
+        EXPECT_TRUE(contains(e.what(), "kernel bounded can run at most 256 per block")) << e.what();
+    }
+    EXPECT_GT(driver_calls(), before);   // attribute queries, but no launch reached the driver
+    EXPECT_FALSE(context_lost());
+    EXPECT_NO_THROW(launch(module_->function("saxpy"), Dim3(4), Dim3(256), 0, nullptr, params));
+}
+
+TEST_F(SimDriverTest, DynamicSharedMemoryAboveTheKernelLimitNamesTheFix) {
+    void* params[1] = {};
+    auto f = module_->function("saxpy");
+    try {
+        launch(f, Dim3(1), Dim3(32), 100000, nullptr, params);
+        FAIL();
+    } catch (const LaunchError& e) {
+        EXPECT_TRUE(contains(e.what(), "set_max_dynamic_shared_bytes")) << e.what();
+    }
+    f.set_max_dynamic_shared_bytes(100000);
+    EXPECT_NO_THROW(launch(f, Dim3(1), Dim3(32), 100000, nullptr, params));
+    EXPECT_THROW(launch(f, Dim3(1), Dim3(32), 300000, nullptr, params), LaunchError);
+}
+
+TEST_F(SimDriverTest, OutOfMemoryIsNotStickyAndNamesTheSize) {
+    try {
+        DeviceBuffer huge(std::size_t{1} << 50);
+        FAIL();
+    } catch (const OutOfMemoryError& e) {
+        EXPECT_TRUE(contains(e.what(), "cuMemAlloc: CUDA_ERROR_OUT_OF_MEMORY (2): out of memory: allocating 1125899906842624 bytes"))
+            << e.what();
+    }
+    EXPECT_FALSE(context_lost());
+    DeviceBuffer ok(64);
+    EXPECT_NE(ok.get(), 0u);
+}
+
+TEST_F(SimDriverTest, CopiesAndMemsetGoThroughTheDriver) {
+    DeviceBuffer a(16), b(16);
+    const char in[16] = "fifteen chars!!";
+    char out[16] = {};
+    copy_to_device(a.get(), in, 16);
+    copy_device_to_device(b.get(), a.get(), 16);
+    copy_to_host(out, b.get(), 16);
+    EXPECT_STREQ(out, in);
+    memset_d8(b.get(), 'x', 3);
+    copy_to_host(out, b.get(), 16);
+    EXPECT_EQ(std::string(out, 4), "xxxt");
+}
+
+TEST_F(SimDriverTest, ModuleErrorsCarryTheJitLogAndTheMissingName) {
+    try {
+        Module::from_ptx("bad ptx");
+        FAIL();
+    } catch (const DriverError& e) {
+        EXPECT_EQ(e.code(), CUDA_ERROR_INVALID_PTX);
+        EXPECT_TRUE(contains(e.what(), "JIT log: ptxas fatal: bad image")) << e.what();
+    }
+    try {
+        module_->function("absent");
+        FAIL();
+    } catch (const DriverError& e) {
+        EXPECT_EQ(e.code(), CUDA_ERROR_NOT_FOUND);
+        EXPECT_TRUE(contains(e.what(), "'absent'")) << e.what();
+    }
+}
+
+TEST_F(SimDriverTest, OccupancyAndAttributesAreForwarded) {
+    auto f = module_->function("saxpy");
+    EXPECT_EQ(f.max_active_blocks_per_sm(256), 8);
+    EXPECT_EQ(f.suggested_block_size(0, 128).block_size, 128);
+    EXPECT_EQ(f.attributes().num_regs, 10);
+    EXPECT_EQ(f.attributes().max_threads_per_block, 1024);
+}
+
+TEST_F(SimDriverTest, EventsTimeAndTimingDisabledEventsAreRefused) {
+    Event a, b;
+    a.record();
+    b.record();
+    EXPECT_FLOAT_EQ(elapsed_ms(a, b), 1.5f);
+    Event c(false), d(false);
+    c.record();
+    d.record();
+    EXPECT_THROW(elapsed_ms(c, d), DriverError);
+}
+
+TEST_F(SimDriverTest, InterruptAbandonsWaitsOnARunningKernel) {
+    CUdeviceptr flag = 0;
+    void* params[] = {&flag};
+    Stream s;
+    launch(module_->function("spin"), Dim3(1), Dim3(1), 0, s.handle(), params);
+    EXPECT_FALSE(s.query());
+    std::atomic<bool> interrupt{false};
+    set_interrupt_check([&] { return interrupt.load(); });
+    std::thread raiser([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        interrupt = true;
+    });
+    const auto t0 = std::chrono::steady_clock::now();
+    EXPECT_THROW(s.synchronize(), Interrupted);
+    EXPECT_THROW(synchronize_current_context(), Interrupted);   // the context-wide wait polls too
+    const auto waited = std::chrono::steady_clock::now() - t0;
+    raiser.join();
+    EXPECT_GE(waited, std::chrono::milliseconds(100));
+    EXPECT_LT(waited, std::chrono::milliseconds(1000));
+    EXPECT_FALSE(context_lost());
+    release_kernels();
+    set_interrupt_check({});
+    EXPECT_NO_THROW(s.synchronize());
+    EXPECT_NO_THROW(context_->synchronize());
+}
+
+TEST_F(SimDriverTest, SyncCopiesBehindARunningKernelAreInterruptible) {
+    DeviceBuffer buf(16);
+    char host[16] = {};
+    Stream blocking(false);
+    launch(module_->function("spin"), Dim3(1), Dim3(1), 0, blocking.handle(), nullptr);
+    set_interrupt_check([] { return true; });
+    EXPECT_THROW(copy_to_device(buf.get(), host, 16), Interrupted);
+    EXPECT_THROW(copy_to_host(host, buf.get(), 16), Interrupted);
+    EXPECT_THROW(memset_d8(buf.get(), 0, 16), Interrupted);
+    release_kernels();
+    EXPECT_NO_THROW(copy_to_device(buf.get(), host, 16));
+}
+
+TEST_F(SimDriverTest, ContextWideWaitCoversNonBlockingStreams) {
+    Stream s(true);
+    launch(module_->function("spin"), Dim3(1), Dim3(1), 0, s.handle(), nullptr);
+    std::thread releaser([] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        release_kernels();
+    });
+    const auto t0 = std::chrono::steady_clock::now();
+    synchronize_current_context();
+    EXPECT_GE(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(50));
+    releaser.join();
+}
+
+// Sticky faults poison the process: each runs in a re-executed death-test child.
+TEST_F(SimDriverTest, IllegalAddressIsContextLostAndLaterCallsFailFastWithoutTheDriver) {
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    EXPECT_EXIT(
+        {
+            launch(module_->function("wild"), Dim3(1), Dim3(32), 0, nullptr, nullptr);
+            int code = 0;
+            try {
+                synchronize_current_context();
+            } catch (const ContextLostError& e) {
+                code = e.code() == CUDA_ERROR_ILLEGAL_ADDRESS && contains(e.what(), "restart the kernel") &&
+                               contains(e.what(), "the last kernel launched was wild")
+                           ? 0
+                           : 3;
+            }
+            if (code != 0 || !context_lost()) std::exit(4);
+            const long calls = driver_calls();
+            const auto t0 = std::chrono::steady_clock::now();
+            int thrown = 0;
+            try { DeviceBuffer b(16); } catch (const ContextLostError&) { ++thrown; }
+            try { Stream s; } catch (const ContextLostError&) { ++thrown; }
+            try { module_->function("saxpy"); } catch (const ContextLostError&) { ++thrown; }
+            try { Module::from_cubin("saxpy"); } catch (const ContextLostError&) { ++thrown; }
+            try { context_->synchronize(); } catch (const ContextLostError& e) {
+                thrown += e.code() == CUDA_ERROR_ILLEGAL_ADDRESS ? 1 : 0;
+            }
+            try { Device(0).attribute(CU_DEVICE_ATTRIBUTE_WARP_SIZE); } catch (const ContextLostError&) { ++thrown; }
+            const bool fast = std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(100);
+            std::exit(thrown == 6 && fast && driver_calls() == calls ? 0 : 5);
+        },
+        ::testing::ExitedWithCode(0), "");
+}
+
+TEST_F(SimDriverTest, TrapIsContextLostWithLaunchFailed) {
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    EXPECT_EXIT(
+        {
+            Stream s;
+            launch(module_->function("trap"), Dim3(1), Dim3(1), 0, s.handle(), nullptr);
+            try {
+                s.synchronize();
+            } catch (const ContextLostError& e) {
+                std::exit(e.code() == CUDA_ERROR_LAUNCH_FAILED ? 0 : 3);
+            }
+            std::exit(4);
+        },
+        ::testing::ExitedWithCode(0), "");
+}

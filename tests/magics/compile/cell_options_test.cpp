@@ -1,0 +1,106 @@
+#include "xcuda/compile/cell_options.hpp"
+
+#include <gtest/gtest.h>
+
+using namespace xcuda::compile;
+
+namespace {
+
+std::string error_of(std::string_view line) {
+    try {
+        parse_cell_options(line);
+    } catch (const ParseError& e) {
+        return e.what();
+    }
+    return "(no error)";
+}
+
+}  // namespace
+
+TEST(CellOptions, EmptyLineGivesTheDefaults) {
+    CellOptions o = parse_cell_options("");
+    EXPECT_EQ(o.std, "c++17");
+    EXPECT_TRUE(o.arch.empty());
+    EXPECT_FALSE(o.ptx || o.sass || o.resources || o.fast_math || o.lineinfo || o.no_cache || o.help);
+    EXPECT_EQ(nvrtc_options(o), (std::vector<std::string>{"-std=c++17"}));
+}
+
+TEST(CellOptions, ParsesEveryOption) {
+    CellOptions o = parse_cell_options(
+        "-n mod --arch sm_80 --std c++20 -I /opt/inc -I\"/my dir\" -D N=4 -DDEBUG "
+        "--instantiate 'axpy<float>' --instantiate \"axpy<double>\" --ptx --sass --resources "
+        "--fast-math --lineinfo --no-cache -- -G --extra-device-vectorization");
+    EXPECT_EQ(o.name, "mod");
+    EXPECT_EQ(o.arch, "sm_80");
+    EXPECT_EQ(o.std, "c++20");
+    EXPECT_EQ(o.include_dirs, (std::vector<std::string>{"/opt/inc", "/my dir"}));
+    EXPECT_EQ(o.defines, (std::vector<std::string>{"N=4", "DEBUG"}));
+    EXPECT_EQ(o.instantiate, (std::vector<std::string>{"axpy<float>", "axpy<double>"}));
+    EXPECT_TRUE(o.ptx && o.sass && o.resources && o.fast_math && o.lineinfo && o.no_cache);
+    EXPECT_EQ(o.nvrtc_extra, (std::vector<std::string>{"-G", "--extra-device-vectorization"}));
+    EXPECT_EQ(nvrtc_options(o),
+              (std::vector<std::string>{"-std=c++20", "-DN=4", "-DDEBUG", "-I/opt/inc", "-I/my dir", "-use_fast_math",
+                                        "-lineinfo", "-G", "--extra-device-vectorization"}));
+}
+
+TEST(CellOptions, AcceptsEqualsFormsAndLongName) {
+    CellOptions o = parse_cell_options("--name=m --arch=sm_90a --std=c++14 -h");
+    EXPECT_EQ(o.name, "m");
+    EXPECT_EQ(o.arch, "sm_90a");
+    EXPECT_EQ(o.std, "c++14");
+    EXPECT_TRUE(o.help);
+    EXPECT_TRUE(parse_cell_options("--help").help);
+    EXPECT_EQ(parse_cell_options("--arch compute_90").arch, "compute_90");
+}
+
+TEST(CellOptions, UnknownOptionSaysHowToListThem) {
+    EXPECT_EQ(error_of("--foo"), "unknown option --foo; run %%cuda -h for the options");
+    EXPECT_EQ(error_of("-x"), "unknown option -x; run %%cuda -h for the options");
+    EXPECT_EQ(error_of("--ptx=yes"), "--ptx takes no value; write --ptx alone");
+}
+
+TEST(CellOptions, MissingValueGivesAnExample) {
+    EXPECT_EQ(error_of("--arch"), "--arch needs a value like sm_90; run %%cuda -h for the options");
+    EXPECT_EQ(error_of("-n"), "--name needs a value like mymodule; run %%cuda -h for the options");
+    EXPECT_EQ(error_of("--instantiate"),
+              "--instantiate needs a value like 'axpy<float>'; run %%cuda -h for the options");
+    EXPECT_EQ(error_of("--arch="), "--arch needs a value like sm_90; run %%cuda -h for the options");
+}
+
+TEST(CellOptions, BadValuesNameTheValueAndTheFix) {
+    EXPECT_EQ(error_of("--arch 90"), "--arch 90 is not an architecture; write it like sm_90 (or compute_90 for PTX only)");
+    EXPECT_EQ(error_of("--arch sm_"), "--arch sm_ is not an architecture; write it like sm_90 (or compute_90 for PTX only)");
+    EXPECT_NE(error_of("--std c++99").find("--std c++99 is not a C++ standard"), std::string::npos);
+    EXPECT_NE(error_of("-D 1X").find("-D 1X does not define a macro"), std::string::npos);
+    EXPECT_NE(error_of("-D =3").find("write -D NAME or -D NAME=VALUE"), std::string::npos);
+    EXPECT_NE(error_of("--instantiate axpy").find("write it like 'axpy<float>'"), std::string::npos);
+}
+
+TEST(CellOptions, SingleValuedOptionsMayNotRepeat) {
+    EXPECT_EQ(error_of("--arch sm_80 --arch sm_90"), "--arch given twice; give it once");
+    EXPECT_EQ(error_of("--ptx --ptx"), "--ptx given twice; give it once");
+}
+
+TEST(CellOptions, StrayWordsPointAtTheDoubleDash) {
+    EXPECT_EQ(error_of("-G"), "unknown option -G; run %%cuda -h for the options");
+    EXPECT_EQ(error_of("mod"),
+              "unexpected argument 'mod'; run %%cuda -h for the options (NVRTC options go after --)");
+}
+
+TEST(CellOptions, ErrorsCarryTheBadToken) {
+    try {
+        parse_cell_options("--ptx --bogus x");
+        FAIL() << "no error";
+    } catch (const ParseError& e) {
+        EXPECT_EQ(e.token(), "--bogus");
+    }
+}
+
+TEST(CellOptions, HelpTextListsEveryOption) {
+    std::string h = cuda_help_text();
+    for (const char* opt : {"-n, --name NAME", "--arch sm_XX", "--std", "-I DIR", "-D NAME[=VALUE]", "--instantiate EXPR",
+                            "--ptx", "--sass", "--resources", "--fast-math", "--lineinfo", "--no-cache", "-h, --help",
+                            "-- OPTIONS..."})
+        EXPECT_NE(h.find(opt), std::string::npos) << opt << " missing from:\n" << h;
+    EXPECT_NE(h.find("(repeatable)"), std::string::npos);
+}

@@ -1,0 +1,367 @@
+// compile_cell end to end with the real NVRTC (no GPU needed: every cell targets sm_90).
+#include "xcuda/compile/compile_cell.hpp"
+
+#include "temp_dir.hpp"
+#include "xcuda/rt/driver.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+
+using namespace xcuda::compile;
+
+namespace {
+
+const char* saxpy = R"(extern "C" __global__ void saxpy(float a, const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a * x[i] + y[i];
+}
+)";
+
+CellOptions opts(const std::string& line = "") {
+    CellOptions o = parse_cell_options(line);
+    if (o.arch.empty()) o.arch = "sm_90";
+    return o;
+}
+
+// A session over a private cache directory with a compiler that counts its calls.
+struct Fixture {
+    TempDir tmp;
+    std::shared_ptr<CompileCache> cache = std::make_shared<CompileCache>(tmp.path() / "xcuda");
+    CompileSession session{cache};
+    HeaderRegistry headers;
+
+    CompileOutcome compile(const std::string& src, const std::string& line = "", const std::string& label = "cell_1") {
+        return session.compile_cell(src, opts(line), headers, label);
+    }
+};
+
+double ms(std::chrono::steady_clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
+
+}  // namespace
+
+TEST(CompileCell, SaxpyGivesCubinPtxAndTheExternCKernel) {
+    Fixture f;
+    auto out = f.compile(saxpy);
+    const CompiledModule& m = *out.module;
+    EXPECT_EQ(out.cache, CacheLevel::none);
+    EXPECT_EQ(m.cubin.substr(0, 4), "\x7f" "ELF");
+    EXPECT_NE(m.ptx.find(".entry saxpy"), std::string::npos);
+    EXPECT_EQ(m.arch, "sm_90");
+    EXPECT_EQ(m.arch_source, ArchSource::option);
+    ASSERT_EQ(m.kernels.size(), 1u);
+    EXPECT_EQ(m.kernels[0].lowered_name, "saxpy");
+    EXPECT_EQ(m.kernels[0].name_expression, "");
+    EXPECT_EQ(m.kernels[0].decl.signature, "void saxpy(float a, const float* x, float* y, int n)");
+    ASSERT_TRUE(m.kernels[0].resources);
+    EXPECT_GT(m.kernels[0].resources->registers, 0);
+    EXPECT_EQ(m.find("saxpy"), &m.kernels[0]);
+    EXPECT_TRUE(m.notes.empty());
+    EXPECT_EQ(m.nvrtc_options, (std::vector<std::string>{"-std=c++17"}));
+    EXPECT_EQ(m.cache_key.size(), 64u);
+}
+
+TEST(CompileCell, CppKernelsInNamespacesGetTheirLoweredNames) {
+    Fixture f;
+    auto out = f.compile(R"(
+namespace ns { __global__ void fill(int* p, int v) { p[threadIdx.x] = v; } }
+__global__ void twice(float* p) { p[0] *= 2; }
+__global__ void twice(double* p) { p[0] *= 2; }
+)");
+    const auto& m = *out.module;
+    ASSERT_EQ(m.kernels.size(), 3u);
+    EXPECT_EQ(m.kernels[0].name_expression, "&ns::fill");
+    EXPECT_EQ(m.kernels[0].lowered_name, "_ZN2ns4fillEPii");
+    EXPECT_EQ(m.kernels[1].name_expression, "static_cast<void(*)(float*)>(&twice)");
+    EXPECT_EQ(m.kernels[1].lowered_name, "_Z5twicePf");
+    EXPECT_EQ(m.kernels[2].lowered_name, "_Z5twicePd");
+    for (const auto& k : m.kernels) {
+        EXPECT_NE(m.ptx.find(".entry " + k.lowered_name), std::string::npos) << k.lowered_name;
+        EXPECT_TRUE(k.resources) << k.lowered_name;
+    }
+    EXPECT_EQ(m.find("ns::fill"), &m.kernels[0]);
+    EXPECT_EQ(m.find("fill"), &m.kernels[0]);
+}
+
+TEST(CompileCell, TemplateWithTwoInstantiations) {
+    Fixture f;
+    auto out = f.compile(R"(
+template <typename T>
+__global__ void axpy(T a, const T* x, T* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a * x[i] + y[i];
+}
+)", "--instantiate 'axpy<float>' --instantiate axpy<double>");
+    const auto& m = *out.module;
+    ASSERT_EQ(m.kernels.size(), 2u);
+    const CompiledKernel* fk = m.find("axpy", "float");
+    const CompiledKernel* dk = m.find("axpy", "double");
+    ASSERT_TRUE(fk && dk);
+    EXPECT_EQ(fk->lowered_name, "_Z4axpyIfEvT_PKS0_PS0_i");
+    EXPECT_EQ(dk->lowered_name, "_Z4axpyIdEvT_PKS0_PS0_i");
+    EXPECT_EQ(fk->decl.signature, "void axpy<float>(float a, const float* x, float* y, int n)");
+    EXPECT_EQ(dk->decl.params[1].scalar, ScalarType::float64);
+    EXPECT_TRUE(m.notes.empty());
+}
+
+TEST(CompileCell, UninstantiatedTemplateGetsANoteNotAnError) {
+    Fixture f;
+    auto out = f.compile("template <int N> __global__ void k(int* p) { p[0] = N; }\n");
+    EXPECT_TRUE(out.module->kernels.empty());
+    ASSERT_EQ(out.module->notes.size(), 1u);
+    EXPECT_NE(out.module->notes[0].find("--instantiate 'k<256>'"), std::string::npos) << out.module->notes[0];
+}
+
+TEST(CompileCell, InstantiateOfAnUnknownTemplateNamesTheTemplates) {
+    Fixture f;
+    try {
+        f.compile("template <typename T> __global__ void axpy(T* p) {}\n", "--instantiate 'saxpy<float>'");
+        FAIL() << "no error";
+    } catch (const ParseError& e) {
+        EXPECT_EQ(std::string(e.what()),
+                  "--instantiate saxpy<float>: this cell has no __global__ template named saxpy (its template kernels: axpy)");
+    }
+    EXPECT_EQ(f.session.compiler_calls(), 0u);
+}
+
+TEST(CompileCell, Fp16AndCooperativeGroupsCompile) {
+    Fixture f;
+    auto half = f.compile(R"(#include <cuda_fp16.h>
+extern "C" __global__ void hadd(const __half* a, __half* b, int n) {
+    int i = threadIdx.x;
+    if (i < n) b[i] = __hadd(a[i], b[i]);
+}
+)");
+    ASSERT_EQ(half.module->kernels.size(), 1u);
+    EXPECT_EQ(half.module->kernels[0].decl.params[0].scalar, ScalarType::float16);
+    auto cg = f.compile(R"(#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+extern "C" __global__ void reduce(const float* in, float* out) {
+    cg::thread_block block = cg::this_thread_block();
+    __shared__ float s[256];
+    s[block.thread_rank()] = in[block.thread_rank()];
+    block.sync();
+    if (block.thread_rank() == 0) *out = s[0];
+}
+)");
+    ASSERT_EQ(cg.module->kernels.size(), 1u);
+    ASSERT_TRUE(cg.module->kernels[0].resources);
+    EXPECT_EQ(cg.module->kernels[0].resources->shared_bytes, 1024u);
+}
+
+TEST(CompileCell, CompileErrorPointsAtTheCellLineAndColumn) {
+    Fixture f;
+    try {
+        f.compile("extern \"C\" __global__ void k(float* y) {\n    y[0] = foo;\n}\n", "", "cell_7");
+        FAIL() << "no error";
+    } catch (const CellCompileError& e) {
+        EXPECT_EQ(e.line(), 2);
+        EXPECT_EQ(e.column(), 12);
+        EXPECT_EQ(std::string(e.what()),
+                  "cell_7:2:12: error: identifier \"foo\" is undefined\n        y[0] = foo;\n               ^");
+        EXPECT_NE(e.log().find("cell.cu(2)"), std::string::npos);
+    }
+    // a failed compile is not cached
+    EXPECT_THROW(f.compile("extern \"C\" __global__ void k(float* y) {\n    y[0] = foo;\n}\n"), CellCompileError);
+    EXPECT_EQ(f.session.compiler_calls(), 2u);
+}
+
+TEST(CompileCell, UnsupportedArchListsTheSupportedOnes) {
+    Fixture f;
+    try {
+        f.compile(saxpy, "--arch sm_10");
+        FAIL() << "no error";
+    } catch (const ParseError& e) {
+        std::string what = e.what();
+        EXPECT_EQ(what.find("--arch sm_10 is not supported by NVRTC "), 0u) << what;
+        EXPECT_NE(what.find("sm_90"), std::string::npos) << what;
+        EXPECT_EQ(e.token(), "sm_10");
+    }
+    EXPECT_EQ(f.session.compiler_calls(), 0u);
+    EXPECT_NO_THROW(f.compile(saxpy, "--arch sm_90a"));
+    EXPECT_NO_THROW(f.compile(saxpy, "--arch compute_90"));
+}
+
+TEST(CompileCell, NvrtcOptionErrorsAreShownAsSuch) {
+    Fixture f;
+    try {
+        f.compile(saxpy, "-- --bogus-flag");
+        FAIL() << "no error";
+    } catch (const CellCompileError& e) {
+        EXPECT_EQ(std::string(e.what()), "nvrtc: error: unrecognized option --bogus-flag found");
+        EXPECT_EQ(e.line(), 0);
+    }
+}
+
+TEST(CompileCell, WarningsAreRelabelledForTheCellThatAsks) {
+    Fixture f;
+    const char* src = "__global__ void k() { int unused; }\n";
+    auto a = f.compile(src, "", "cell_1");
+    ASSERT_EQ(a.module->warnings.size(), 1u);
+    EXPECT_EQ(a.module->warnings[0].file, "cell_1");
+    auto b = f.compile(src, "", "cell_2");
+    EXPECT_EQ(b.cache, CacheLevel::memory);
+    EXPECT_EQ(b.module->warnings[0].file, "cell_2");
+    EXPECT_EQ(a.module->warnings[0].file, "cell_1");  // shared module untouched
+}
+
+TEST(CompileCell, RerunIsAMemoryHitWithNoCompilerCall) {
+    Fixture f;
+    auto first = f.compile(saxpy, "", "cell_1");
+    auto again = f.compile(saxpy, "", "cell_2");  // a re-run gets a new execution count
+    EXPECT_EQ(f.session.compiler_calls(), 1u);
+    EXPECT_EQ(again.cache, CacheLevel::memory);
+    EXPECT_EQ(again.module, first.module);
+    constexpr int n = 2000;
+    auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < n; ++i) f.compile(saxpy);
+    double us = ms(std::chrono::steady_clock::now() - t0) * 1000 / n;
+    std::printf("[ bench    ] memory hit: %.2f us per compile_cell (saxpy, %d runs); first compile %.1f ms\n", us, n,
+                first.milliseconds);
+    EXPECT_LT(us, 100.0);
+    EXPECT_EQ(f.session.compiler_calls(), 1u);
+}
+
+TEST(CompileCell, DiskHitInAFreshSessionCompilesNothing) {
+    Fixture f;
+    auto first = f.compile(R"(namespace ns { __global__ void k(int* p) { p[0] = 1; } }
+template <typename T> __global__ void t(T* p) { p[0] = T(2); }
+)", "--instantiate t<int>");
+    CompileSession fresh(std::make_shared<CompileCache>(f.tmp.path() / "xcuda"));
+    auto t0 = std::chrono::steady_clock::now();
+    auto hit = fresh.compile_cell(R"(namespace ns { __global__ void k(int* p) { p[0] = 1; } }
+template <typename T> __global__ void t(T* p) { p[0] = T(2); }
+)", opts("--instantiate t<int>"), f.headers, "cell_9");
+    std::printf("[ bench    ] disk hit: %.3f ms (cold compile was %.1f ms)\n", ms(std::chrono::steady_clock::now() - t0),
+                first.milliseconds);
+    EXPECT_EQ(hit.cache, CacheLevel::disk);
+    EXPECT_EQ(fresh.compiler_calls(), 0u);
+    EXPECT_EQ(hit.module->cubin, first.module->cubin);
+    ASSERT_EQ(hit.module->kernels.size(), 2u);
+    EXPECT_EQ(hit.module->kernels[0].lowered_name, first.module->kernels[0].lowered_name);
+    EXPECT_EQ(hit.module->kernels[1].lowered_name, first.module->kernels[1].lowered_name);
+    EXPECT_EQ(hit.module->kernels[1].instantiation, "int");
+    EXPECT_TRUE(hit.module->kernels[0].resources);
+}
+
+TEST(CompileCell, DamagedDiskEntryIsRecompiled) {
+    Fixture f;
+    auto first = f.compile(saxpy);
+    auto path = f.cache->entry_path(first.module->cache_key);
+    std::filesystem::resize_file(path, std::filesystem::file_size(path) / 2);
+    CompileSession fresh(std::make_shared<CompileCache>(f.tmp.path() / "xcuda"));
+    auto again = fresh.compile_cell(saxpy, opts(), f.headers);
+    EXPECT_EQ(again.cache, CacheLevel::none);
+    EXPECT_EQ(fresh.compiler_calls(), 1u);
+    EXPECT_EQ(again.module->cubin, first.module->cubin);
+}
+
+TEST(CompileCell, NoCacheBypassesMemoryAndDisk) {
+    Fixture f;
+    f.compile(saxpy);
+    auto out = f.compile(saxpy, "--no-cache");
+    EXPECT_EQ(out.cache, CacheLevel::none);
+    EXPECT_EQ(f.session.compiler_calls(), 2u);
+    EXPECT_EQ(f.cache->info().disk_entries, 1u);  // the --no-cache compile stored nothing new either
+}
+
+TEST(CompileCell, OptionsArchAndSourceChangeTheKey) {
+    Fixture f;
+    std::string k0 = f.compile(saxpy).module->cache_key;
+    EXPECT_NE(f.compile(saxpy, "-D N=1").module->cache_key, k0);
+    EXPECT_NE(f.compile(saxpy, "--arch sm_80").module->cache_key, k0);
+    EXPECT_NE(f.compile(std::string(saxpy) + "\n").module->cache_key, k0);
+    EXPECT_NE(f.compile(saxpy, "--fast-math").module->cache_key, k0);
+    EXPECT_EQ(f.compile(saxpy, "-n other --ptx --resources").module->cache_key, k0);  // display-only options
+}
+
+TEST(CompileCell, HeaderChangeRecompilesItsUsersOnly) {
+    Fixture f;
+    f.headers.set("scale.cuh", "#define SCALE 2.0f\n");
+    f.headers.set("other.cuh", "#define OTHER 1\n");
+    const char* user = "#include \"scale.cuh\"\nextern \"C\" __global__ void k(float* p) { p[0] *= SCALE; }\n";
+    auto a = f.compile(user);
+    EXPECT_EQ(a.module->headers_used, (std::vector<std::string>{"scale.cuh"}));
+    f.headers.set("other.cuh", "#define OTHER 2\n");
+    EXPECT_EQ(f.compile(user).cache, CacheLevel::memory);  // unrelated header changed
+    f.headers.set("scale.cuh", "#define SCALE 3.0f\n");
+    auto c = f.compile(user);
+    EXPECT_EQ(c.cache, CacheLevel::none);
+    EXPECT_NE(c.module->cache_key, a.module->cache_key);
+    EXPECT_NE(c.module->cubin, a.module->cubin);
+    EXPECT_EQ(f.session.compiler_calls(), 2u);
+}
+
+TEST(CompileCell, CellWithoutKernelsCompilesWithANote) {
+    Fixture f;
+    auto out = f.compile("__device__ int helper(int x) { return x + 1; }\n");
+    EXPECT_TRUE(out.module->kernels.empty());
+    ASSERT_EQ(out.module->notes.size(), 1u);
+    EXPECT_EQ(out.module->notes[0], "the cell defines no __global__ function; nothing to bind");
+}
+
+TEST(CompileCell, DefaultArchIsTheDevicesOrSm90) {
+    Fixture f;
+    ArchSource src;
+    std::string arch = f.session.default_arch(&src);
+    if (xcuda::rt::driver_available()) {
+        EXPECT_EQ(src, ArchSource::device);
+    } else {
+        EXPECT_EQ(arch, "sm_90");
+        EXPECT_EQ(src, ArchSource::fallback);
+    }
+    auto out = f.session.compile_cell(saxpy, parse_cell_options(""), f.headers);
+    EXPECT_EQ(out.module->arch, arch);
+    EXPECT_EQ(out.module->arch_source, src);
+    f.session.set_default_arch("sm_80");
+    EXPECT_EQ(f.session.compile_cell(saxpy, parse_cell_options(""), f.headers).module->arch, "sm_80");
+}
+
+TEST(CompileCell, InjectedCompilerSeesTheOptions) {
+    xcuda::rt::CompileOptions seen;
+    CompileSession s(nullptr, [&](std::string_view src, const xcuda::rt::CompileOptions& o) {
+        seen = o;
+        xcuda::rt::CompileResult r;
+        r.cubin = "fake";
+        r.lowered_names["&k"] = "_Z1kv";
+        return r;
+    });
+    HeaderRegistry h;
+    h.set("a.cuh", "");
+    auto out = s.compile_cell("#include \"a.cuh\"\n__global__ void k() {}\n", opts("--lineinfo -I/x -- -G"), h);
+    EXPECT_EQ(seen.arch, "sm_90");
+    EXPECT_EQ(seen.program_name, "cell.cu");
+    EXPECT_EQ(seen.options, (std::vector<std::string>{"-std=c++17", "-I/x", "-lineinfo", "-G"}));
+    ASSERT_EQ(seen.headers.size(), 1u);
+    EXPECT_EQ(seen.headers[0].name, "a.cuh");
+    EXPECT_EQ(seen.name_expressions, (std::vector<std::string>{"&k"}));
+    EXPECT_TRUE(seen.resource_usage);
+    EXPECT_EQ(out.module->kernels[0].lowered_name, "_Z1kv");
+    // no cache at all: every call compiles
+    s.compile_cell("#include \"a.cuh\"\n__global__ void k() {}\n", opts("--lineinfo -I/x -- -G"), h);
+    EXPECT_EQ(s.compiler_calls(), 2u);
+}
+
+// What ptxas -v costs, to justify always asking for it. Interleaved runs, means compared:
+// on this 2-core CI machine under load the difference was within noise (55-87 ms either way).
+TEST(CompileCell, ResourceUsageCostsLittle) {
+    xcuda::rt::CompileOptions o;
+    o.arch = "sm_90";
+    xcuda::rt::compile(saxpy, o);  // the first compile in a process pays NVRTC's start-up
+    double total[2] = {0, 0};
+    constexpr int runs = 6;
+    for (int i = 0; i < runs; ++i)
+        for (int verbose = 0; verbose < 2; ++verbose) {
+            o.resource_usage = verbose == 1;
+            // a unique source each time: with a driver, NVRTC would otherwise answer repeats from
+            // the driver's compute cache (which -Xptxas=-v turns off), timing a cache, not ptxas
+            std::string src = std::string(saxpy) + "// run " + std::to_string(i) + "." + std::to_string(verbose) + "\n";
+            auto t0 = std::chrono::steady_clock::now();
+            xcuda::rt::compile(src, o);
+            total[verbose] += ms(std::chrono::steady_clock::now() - t0);
+        }
+    double plain = total[0] / runs, verbose = total[1] / runs;
+    std::printf("[ bench    ] saxpy sm_90 cubin: mean %.1f ms plain, %.1f ms with -Xptxas=-v (%d interleaved runs)\n",
+                plain, verbose, runs);
+    EXPECT_LT(verbose, plain * 2 + 20);
+}

@@ -1,0 +1,28 @@
+#include "xcuda/compile/sha256.hpp"
+
+#include <gtest/gtest.h>
+
+using namespace xcuda::compile;
+
+TEST(Sha256, MatchesTheFipsTestVectors) {
+    EXPECT_EQ(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    EXPECT_EQ(sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+              "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+    EXPECT_EQ(sha256_hex(std::string(1000000, 'a')),
+              "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
+TEST(Sha256, GivesTheSameDigestWhateverTheChunking) {
+    std::string data;
+    for (int i = 0; i < 1000; ++i) data += char(i * 7);
+    for (std::size_t step : {1u, 3u, 63u, 64u, 65u, 200u}) {
+        Sha256 h;
+        for (std::size_t at = 0; at < data.size(); at += step) h.update(std::string_view(data).substr(at, step));
+        EXPECT_EQ(to_hex(h.finish()), sha256_hex(data)) << "step " << step;
+    }
+}
+
+TEST(Sha256, FieldsCannotCollideByMovingBytesAcrossABoundary) {
+    EXPECT_NE(to_hex(Sha256().field("ab").field("c").finish()), to_hex(Sha256().field("a").field("bc").finish()));
+}

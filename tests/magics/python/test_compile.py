@@ -1,0 +1,96 @@
+"""xcuda.compile and the Module/Kernel objects: everything here works without a GPU."""
+import pytest
+
+import xcuda
+from conftest import SAXPY
+
+
+def test_compile_binds_every_global_under_its_source_name():
+    m = xcuda.compile(SAXPY + "__global__ void cpp_kernel(int* p) { p[0] = 1; }\n")
+    assert set(m.kernels) == {"saxpy", "cpp_kernel"}
+    assert m.cpp_kernel.lowered_name != "cpp_kernel"  # C++ name, mangled in the module
+    assert m["saxpy"].lowered_name == "saxpy"
+
+
+def test_signature_is_the_declaration_as_written(saxpy):
+    assert saxpy.signature == "void saxpy(float a, const float* x, float* y, int n)"
+    assert saxpy.name == "saxpy"
+    assert saxpy.parameters == [("a", "float"), ("x", "const float*"), ("y", "float*"), ("n", "int")]
+    assert "saxpy" in repr(saxpy)
+
+
+def test_module_has_ptx_cubin_and_log():
+    m = xcuda.compile(SAXPY)
+    assert ".entry saxpy" in m.ptx
+    assert m.cubin[:4] == b"\x7fELF"
+    assert isinstance(m.log, str)
+    assert m.arch.startswith("sm_")
+
+
+def test_resources_come_from_ptxas_without_a_gpu(saxpy):
+    r = saxpy.resources
+    assert r["registers"] > 0
+    assert r["arch"].startswith("sm_")
+
+
+def test_recompiling_the_same_source_is_a_memory_cache_hit():
+    src = SAXPY + "// cache probe\n"
+    xcuda.compile(src)
+    assert xcuda.compile(src).cache == "memory"
+
+
+def test_no_cache_compiles_again():
+    assert xcuda.compile(SAXPY, no_cache=True).cache == "none"
+
+
+def test_template_instantiations_are_indexed_by_their_arguments():
+    m = xcuda.compile("template <typename T, int N> __global__ void fill(T* p) { p[threadIdx.x] = T(N); }",
+                      instantiate=["fill<float, 4>", "fill<int,2>"])
+    fill = m.kernels["fill"]
+    assert isinstance(fill, xcuda.KernelTemplate)
+    assert fill["float,4"].signature == fill["  float , 4 "].signature
+    assert fill["float", 4].instantiation == "float, 4"
+    assert "int" in fill["int, 2"].signature
+    with pytest.raises(KeyError, match="double"):
+        fill["double, 1"]
+
+
+def test_defines_and_options_reach_nvrtc():
+    m = xcuda.compile('extern "C" __global__ void k(float* p) { p[0] = VALUE; }', defines={"VALUE": "2.5f"})
+    assert "k" in m.kernels
+    with pytest.raises(xcuda.CompileError):
+        xcuda.compile('extern "C" __global__ void k(float* p) { p[0] = VALUE; }')
+
+
+def test_unknown_compile_option_is_a_type_error_listing_the_options():
+    with pytest.raises(TypeError, match="instantiate"):
+        xcuda.compile(SAXPY, instantiation="x")
+
+
+def test_compile_error_has_line_column_source_line_and_log():
+    src = 'extern "C" __global__ void bad(float* y) {\n    y[0] = undefined_name;\n}\n'
+    with pytest.raises(xcuda.CompileError) as info:
+        xcuda.compile(src)
+    e = info.value
+    assert (e.line, e.column) == (2, 12)
+    assert "undefined_name" in e.source_line
+    assert "undefined_name" in e.log
+    assert isinstance(e, xcuda.CudaError)
+    rendered = "\n".join(e._render_traceback_())
+    assert "CompileError" in rendered and ":2:12:" in rendered
+
+
+def test_exception_tree():
+    assert issubclass(xcuda.DriverError, xcuda.CudaError)
+    assert issubclass(xcuda.LaunchError, xcuda.DriverError)
+    assert issubclass(xcuda.OutOfMemoryError, xcuda.DriverError)
+    assert issubclass(xcuda.OutOfMemoryError, MemoryError)
+    assert issubclass(xcuda.ContextLostError, xcuda.DriverError)
+    assert issubclass(xcuda.NoDeviceError, xcuda.CudaError)
+    assert issubclass(xcuda.CompileError, xcuda.CudaError)
+
+
+def test_sass_is_shown_or_the_missing_tool_is_named():
+    report = xcuda.compile(SAXPY).sass()
+    text = str(report)
+    assert "saxpy" in text or "cuobjdump" in text

@@ -1,0 +1,139 @@
+"""The IPython extension: %%cuda and friends in a real InteractiveShell (no GPU needed)."""
+import pytest
+
+import xcuda
+
+CELL = '''%%cuda
+extern "C" __global__ void saxpy_m(float a, const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a * x[i] + y[i];
+}
+__global__ void cpp_m(int* p) { p[0] = 1; }
+'''
+
+
+def run(ip, cell):
+    result = ip.run_cell(cell)
+    return result
+
+
+def test_cuda_cell_binds_kernels_into_user_ns(ip):
+    r = run(ip, CELL)
+    assert r.success, r.error_in_exec
+    assert isinstance(ip.user_ns["saxpy_m"], xcuda.Kernel)
+    assert ip.user_ns["cpp_m"].signature == "void cpp_m(int* p)"
+
+
+def test_name_option_binds_the_module(ip):
+    r = run(ip, "%%cuda -n mod_m\n" + CELL.split("\n", 1)[1])
+    assert r.success, r.error_in_exec
+    assert isinstance(ip.user_ns["mod_m"], xcuda.Module)
+    assert "saxpy_m" in ip.user_ns["mod_m"].kernels
+
+
+def test_template_instantiation_is_indexable(ip):
+    r = run(ip, "%%cuda --instantiate 'axpy_m<float>' --instantiate 'axpy_m<double>'\n"
+                "template <typename T> __global__ void axpy_m(T a, const T* x, T* y, int n) {"
+                " int i = threadIdx.x; if (i < n) y[i] += a * x[i]; }\n")
+    assert r.success, r.error_in_exec
+    axpy = ip.user_ns["axpy_m"]
+    assert axpy["float"].signature == "void axpy_m<float>(float a, const float* x, float* y, int n)"
+    assert "double" in axpy[" double "].signature
+
+
+def test_help_lists_the_options(ip, capsys):
+    ip.run_line_magic("cuda", "-h")
+    out = capsys.readouterr().out
+    for option in ("--instantiate", "--ptx", "--resources", "--arch", "--name"):
+        assert option in out
+    r = run(ip, "%%cuda -h\n// ignored\n")
+    assert r.success
+    assert "--sass" in capsys.readouterr().out
+
+
+def test_compile_error_is_one_error_at_the_cells_line(ip, capsys):
+    r = run(ip, '%%cuda\n__global__ void bad_m(float* y) {\n    y[0] = missing_m;\n}\n')
+    assert not r.success
+    e = r.error_in_exec
+    assert type(e).__name__ == "CompileError"
+    # Line 1 of the cell is the %%cuda line, as the notebook numbers it.
+    assert (e.line, e.column) == (3, 12)
+    assert e.source_line.strip() == "y[0] = missing_m;"
+    out = capsys.readouterr()
+    shown = out.out + out.err
+    assert shown.count("CompileError") == 1
+    assert "Traceback" not in shown
+    assert "missing_m" in "\n".join(e._render_traceback_())
+
+
+def test_bad_option_is_a_usage_error(ip, capsys):
+    r = run(ip, "%%cuda --no-such-option\n__global__ void k_m() {}\n")
+    assert not r.success
+    assert "--no-such-option" in str(r.error_in_exec)
+
+
+def test_resources_show_registers(ip, capsys):
+    r = run(ip, "%%cuda --resources\n" + CELL.split("\n", 1)[1])
+    assert r.success, r.error_in_exec
+    out = capsys.readouterr().out
+    assert "Registers" in out and "saxpy_m" in out
+
+
+def test_ptx_is_shown(ip, capsys):
+    r = run(ip, "%%cuda --ptx\n" + CELL.split("\n", 1)[1])
+    assert r.success, r.error_in_exec
+    assert ".entry saxpy_m" in capsys.readouterr().out
+
+
+def test_header_cell_is_included_by_later_cells(ip):
+    assert run(ip, "%%cuda_header scale_m.h\n#define SCALE_M 3\n").success
+    r = run(ip, '%%cuda\n#include "scale_m.h"\nextern "C" __global__ void scaled_m(int* p) { p[0] = SCALE_M; }\n')
+    assert r.success, r.error_in_exec
+    assert "scaled_m" in ip.user_ns
+
+
+def test_changing_a_header_recompiles_its_users(ip):
+    body = '%%cuda\n#include "val_m.h"\nextern "C" __global__ void val_m(int* p) { p[0] = VAL_M; }\n'
+    run(ip, "%%cuda_header val_m.h\n#define VAL_M 1\n")
+    run(ip, body)
+    run(ip, "%%cuda_header val_m.h\n#define VAL_M 2\n")
+    r = run(ip, body)
+    assert r.success
+    # The cached module of VAL_M 1 would carry 1 as its immediate; a recompile carries 2.
+    ptx = xcuda.compile('#include "val_m.h"\nextern "C" __global__ void val_m(int* p) { p[0] = VAL_M; }\n').ptx
+    assert "2;" in ptx
+
+
+def test_cache_info_and_clear(ip, capsys):
+    run(ip, CELL)
+    ip.run_line_magic("cuda_cache", "info")
+    out = capsys.readouterr().out
+    assert "memory" in out and "disk" in out
+    ip.run_line_magic("cuda_cache", "clear")
+    assert "cleared" in capsys.readouterr().out
+    ip.run_line_magic("cuda_cache", "info")
+    out = capsys.readouterr().out
+    memory_row = next(line for line in out.splitlines() if line.startswith("memory"))
+    assert memory_row.split()[1] == "0"
+    r = run(ip, "%cuda_cache frobnicate")
+    assert not r.success
+
+
+@pytest.mark.skipif(xcuda.driver_available(), reason="a CUDA device is present")
+def test_cuda_info_says_there_is_no_gpu(ip, capsys):
+    ip.run_line_magic("cuda_info", "")
+    out = capsys.readouterr().out
+    assert "No CUDA GPU" in out
+    assert "NVRTC" in out
+
+
+@pytest.mark.skipif(xcuda.driver_available(), reason="a CUDA device is present")
+def test_launch_in_a_cell_without_gpu_is_one_no_device_error(ip):
+    run(ip, CELL)
+    r = run(ip, "import numpy as np\nx = np.ones(4, np.float32)\nsaxpy_m[1, 4](2.0, x, x.copy(), 4)\n")
+    assert type(r.error_in_exec).__name__ == "NoDeviceError"
+
+
+def test_cuda_device_help(ip, capsys):
+    ip.run_line_magic("cuda_device", "-h")
+    assert "%cuda_device [N]" in capsys.readouterr().out
