@@ -38,20 +38,24 @@ def expected_texts(cell, gpu):
 
 
 def output_text(cell):
-    """Everything a reader sees of a cell's outputs, as text (streams, text/plain, text/html, errors)."""
+    """Everything a reader sees of a cell's outputs, as text (streams, text/plain, text/html, errors).
+    Stream chunks are joined as written (a kernel may send one print() in several messages)."""
     parts = []
     for out in cell.get("outputs", []):
         kind = out.get("output_type")
         if kind == "stream":
-            parts.append(out.get("text", ""))
+            if parts and parts[-1][0] == "stream":
+                parts[-1] = ("stream", parts[-1][1] + out.get("text", ""))
+            else:
+                parts.append(("stream", out.get("text", "")))
         elif kind in ("execute_result", "display_data"):
             data = out.get("data", {})
             for mime in ("text/plain", "text/html"):
                 value = data.get(mime, "")
-                parts.append(value if isinstance(value, str) else "".join(value))
+                parts.append((mime, value if isinstance(value, str) else "".join(value)))
         elif kind == "error":
-            parts.append(f"{out.get('ename')}: {out.get('evalue')}")
-    return "\n".join(parts)
+            parts.append(("error", f"{out.get('ename')}: {out.get('evalue')}"))
+    return "\n".join(text for _, text in parts)
 
 
 def check_notebook(nb, gpu, require_interop=False):
