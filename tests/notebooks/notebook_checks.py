@@ -58,6 +58,10 @@ def output_text(cell):
     return "\n".join(text for _, text in parts)
 
 
+def excerpt(text, limit=2000):
+    return text if len(text) <= limit else text[:limit] + f"\n... ({len(text) - limit} more characters)"
+
+
 def check_notebook(nb, gpu, require_interop=False):
     """Returns the problems found in an executed notebook (empty when it is right)."""
     problems = []
@@ -73,7 +77,7 @@ def check_notebook(nb, gpu, require_interop=False):
         text = output_text(cell)
         for bad in SILENT_FAILURES:
             if bad in text:
-                problems.append(f"{where} printed {bad!r}:\n{text}")
+                problems.append(f"{where} printed {bad!r}:\n{excerpt(text)}")
         meta = cell_expectations(cell)
         skipped = bool(meta.get("needs")) and SKIP_MARK in text
         if skipped and require_interop:
@@ -83,7 +87,8 @@ def check_notebook(nb, gpu, require_interop=False):
             if skipped and expected in meta.get("expect_gpu", []):
                 continue
             if expected not in text:
-                problems.append(f"{where}: expected {expected!r} in its output, got:\n{text or '(no output)'}")
+                problems.append(f"{where}: expected {expected!r} in its output, got:\n"
+                                f"{excerpt(text) if text else '(no output)'}")
         if gpu and meta.get("launches") and NO_GPU_MARK in text:
             problems.append(f"{where} said there is no GPU, but the kernel has one:\n{text}")
     return problems
