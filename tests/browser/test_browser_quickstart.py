@@ -264,7 +264,8 @@ def test_quickstart_runs_in_jupyterlab_and_shows_its_outputs(tmp_path):
         problems += [f"code cell {index} shows {bad!r}: {shown[:500]!r}" for bad in SILENT_FAILURES if bad in shown]
         if gpu and NO_GPU_MARK in shown:
             problems.append(f"code cell {index} said there is no GPU on a GPU machine")
-    assert not problems, "after Run All:\n" + "\n".join(problems)
+    if problems:
+        pytest.fail("after Run All:\n" + "\n".join(problems), pytrace=False)
     elapsed = time.monotonic() - started
     print(f"browser test took {elapsed:.1f} s")
     assert elapsed < TOTAL_S, f"the browser test took {elapsed:.0f} s (limit {TOTAL_S} s)"

@@ -58,8 +58,12 @@ def output_text(cell):
     return "\n".join(text for _, text in parts)
 
 
-def excerpt(text, limit=2000):
-    return text if len(text) <= limit else text[:limit] + f"\n... ({len(text) - limit} more characters)"
+def excerpt(text, limit=2400):
+    """Long outputs (PTX, HTML) cut in the middle: their start and their closing notes both matter."""
+    if len(text) <= limit:
+        return text
+    half = limit // 2
+    return f"{text[:half]}\n... ({len(text) - limit} characters left out) ...\n{text[-half:]}"
 
 
 def check_notebook(nb, gpu, require_interop=False):

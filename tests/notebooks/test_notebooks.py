@@ -90,7 +90,8 @@ def test_notebook_runs_top_to_bottom_and_prints_its_checked_results(path, gpu, t
         pathlib.Path(artifacts).mkdir(parents=True, exist_ok=True)
         nbformat.write(nb, pathlib.Path(artifacts) / path.name)
     problems = check_notebook(nb, gpu, require_interop=os.environ.get("XCUDA_REQUIRE_INTEROP") == "1")
-    assert not problems, f"{path.name} ({'GPU' if gpu else 'no GPU'}):\n\n" + "\n\n".join(problems)
+    if problems:
+        pytest.fail(f"{path.name} ({'GPU' if gpu else 'no GPU'}):\n\n" + "\n\n".join(problems), pytrace=False)
     skipped = skipped_cells(nb)
     if skipped:
         print(f"{path.name}: cells {skipped} skipped for a missing optional library")
