@@ -70,6 +70,8 @@ def lab_settings(settings_dir):
 
 @contextlib.contextmanager
 def jupyterlab(workdir):
+    if "XCUDA_BROWSER_VENV" not in os.environ:
+        pytest.fail("set XCUDA_BROWSER_VENV to the venv that tests/browser/setup.sh VENV made (ctest does)")
     venv = pathlib.Path(os.environ["XCUDA_BROWSER_VENV"])
     port, token = free_port(), secrets.token_hex(24)
     env = dict(os.environ,
