@@ -1,0 +1,97 @@
+"""Executes every notebook in notebooks/ with the xcuda kernel and checks what the cells print.
+
+Environment:
+  JUPYTER_PATH           must lead to the installed kernelspec (ctest sets it to the build's prefix)
+  XCUDA_NOTEBOOK_KERNEL  kernel to run them with (default "xcuda"; "python3" runs them in ipykernel
+                         with the `xcuda` extension module, e.g. on the GPU machine's Python 3.12)
+  XCUDA_GPU_TESTS        "1": the machine must have a GPU and every launching cell must launch;
+                         "0": it must not; unset: whatever the kernel reports
+  XCUDA_REQUIRE_INTEROP  "1": CuPy/PyTorch cells may not skip
+  XCUDA_ARTIFACTS_DIR    where the executed notebooks are written (for reading the outputs later)
+  XCUDA_NOTEBOOK_GLOB    which notebooks to execute (default "*.ipynb": all of them)
+"""
+import os
+import pathlib
+import signal
+import contextlib
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+from notebook_checks import check_notebook, output_text, skipped_cells
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+NOTEBOOK_DIR = pathlib.Path(os.environ.get("XCUDA_NOTEBOOK_DIR", ROOT / "notebooks"))
+KERNEL = os.environ.get("XCUDA_NOTEBOOK_KERNEL", "xcuda")
+CELL_TIMEOUT_S = 240
+NOTEBOOK_TIMEOUT_S = 420
+ALL_NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
+NOTEBOOKS = sorted(NOTEBOOK_DIR.glob(os.environ.get("XCUDA_NOTEBOOK_GLOB", "*.ipynb")))
+
+
+@contextlib.contextmanager
+def deadline(seconds, what):
+    def expired(signum, frame):
+        raise TimeoutError(f"{what} did not finish within {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def execute(nb, workdir, what):
+    client = NotebookClient(nb, kernel_name=KERNEL, timeout=CELL_TIMEOUT_S, startup_timeout=60,
+                            resources={"metadata": {"path": str(workdir)}})
+    with deadline(NOTEBOOK_TIMEOUT_S, what):
+        client.execute()
+    return nb
+
+
+@pytest.fixture(scope="session")
+def gpu(tmp_path_factory):
+    """Whether launches run here: asked of the kernel itself, and held against XCUDA_GPU_TESTS."""
+    probe = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+        "import xcuda\nprint('driver_available', xcuda.driver_available())")])
+    execute(probe, tmp_path_factory.mktemp("probe"), "the GPU probe")
+    text = output_text(probe.cells[0])
+    has_gpu = "driver_available True" in text
+    wanted = os.environ.get("XCUDA_GPU_TESTS")
+    if wanted == "1" and not has_gpu:
+        pytest.fail(f"XCUDA_GPU_TESTS=1 but the {KERNEL} kernel sees no usable GPU: {text!r}")
+    if wanted == "0" and has_gpu:
+        pytest.fail(f"XCUDA_GPU_TESTS=0 but the {KERNEL} kernel sees a GPU")
+    return has_gpu
+
+
+def test_every_shipped_notebook_is_found():
+    names = {p.name for p in ALL_NOTEBOOKS}
+    assert {"02-teaching.ipynb", "03-profiling.ipynb", "04-interop.ipynb"} <= names, names
+
+
+@pytest.mark.parametrize("path", ALL_NOTEBOOKS, ids=[p.stem for p in ALL_NOTEBOOKS])
+def test_notebook_is_stored_without_outputs_for_the_xcuda_kernel(path):
+    nb = nbformat.read(path, as_version=4)
+    nbformat.validate(nb)
+    assert nb.metadata.get("kernelspec", {}).get("name") == "xcuda"
+    with_outputs = [i for i, c in enumerate(nb.cells) if c.cell_type == "code" and (c.outputs or c.execution_count)]
+    assert not with_outputs, f"clear the outputs of cells {with_outputs} before committing"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_notebook_runs_top_to_bottom_and_prints_its_checked_results(path, gpu, tmp_path):
+    nb = execute(nbformat.read(path, as_version=4), tmp_path, path.name)
+    artifacts = os.environ.get("XCUDA_ARTIFACTS_DIR")
+    if artifacts:
+        pathlib.Path(artifacts).mkdir(parents=True, exist_ok=True)
+        nbformat.write(nb, pathlib.Path(artifacts) / path.name)
+    problems = check_notebook(nb, gpu, require_interop=os.environ.get("XCUDA_REQUIRE_INTEROP") == "1")
+    if problems:
+        pytest.fail(f"{path.name} ({'GPU' if gpu else 'no GPU'}):\n\n" + "\n\n".join(problems), pytrace=False)
+    skipped = skipped_cells(nb)
+    if skipped:
+        print(f"{path.name}: cells {skipped} skipped for a missing optional library")
