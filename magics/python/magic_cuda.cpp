@@ -85,7 +85,7 @@ void cuda_cell_magic(const std::string& line, const std::string& cell) {
     if (!cm.warnings.empty()) py::print(compile::format_diagnostics(cm.warnings), py::arg("file") = stderr_);
 
     if (options.resources) display_rich(resources(cm));
-    if (options.ptx) display_rich(report::ptx_view(cm.ptx, source, label));
+    if (options.ptx) display_rich(report::ptx_view(cm.ptx, source, compile::cell_program_name));
     if (options.sass) display_rich(sass_report(cm.cubin));
 }
 

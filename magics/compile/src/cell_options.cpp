@@ -90,7 +90,8 @@ CellOptions parse_cell_options(std::string_view line) {
     o.sass = a.has("--sass");
     o.resources = a.has("--resources");
     o.fast_math = a.has("--fast-math");
-    o.lineinfo = a.has("--lineinfo");
+    // --ptx interleaves the cell's lines with the PTX they produced: that needs line info.
+    o.lineinfo = a.has("--lineinfo") || o.ptx;
     o.no_cache = a.has("--no-cache");
     o.help = a.has("--help");
     o.nvrtc_extra = a.passthrough;

@@ -12,8 +12,7 @@
 namespace xcuda::compile {
 namespace {
 
-// NVRTC's name for the cell; its diagnostics are relabelled to the caller's cell label.
-constexpr const char* program_name = "cell.cu";
+constexpr const char* program_name = cell_program_name;
 
 std::string join(const std::vector<std::string>& v, const char* sep) {
     std::string s;

@@ -104,3 +104,9 @@ TEST(CellOptions, HelpTextListsEveryOption) {
         EXPECT_NE(h.find(opt), std::string::npos) << opt << " missing from:\n" << h;
     EXPECT_NE(h.find("(repeatable)"), std::string::npos);
 }
+
+TEST(CellOptions, PtxImpliesLineInfoSoTheViewCanShowTheCellsLines) {
+    CellOptions o = parse_cell_options("--ptx");
+    EXPECT_TRUE(o.lineinfo);
+    EXPECT_EQ(nvrtc_options(o), (std::vector<std::string>{"-std=c++17", "-lineinfo"}));
+}

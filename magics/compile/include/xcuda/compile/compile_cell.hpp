@@ -20,6 +20,10 @@
 
 namespace xcuda::compile {
 
+// NVRTC's name for every cell: PTX line info (.file) names it; diagnostics are relabelled to the
+// caller's cell label. Fixed, so a re-run under a new execution count still hits the cache.
+inline constexpr const char* cell_program_name = "cell.cu";
+
 struct CompiledKernel {
     KernelDecl decl;              // for a template: instantiated (template_args set, params resolved)
     std::string lowered_name;     // the symbol to look up in the module (cuModuleGetFunction)
