@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Packs what tests/gpu/run-on-device.sh needs into .device/ (ignored by git, carried to the GPU
+# machine): the GoogleTest binaries (static gtest; the runtime dlopens libcuda there), the installed
+# kernel, and ../shared/tools/device-bundle's libraries and Debian Python 3.11 for that kernel.
+# usage: tests/gpu/pack.sh [BUILD_DIR]   (default build/, made by `bash .ci/build`)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+build=$(cd "${1:-$root/build}" && pwd)
+dest=$root/.device
+rm -rf "$dest"; mkdir -p "$dest/bin"
+find "$build/tests" -maxdepth 3 -type f -perm -u+x -name 'xcuda-*tests' -exec cp {} "$dest/bin/" \;
+find "$build/tests/cuda-runtime" -maxdepth 1 -name 'libxcuda-*.so' -exec cp {} "$dest/bin/" \;
+cp -r "$build/prefix" "$dest/prefix"
+bundle=${XCUDA_DEVICE_BUNDLE:-$root/../shared/tools/device-bundle}
+"$bundle" "$dest/bundle" "$dest/prefix/bin/xcuda" -- \
+  IPython xeus_python_shell jupyter_client nest_asyncio numpy nbclient nbformat pytest jupyter_kernel_test
+du -sh "$dest"

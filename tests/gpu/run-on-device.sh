@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Runs every GPU-only suite on the lent GPU machine, from the repository root, in one go.
+# Inputs carried in .device/ (built on the CPU machine by tests/gpu/pack.sh):
+#   .device/bin/      GoogleTest binaries of cuda-runtime and magics (static gtest)
+#   .device/bundle/   ../shared/tools/device-bundle output: the xcuda kernel's libraries and Debian's Python 3.11
+#   .device/prefix/   the installed kernel (bin/xcuda, share/jupyter/kernels/xcuda)
+# Logs go to $OUT. Parts: runtime | module | kernel | notebooks | bench (default: all).
+set -u
+# At most 8 files come back from $OUT: the logs go to one tarball at the end.
+RESULTS=${OUT:-/tmp/xcuda-out}; OUT=/tmp/xcuda-logs; rm -rf "$OUT"; mkdir -p "$OUT" "$RESULTS"
+parts=${1:-runtime,module,kernel,notebooks,bench}
+root=$(pwd)
+summary=()
+note() { summary+=("$1"); echo "== $1"; }
+has() { [[ ",$parts," == *",$1,"* ]]; }
+
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+python3 --version
+
+if has runtime; then
+  export LD_LIBRARY_PATH=/usr/local/cuda/lib64:/usr/local/cuda/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  b=.device/bin
+  gtest() {  # NAME ENV... -- BINARY ARGS...
+    local name=$1; shift; local envs=(); while [ "$1" != "--" ]; do envs+=("$1"); shift; done; shift
+    env "${envs[@]}" timeout 300 "$@" --gtest_brief=1 >"$OUT/$name.log" 2>&1; local rc=$?
+    note "$name rc=$rc $(grep -E '^\[  (PASSED|FAILED|SKIPPED)' "$OUT/$name.log" | tr '\n' ' ')"
+  }
+  gtest rt -- $b/xcuda-rt-tests
+  gtest rt-context-lost -- $b/xcuda-rt-context-lost-tests
+  gtest rt-no-driver XCUDA_CUDA_DRIVER=/nonexistent/libcuda.so.1 -- $b/xcuda-rt-no-driver-tests
+  gtest rt-sim XCUDA_CUDA_DRIVER=$b/libxcuda-sim-cuda.so -- $b/xcuda-rt-sim-driver-tests
+  for k in no-device too-old; do
+    gtest rt-fake-$k XCUDA_CUDA_DRIVER=$b/libxcuda-fake-cuda-$k.so XCUDA_FAKE_EXPECT=$k -- $b/xcuda-rt-fake-driver-tests
+  done
+  for t in $b/xcuda-*tests; do
+    case $(basename "$t") in xcuda-rt-*) continue;; esac
+    gtest "$(basename "$t")" XDG_CACHE_HOME=/tmp/xcuda-gtest-cache -- "$t"
+  done
+fi
+
+if has module || has bench; then
+  cmake -S . -B /tmp/b312 -G Ninja -DXCUDA_BUILD_KERNEL=OFF -DXCUDA_BUILD_PYTHON_MODULE=ON \
+    -DXCUDA_BUILD_TESTS=OFF -DPython_EXECUTABLE="$(command -v python3)" \
+    -Dpybind11_DIR="$(python3 -m pybind11 --cmakedir)" >"$OUT/module-build.log" 2>&1 &&
+  cmake --build /tmp/b312 -j16 --target xcuda-python-module >>"$OUT/module-build.log" 2>&1; rc=$?
+  note "module build (python3.12) rc=$rc"
+  modpath=$(dirname "$(find /tmp/b312 -name 'xcuda*.so' | head -1)")
+fi
+
+if has module; then
+  PYTHONPATH="$modpath" XDG_CACHE_HOME=/tmp/xcuda-py-cache timeout 400 python3 -m pytest -q -rs -s tests/magics/python >"$OUT/module-tests.log" 2>&1; rc=$?
+  note "module pytest rc=$rc $(tail -1 "$OUT/module-tests.log")"
+fi
+
+saved_ld=${LD_LIBRARY_PATH:-}
+if has kernel || has notebooks; then
+  # enter.sh sets PYTHONHOME=/usr for Debian's 3.11: undone below, before the venv's python3 runs again
+  source .device/bundle/enter.sh
+  export JUPYTER_PATH="$root/.device/prefix/share/jupyter"
+  # the kernelspec's argv points at the CPU machine's build prefix: point it here
+  sed -i "s#\"[^\"]*/bin/xcuda\"#\"$root/.device/prefix/bin/xcuda\"#" "$JUPYTER_PATH/kernels/xcuda/kernel.json"
+fi
+
+if has kernel; then
+  XCUDA_GPU_TESTS=1 timeout 400 /usr/bin/python3.11 -m pytest -q -rs tests/kernel >"$OUT/kernel-tests.log" 2>&1; rc=$?
+  note "kernel pytest rc=$rc $(tail -1 "$OUT/kernel-tests.log")"
+fi
+
+if has notebooks; then
+  XCUDA_GPU_TESTS=1 XCUDA_ARTIFACTS_DIR="$OUT/notebooks" timeout 400 /usr/bin/python3.11 -m pytest -q -rs tests/notebooks >"$OUT/notebook-tests.log" 2>&1; rc=$?
+  note "notebook pytest rc=$rc $(tail -1 "$OUT/notebook-tests.log")"
+fi
+
+unset PYTHONHOME; export LD_LIBRARY_PATH=$saved_ld
+
+if has bench; then
+  PYTHONPATH="$modpath" timeout 420 python3 bench/run.py --out "$OUT" >"$OUT/bench.log" 2>&1; rc=$?
+  note "bench rc=$rc"; tail -40 "$OUT/bench.log"
+fi
+
+printf '%s\n' "${summary[@]}" | tee "$OUT/summary.txt"
+tar -C "$OUT" -czf "$RESULTS/logs.tgz" .
+cp "$OUT"/*.md "$RESULTS/" 2>/dev/null || true
