@@ -3,6 +3,8 @@
 #include "magic_cuda.hpp"
 #include "magic_header.hpp"
 #include "magic_info.hpp"
+#include "magic_profile.hpp"
+#include "magic_timeit.hpp"
 #include "post_cell_sync.hpp"
 
 namespace py = pybind11;
@@ -26,6 +28,11 @@ void register_magics(py::object ip) {
     line("cuda_info", cuda_info_line_magic);
     line("cuda_device", cuda_device_line_magic);
     line("cuda_cache", cuda_cache_line_magic);
+    cell("cuda_profile", cuda_profile_cell_magic);
+    line("cuda_profile", cuda_profile_line_magic);
+    // %cuda_timeit -o returns its result, so it is registered with its return value.
+    ip.attr("register_magic_function")(py::cpp_function(cuda_timeit_line_magic, py::arg("line")),
+                                       py::arg("magic_kind") = "line", py::arg("magic_name") = "cuda_timeit");
 }
 
 }  // namespace
@@ -37,7 +44,7 @@ void define_extension(py::module_& m) {
             register_magics(ip);
             register_post_cell_sync(ip);
         },
-        py::arg("ipython"), "Registers %%cuda, %%cuda_header, %cuda_info, %cuda_device and %cuda_cache.");
+        py::arg("ipython"), "Registers %%cuda, %%cuda_header, %cuda_info, %cuda_device, %cuda_cache, %cuda_timeit and %%cuda_profile.");
     m.def("unload_ipython_extension", &unregister_post_cell_sync, py::arg("ipython"));
     m.def("sync_after_cell", &set_sync_after_cell, py::arg("enabled"),
           "Whether a cell that launched kernels waits for them before it ends (default True).");

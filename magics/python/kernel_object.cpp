@@ -2,7 +2,9 @@
 #include "device_state.hpp"
 #include "errors.hpp"
 #include "interrupt.hpp"
+#include "kernel_benchmark.hpp"
 #include "launch_config.hpp"
+#include "launch_recorder.hpp"
 #include "rich_output.hpp"
 #include "sass.hpp"
 
@@ -231,7 +233,11 @@ void Kernel::launch(py::handle args, rt::Dim3 grid, rt::Dim3 block, std::size_t 
         wait_without_gil([&] { rt::synchronize_stream(producer); });
     }
     stage_host_arrays(packed);
-    rt::launch(f, grid, block, shared_mem, stream, packed.params());
+    if (LaunchRecorder* recorder = active_launch_recorder()) {
+        recorder->launch(*this, f, args, grid, block, shared_mem, stream, packed.params());
+    } else {
+        rt::launch(f, grid, block, shared_mem, stream, packed.params());
+    }
     note_launch();
     unstage_host_arrays(packed, stream);
 }
@@ -281,6 +287,7 @@ CompiledPythonModule compile_to_module(const std::string& source, const compile:
 }
 
 void define_kernel_objects(py::module_& m) {
+    define_benchmark_result(m);
     py::class_<Launcher>(m, "Launcher", "A kernel with its launch configuration; call it with the kernel's arguments.")
         .def("__call__",
              [](Launcher& l, py::args args) {
@@ -345,6 +352,7 @@ void define_kernel_objects(py::module_& m) {
                  k.launch(args, parse_dim3(grid, "grid"), parse_dim3(block, "block"), parse_shared_mem(shared),
                           parse_stream(stream));
              })
+        .def("benchmark", &benchmark_kernel, benchmark_docstring())
         .def("__repr__", &kernel_repr);
 
     py::class_<KernelTemplate, std::shared_ptr<KernelTemplate>>(

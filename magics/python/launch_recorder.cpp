@@ -1,0 +1,79 @@
+#include "launch_recorder.hpp"
+#include "device_state.hpp"
+#include "interrupt.hpp"
+#include "kernel_object.hpp"
+#include "magic_support.hpp"
+
+#include <xcuda/rt/launch.hpp>
+#include <xcuda/rt/module.hpp>
+
+namespace py = pybind11;
+
+namespace xcuda::magics {
+namespace {
+
+LaunchRecorder* active = nullptr;
+std::string active_owner;
+
+}  // namespace
+
+LaunchRecorder* active_launch_recorder() noexcept { return active; }
+
+LaunchRecorder::LaunchRecorder(bool details, std::string owner) : details_(details), owner_(std::move(owner)) {
+    if (active) {
+        usage_error(owner_ + " cannot run while " + active_owner +
+                    " is recording launches: they would see each other's launches; run it in its own cell");
+    }
+    active = this;
+    active_owner = owner_;
+}
+
+LaunchRecorder::~LaunchRecorder() {
+    active = nullptr;
+    active_owner.clear();
+}
+
+void LaunchRecorder::launch(const Kernel& kernel, const rt::Function& f, py::handle args, rt::Dim3 grid,
+                            rt::Dim3 block, std::size_t shared_mem, CUstream stream, void** params) {
+    RecordedLaunch r;
+    r.kernel = kernel.name() + (kernel.instantiation().empty() ? "" : "<" + kernel.instantiation() + ">");
+    r.device = current_device();
+    r.grid = grid;
+    r.block = block;
+    r.dynamic_shared = shared_mem;
+    r.stream = stream;
+    if (details_) {
+        const rt::FunctionAttributes a = f.attributes();
+        r.registers = a.num_regs;
+        r.static_shared = a.shared_bytes;
+        r.array_bytes = array_argument_bytes(kernel, args);
+    }
+    r.start.record(stream);
+    rt::launch(f, grid, block, shared_mem, stream, params);
+    r.end.record(stream);
+    launches_.push_back(std::move(r));
+}
+
+std::vector<double> LaunchRecorder::elapsed_ms() const {
+    std::vector<double> out;
+    out.reserve(launches_.size());
+    for (const auto& r : launches_) {
+        wait_without_gil([&] { r.end.synchronize(); });
+        out.push_back(rt::elapsed_ms(r.start, r.end));
+    }
+    return out;
+}
+
+std::optional<std::uint64_t> array_argument_bytes(const Kernel& kernel, py::handle args) {
+    const auto& params = kernel.packer().params();
+    std::uint64_t total = 0;
+    for (std::size_t i = 0; i < params.size() && i < py::len(args); ++i) {
+        if (params[i].kind != ParamPacker::Kind::pointer) continue;
+        py::handle value = PyTuple_GET_ITEM(args.ptr(), static_cast<Py_ssize_t>(i));
+        if (!py::hasattr(value, "nbytes")) return std::nullopt;
+        total += value.attr("nbytes").cast<std::uint64_t>();
+    }
+    return total;
+}
+
+}  // namespace xcuda::magics

@@ -1,0 +1,101 @@
+#include "magic_profile.hpp"
+#include "launch_recorder.hpp"
+#include "magic_support.hpp"
+#include "rich_output.hpp"
+
+#include <xcuda/report/occupancy.hpp>
+#include <xcuda/report/profile_report.hpp>
+#include <xcuda/rt/device.hpp>
+
+#include <pybind11/pybind11.h>
+
+namespace py = pybind11;
+
+namespace xcuda::magics {
+namespace {
+
+const compile::CommandSpec& spec() {
+    static const compile::CommandSpec s = [] {
+        compile::CommandSpec c;
+        c.magic = "%%cuda_profile";
+        c.usage = "%%cuda_profile";
+        c.description =
+            "Runs the Python cell below in the notebook's namespace, then reports every xcuda kernel launch it "
+            "made: kernel, device, grid, block, registers, shared memory, theoretical occupancy for that launch, "
+            "GPU time (CUDA events around each launch on its stream) and bandwidth where the bytes are known. "
+            "Bytes are the sum of nbytes of the arrays passed to pointer parameters: an upper-bound estimate "
+            "(the arrays passed, not the bytes the kernel touches). The launches behave as without the magic; an "
+            "error in the cell is raised after the report of the launches before it.";
+        c.options = {help_option()};
+        return c;
+    }();
+    return s;
+}
+
+report::ProfiledLaunch row(const RecordedLaunch& r, double ms) {
+    report::ProfiledLaunch p;
+    p.kernel = r.kernel;
+    p.device = r.device;
+    p.grid = {r.grid.x, r.grid.y, r.grid.z};
+    p.block = {r.block.x, r.block.y, r.block.z};
+    p.registers = r.registers;
+    p.shared_bytes = r.static_shared + r.dynamic_shared;
+    const auto& props = rt::Device(r.device).properties();
+    if (auto limits = report::limits_for_cc(props.major, props.minor)) {
+        p.occupancy = report::occupancy(*limits, r.registers, r.static_shared, static_cast<int>(r.block.volume()),
+                                        r.dynamic_shared)
+                          .fraction;
+    }
+    p.gpu_ms = ms;
+    p.bytes_moved = r.array_bytes;
+    return p;
+}
+
+// The report of what `recorder` saw. A launch whose time cannot be read (the context was lost
+// by a fault in the cell) ends the table with a note instead of hiding the cell's own error.
+void show_report(const LaunchRecorder& recorder) {
+    std::vector<report::ProfiledLaunch> rows;
+    const auto& launches = recorder.launches();
+    try {
+        const std::vector<double> ms = recorder.elapsed_ms();
+        for (std::size_t i = 0; i < launches.size(); ++i) rows.push_back(row(launches[i], ms[i]));
+    } catch (const std::exception& e) {
+        py::print("%%cuda_profile: " + std::to_string(launches.size()) +
+                      " launches were recorded but their GPU times cannot be read: " + e.what(),
+                  py::arg("file") = py::module_::import("sys").attr("stderr"));
+        return;
+    }
+    display_rich(report::profile_report(rows));
+}
+
+}  // namespace
+
+void cuda_profile_cell_magic(const std::string& line, const std::string& cell) {
+    const compile::ParsedArgs args = parse_magic_line(line, spec());
+    if (args.has("--help")) {
+        py::print(compile::format_help(spec()));
+        return;
+    }
+    py::object builtins = py::module_::import("builtins");
+    py::object code = builtins.attr("compile")(cell, "<cuda_profile>", "exec");
+    py::object user_ns = ipython_shell().attr("user_ns");
+    LaunchRecorder recorder(true, "%%cuda_profile");
+    try {
+        builtins.attr("exec")(code, user_ns);
+    } catch (py::error_already_set&) {
+        show_report(recorder);
+        throw;
+    }
+    show_report(recorder);
+}
+
+void cuda_profile_line_magic(const std::string& line) {
+    const compile::ParsedArgs args = parse_magic_line(line, spec());
+    if (!args.has("--help")) {
+        usage_error("%%cuda_profile profiles the cell below it: start the cell with `%%cuda_profile` on its own "
+                    "line (%cuda_profile -h says what it reports)");
+    }
+    py::print(compile::format_help(spec()));
+}
+
+}  // namespace xcuda::magics
