@@ -45,6 +45,12 @@ void define_extension(py::module_& m) {
             register_post_cell_sync(ip);
         },
         py::arg("ipython"), "Registers %%cuda, %%cuda_header, %cuda_info, %cuda_device, %cuda_cache, %cuda_timeit and %%cuda_profile.");
+    m.def("cuda_timeit", &time_statement, py::arg("stmt"), py::arg("globals"), py::arg("number") = 0,
+          py::arg("repeat") = 7,
+          "%cuda_timeit without IPython: GPU time of the kernel launches of `stmt` run in `globals` "
+          "(number=0: automatic). Returns an xcuda.BenchmarkResult.");
+    m.def("cuda_profile", &profile_source, py::arg("source"), py::arg("globals"),
+          "%%cuda_profile without IPython: runs `source` in `globals` and returns the report of its launches.");
     m.def("unload_ipython_extension", &unregister_post_cell_sync, py::arg("ipython"));
     m.def("sync_after_cell", &set_sync_after_cell, py::arg("enabled"),
           "Whether a cell that launched kernels waits for them before it ends (default True).");

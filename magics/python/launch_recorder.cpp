@@ -1,5 +1,6 @@
 #include "launch_recorder.hpp"
 #include "device_state.hpp"
+#include "errors.hpp"
 #include "interrupt.hpp"
 #include "kernel_object.hpp"
 #include "magic_support.hpp"
@@ -19,9 +20,19 @@ std::string active_owner;
 
 LaunchRecorder* active_launch_recorder() noexcept { return active; }
 
+void profiling_usage_error(const std::string& message) {
+    PyObject* ipython = PyImport_GetModule(py::str("IPython").ptr());  // loaded, not imported here
+    if (ipython == nullptr) {
+        PyErr_Clear();
+        raise(PyExc_ValueError, message);
+    }
+    Py_DECREF(ipython);
+    usage_error(message);
+}
+
 LaunchRecorder::LaunchRecorder(bool details, std::string owner) : details_(details), owner_(std::move(owner)) {
     if (active) {
-        usage_error(owner_ + " cannot run while " + active_owner +
+        profiling_usage_error(owner_ + " cannot run while " + active_owner +
                     " is recording launches: they would see each other's launches; run it in its own cell");
     }
     active = this;

@@ -61,6 +61,10 @@ private:
     std::vector<RecordedLaunch> launches_;
 };
 
+// IPython's UsageError where IPython is loaded, else ValueError: the profiling functions also
+// work in a plain Python.
+[[noreturn]] void profiling_usage_error(const std::string& message);
+
 // The recorder launches go through, or nullptr.
 LaunchRecorder* active_launch_recorder() noexcept;
 

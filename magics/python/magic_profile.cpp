@@ -9,6 +9,8 @@
 
 #include <pybind11/pybind11.h>
 
+#include <optional>
+
 namespace py = pybind11;
 
 namespace xcuda::magics {
@@ -51,9 +53,9 @@ report::ProfiledLaunch row(const RecordedLaunch& r, double ms) {
     return p;
 }
 
-// The report of what `recorder` saw. A launch whose time cannot be read (the context was lost
-// by a fault in the cell) ends the table with a note instead of hiding the cell's own error.
-void show_report(const LaunchRecorder& recorder) {
+// The report of what `recorder` saw, or nullopt (said on stderr) when the launches' times
+// cannot be read because a fault in the code lost the context: the code's own error matters more.
+std::optional<report::Rich> launches_report(const LaunchRecorder& recorder) {
     std::vector<report::ProfiledLaunch> rows;
     const auto& launches = recorder.launches();
     try {
@@ -63,9 +65,9 @@ void show_report(const LaunchRecorder& recorder) {
         py::print("%%cuda_profile: " + std::to_string(launches.size()) +
                       " launches were recorded but their GPU times cannot be read: " + e.what(),
                   py::arg("file") = py::module_::import("sys").attr("stderr"));
-        return;
+        return std::nullopt;
     }
-    display_rich(report::profile_report(rows));
+    return report::profile_report(rows);
 }
 
 }  // namespace
@@ -76,17 +78,22 @@ void cuda_profile_cell_magic(const std::string& line, const std::string& cell) {
         py::print(compile::format_help(spec()));
         return;
     }
+    py::object shown = profile_source(cell, ipython_shell().attr("user_ns"));
+    if (!shown.is_none()) display_rich(shown.cast<const report::Rich&>());
+}
+
+py::object profile_source(const std::string& source, py::object globals) {
     py::object builtins = py::module_::import("builtins");
-    py::object code = builtins.attr("compile")(cell, "<cuda_profile>", "exec");
-    py::object user_ns = ipython_shell().attr("user_ns");
+    py::object code = builtins.attr("compile")(source, "<cuda_profile>", "exec");
     LaunchRecorder recorder(true, "%%cuda_profile");
     try {
-        builtins.attr("exec")(code, user_ns);
+        builtins.attr("exec")(code, globals);
     } catch (py::error_already_set&) {
-        show_report(recorder);
+        if (auto shown = launches_report(recorder)) display_rich(*shown);
         throw;
     }
-    show_report(recorder);
+    auto shown = launches_report(recorder);
+    return shown ? rich_object(*shown) : py::none();
 }
 
 void cuda_profile_line_magic(const std::string& line) {

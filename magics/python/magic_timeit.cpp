@@ -1,4 +1,5 @@
 #include "magic_timeit.hpp"
+#include "errors.hpp"
 #include "kernel_benchmark.hpp"
 #include "launch_recorder.hpp"
 #include "magic_support.hpp"
@@ -75,32 +76,40 @@ py::object cuda_timeit_line_magic(const std::string& line) {
         return py::none();
     }
     if (args.rest.empty()) usage_error("%cuda_timeit needs a statement to time, e.g. %cuda_timeit saxpy[g, b](a, x, y, n)");
-    const std::string stmt = args.rest;
+    const int number = args.has("-n") ? std::stoi(args.value("-n")) : 0;
+    const int repeat = args.has("-r") ? std::stoi(args.value("-r")) : 7;
+    py::object result = time_statement(args.rest, ipython_shell().attr("user_ns"), number, repeat);
+    display_rich(report::timing_report(result.cast<const BenchmarkResult&>().summary, args.rest,
+                                       result.cast<const BenchmarkResult&>().per));
+    return args.has("-o") ? result : py::none();
+}
+
+py::object time_statement(const std::string& stmt, py::object globals, int number, int repeat) {
+    if (number < 0 || repeat < 1) {
+        raise(PyExc_ValueError, "cuda_timeit: number=" + std::to_string(number) + ", repeat=" +
+                                    std::to_string(repeat) + "; pass number >= 1 (or 0 for automatic) and repeat >= 1");
+    }
     py::object builtins = py::module_::import("builtins");
     py::object code = builtins.attr("compile")(stmt, "<cuda_timeit>", "exec");
     py::object exec = builtins.attr("exec");
-    py::object user_ns = ipython_shell().attr("user_ns");
-    const int repeat = args.has("-r") ? std::stoi(args.value("-r")) : 7;
 
     LaunchRecorder recorder(false, "%cuda_timeit");
-    exec(code, user_ns);  // warm-up: module load, JIT, first-touch
+    exec(code, globals);  // warm-up: module load, JIT, first touch
     const std::size_t launches_per_exec = recorder.launches().size();
     if (launches_per_exec == 0) {
-        usage_error("%cuda_timeit: the statement launched no xcuda kernel, so there is no GPU time to measure; "
-                    "time a statement that launches one (e.g. saxpy[g, b](a, x, y, n)), or use %timeit for host time");
+        profiling_usage_error("%cuda_timeit: the statement launched no xcuda kernel, so there is no GPU time to "
+                              "measure; time a statement that launches one (e.g. saxpy[g, b](a, x, y, n)), or use "
+                              "%timeit for host time");
     }
     take_gpu_seconds(recorder);
 
-    int number = 0;
-    if (args.has("-n")) {
-        number = std::stoi(args.value("-n"));
-    } else {
+    if (number == 0) {
         const double t0 = now();
-        exec(code, user_ns);
+        exec(code, globals);
         const double gpu = take_gpu_seconds(recorder);
         const double per_exec = std::max(now() - t0, gpu);
         number = per_exec <= 0.0 ? max_executions_per_run
-                                 : static_cast<int>(std::clamp(std::ceil(0.2 / per_exec), 1.0,
+                                 : static_cast<int>(std::clamp(std::ceil(target_run_seconds / per_exec), 1.0,
                                                                static_cast<double>(max_executions_per_run)));
     }
 
@@ -108,12 +117,11 @@ py::object cuda_timeit_line_magic(const std::string& line) {
     result.label = stmt;
     result.per = launches_per_exec == 1 ? "launch" : "loop";
     for (int run = 0; run < repeat; ++run) {
-        for (int i = 0; i < number; ++i) exec(code, user_ns);
+        for (int i = 0; i < number; ++i) exec(code, globals);
         result.timings.push_back(take_gpu_seconds(recorder) / number);
     }
     result.summary = report::summarize_timing(result.timings, number);
-    display_rich(report::timing_report(result.summary, stmt, result.per));
-    return args.has("-o") ? py::cast(std::move(result)) : py::none();
+    return py::cast(std::move(result));
 }
 
 }  // namespace xcuda::magics

@@ -146,3 +146,19 @@ def test_launches_after_profiling_are_not_recorded(shell, capsys):
     capsys.readouterr()
     assert shell.run_cell("sim.plain[1, 32](1.0, d, d, 4)").success
     assert capsys.readouterr().out == ""
+
+
+def test_cuda_timeit_function_works_without_ipython(sim):
+    ns = {"sim": sim, "d": xcuda.zeros(4, np.float32)}
+    r = xcuda.cuda_timeit("sim.plain[1, 32](1.0, d, d, 4)", ns, number=4, repeat=2)
+    assert (r.number, r.repeat) == (4, 2) and r.median == pytest.approx(SIM_MS / 1000)
+    with pytest.raises(ValueError, match="repeat=0"):
+        xcuda.cuda_timeit("sim.plain[1, 32](1.0, d, d, 4)", ns, repeat=0)
+
+
+def test_cuda_profile_function_returns_the_report(sim):
+    ns = {"sim": sim, "d": xcuda.zeros(4, np.float32)}
+    report = xcuda.cuda_profile("sim.bounded[4, 128](d)\nsim.bounded[4, 128](d)\n", ns)
+    assert isinstance(report, xcuda.Report)
+    assert "2 launches, 3.00 ms in all" in report.plain
+    assert "<table" in report.html and "<svg" in report.svg
