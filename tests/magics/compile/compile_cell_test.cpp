@@ -272,7 +272,9 @@ TEST(CompileCell, OptionsArchAndSourceChangeTheKey) {
     EXPECT_NE(f.compile(saxpy, "--arch sm_80").module->cache_key, k0);
     EXPECT_NE(f.compile(std::string(saxpy) + "\n").module->cache_key, k0);
     EXPECT_NE(f.compile(saxpy, "--fast-math").module->cache_key, k0);
-    EXPECT_EQ(f.compile(saxpy, "-n other --ptx --resources").module->cache_key, k0);  // display-only options
+    EXPECT_EQ(f.compile(saxpy, "-n other --sass --resources").module->cache_key, k0);  // display-only options
+    // --ptx compiles with line info (so the view can show the cell's lines): the same key as --lineinfo.
+    EXPECT_EQ(f.compile(saxpy, "--ptx").module->cache_key, f.compile(saxpy, "--lineinfo").module->cache_key);
 }
 
 TEST(CompileCell, HeaderChangeRecompilesItsUsersOnly) {
