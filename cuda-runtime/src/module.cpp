@@ -2,6 +2,7 @@
 
 #include <xcuda/rt/module.hpp>
 
+#include <cstdint>
 #include <vector>
 
 namespace xcuda::rt {

@@ -20,7 +20,10 @@ void after_cell(py::object result) {
         // The cell's own error: shown in it, and the execution reply says "error".
         py::object ip = py::module_::import("IPython").attr("get_ipython")();
         if (!result.is_none()) result.attr("error_in_exec") = e.value();
-        ip.attr("showtraceback")(py::make_tuple(e.type(), e.value(), e.trace()));
+        // An error raised from C++ code carries no traceback: None, not a null handle (which
+        // pybind11 cannot pass and would turn into a RuntimeError hiding the real one).
+        py::object tb = e.trace() ? py::reinterpret_borrow<py::object>(e.trace()) : py::none();
+        ip.attr("showtraceback")(py::make_tuple(e.type(), e.value(), tb));
     }
 }
 
