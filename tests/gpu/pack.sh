@@ -14,4 +14,9 @@ cp -r "$build/prefix" "$dest/prefix"
 bundle=${XCUDA_DEVICE_BUNDLE:-$root/../shared/tools/device-bundle}
 "$bundle" "$dest/bundle" "$dest/prefix/bin/xcuda" -- \
   IPython xeus_python_shell jupyter_client nest_asyncio numpy nbclient nbformat pytest jupyter_kernel_test
+# What the GPU machine has itself, or builds itself: its NVRTC (CUDA 13 there too), and the
+# extension module (built there for its Python 3.12). Debug info stripped: the call carries 64 MiB.
+rm -f "$dest"/bundle/lib/libnvrtc*.so* "$dest"/bundle/lib/libstdc++.so*
+rm -rf "$dest/prefix/lib"
+strip --strip-debug "$dest"/bin/* "$dest/prefix/bin/xcuda"
 du -sh "$dest"

@@ -33,7 +33,7 @@ if has runtime; then
     gtest rt-fake-$k XCUDA_CUDA_DRIVER=$b/libxcuda-fake-cuda-$k.so XCUDA_FAKE_EXPECT=$k -- $b/xcuda-rt-fake-driver-tests
   done
   for t in $b/xcuda-*tests; do
-    case $(basename "$t") in xcuda-rt-*) continue;; esac
+    case $(basename "$t") in xcuda-rt-*|xcuda-kernel-*) continue;; esac  # kernel ones need the bundle
     gtest "$(basename "$t")" XDG_CACHE_HOME=/tmp/xcuda-gtest-cache -- "$t"
   done
 fi
@@ -62,6 +62,7 @@ if has kernel || has notebooks; then
 fi
 
 if has kernel; then
+  for t in .device/bin/xcuda-kernel-*tests; do gtest "$(basename "$t")" -- "$t"; done
   XCUDA_GPU_TESTS=1 timeout 400 /usr/bin/python3.11 -m pytest -q -rs tests/kernel >"$OUT/kernel-tests.log" 2>&1; rc=$?
   note "kernel pytest rc=$rc $(tail -1 "$OUT/kernel-tests.log")"
 fi
