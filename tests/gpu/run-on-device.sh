@@ -17,14 +17,15 @@ has() { [[ ",$parts," == *",$1,"* ]]; }
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 python3 --version
 
+gtest() {  # NAME ENV... -- BINARY ARGS...
+  local name=$1; shift; local envs=(); while [ "$1" != "--" ]; do envs+=("$1"); shift; done; shift
+  env "${envs[@]}" timeout 300 "$@" --gtest_brief=1 >"$OUT/$name.log" 2>&1; local rc=$?
+  note "$name rc=$rc $(grep -E '^\[  (PASSED|FAILED|SKIPPED)' "$OUT/$name.log" | tr '\n' ' ')"
+}
+
 if has runtime; then
   export LD_LIBRARY_PATH=/usr/local/cuda/lib64:/usr/local/cuda/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
   b=.device/bin
-  gtest() {  # NAME ENV... -- BINARY ARGS...
-    local name=$1; shift; local envs=(); while [ "$1" != "--" ]; do envs+=("$1"); shift; done; shift
-    env "${envs[@]}" timeout 300 "$@" --gtest_brief=1 >"$OUT/$name.log" 2>&1; local rc=$?
-    note "$name rc=$rc $(grep -E '^\[  (PASSED|FAILED|SKIPPED)' "$OUT/$name.log" | tr '\n' ' ')"
-  }
   gtest rt -- $b/xcuda-rt-tests
   gtest rt-context-lost -- $b/xcuda-rt-context-lost-tests
   gtest rt-no-driver XCUDA_CUDA_DRIVER=/nonexistent/libcuda.so.1 -- $b/xcuda-rt-no-driver-tests
