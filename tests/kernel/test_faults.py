@@ -12,8 +12,11 @@ crash, that a restarted kernel does within 10 s). Cases covered elsewhere are no
 
 Here: 11 (malformed cells and bytes), 12 (segfault + restart), 14 (1,000 requests with injected
 faults), and the GPU cases 4-9 and 13, which skip with the reason where the kernel finds no
-usable CUDA device (on CI: no driver). A sticky GPU fault poisons its process, so each of those
-cases gets a kernel of its own.
+usable CUDA device (on CI: no driver). Cases 4, 5/6 and 13 also run on CI against the runtime's
+simulated libcuda (XCUDA_SIM_DRIVER, set by ctest). A sticky GPU fault poisons its process, so
+each of those cases gets a kernel of its own.
+
+GPU machine: JUPYTER_PATH=<build>/tests/kernel/jupyter python3 -m pytest -rs tests/kernel/test_faults.py
 """
 
 import os
@@ -589,3 +592,80 @@ def test_gpu_shutdown_while_a_kernel_spins_ends_the_process_within_2_5_s(gpu_ker
             assert_answers_kernel_info(kc2)
         finally:
             kc2.stop_channels()
+
+
+# ---------------------------------------------------------------------------------------------
+# Cases 4, 5/6 and 13 on CI: the kernel process against the runtime's simulated libcuda, whose
+# kernels are recognised by name ("spin" runs until released, "wild" and "trap" are sticky
+# faults). ctest passes its path as XCUDA_SIM_DRIVER; the kernel loads it as its libcuda.
+
+SIM_DRIVER = os.environ.get("XCUDA_SIM_DRIVER", "")
+SIM_SOURCE = ('%%cuda --arch compute_90\nextern "C" __global__ void spin() {}\n'
+              'extern "C" __global__ void wild(float* y) {}\nextern "C" __global__ void trap(float* y) {}\n')
+
+
+@pytest.fixture
+def sim_kernel(tmp_path):
+    if not os.path.exists(SIM_DRIVER):
+        pytest.skip("XCUDA_SIM_DRIVER does not name the simulated driver library (ctest sets it)")
+    km, kc = start_kernel(env=dict(kernel_env(tmp_path), XCUDA_CUDA_DRIVER=SIM_DRIVER))
+    try:
+        run_ok(kc, "import ctypes, os, time, numpy as np, xcuda\n"
+                   "sim = ctypes.CDLL(os.environ['XCUDA_CUDA_DRIVER'])")
+        run_ok(kc, SIM_SOURCE)
+        yield km, kc
+    finally:
+        stop_kernel(km, kc)
+
+
+def test_sim_interrupt_while_waiting_on_a_spinning_kernel_is_keyboardinterrupt_within_1_s(sim_kernel):
+    km, kc = sim_kernel
+    msg_id = kc.execute("print('launched', flush=True)\nspin[1, 1]()\nxcuda.synchronize()")
+    wait_for_stdout(kc, msg_id, "launched")
+    time.sleep(0.2)
+    start = time.monotonic()
+    km.interrupt_kernel()
+    reply = shell_reply(kc, msg_id, timeout=10)
+    elapsed = time.monotonic() - start
+    assert reply["content"]["ename"] == "KeyboardInterrupt"
+    assert elapsed < 1.0, f"interrupt took {elapsed:.2f} s"
+    collect(kc, msg_id)
+    assert_answers_kernel_info(kc)
+    run_ok(kc, "sim.xcuda_sim_release()\nxcuda.synchronize()")
+
+
+@pytest.mark.parametrize("name", ["wild", "trap"])
+def test_sim_sticky_fault_is_context_lost_once_naming_the_kernel_then_fails_fast(sim_kernel, name):
+    km, kc = sim_kernel
+    run_ok(kc, "keep = {'state': 42}\nd = xcuda.zeros(4, np.float32)")
+    reply, messages = execute(kc, f"{name}[1, 1](d)", timeout=30)
+    assert reply["content"]["ename"] == "ContextLostError"
+    assert name in reply["content"]["evalue"]
+    assert "restart" in reply["content"]["evalue"].lower()
+    assert len(errors(messages)) == 1
+    messages = run_ok(kc, "print(keep['state'])")
+    assert stream_text(messages, "stdout").strip() == "42"
+    messages = run_ok(kc, "\n".join([
+        "t = time.perf_counter()",
+        "try:",
+        f"    {name}[1, 1](d)",
+        "    print('LAUNCHED')",
+        "except xcuda.ContextLostError as e:",
+        "    print('FAILED', round(time.perf_counter() - t, 3), 'restart' in str(e).lower())",
+    ]))
+    out = stream_text(messages, "stdout").split()
+    assert out[0] == "FAILED" and float(out[1]) < 0.1 and out[2] == "True", out
+    assert_answers_kernel_info(kc)
+
+
+def test_sim_shutdown_while_a_kernel_spins_ends_the_process_within_2_5_s(sim_kernel):
+    km, kc = sim_kernel
+    msg_id = kc.execute("print('launched', flush=True)\nspin[1, 1]()\nxcuda.synchronize()")
+    wait_for_stdout(kc, msg_id, "launched")
+    time.sleep(0.3)
+    start = time.monotonic()
+    kc.shutdown()
+    assert kc.get_control_msg(timeout=SHUTDOWN_BUDGET_S)["msg_type"] == "shutdown_reply"
+    assert wait_for_death(km, SHUTDOWN_BUDGET_S), "kernel process still alive"
+    elapsed = time.monotonic() - start
+    assert elapsed < SHUTDOWN_BUDGET_S, f"process gone after {elapsed:.2f} s"
