@@ -530,8 +530,7 @@ def test_gpu_sticky_fault_is_context_lost_once_naming_the_kernel_then_fails_fast
     assert_answers_kernel_info(kc)
 
 
-def test_gpu_out_of_memory_is_outofmemoryerror_then_allocations_work(gpu_kernel):
-    km, kc = gpu_kernel
+def check_out_of_memory_then_allocations_work(kc):
     reply, messages = execute(kc, "import numpy as np\nxcuda.empty((1 << 50,), np.uint8)")
     assert reply["content"]["ename"] == "OutOfMemoryError"
     assert len(errors(messages)) == 1
@@ -540,18 +539,30 @@ def test_gpu_out_of_memory_is_outofmemoryerror_then_allocations_work(gpu_kernel)
     assert_answers_kernel_info(kc)
 
 
-@pytest.mark.parametrize("launch,limit", [
+def test_gpu_out_of_memory_is_outofmemoryerror_then_allocations_work(gpu_kernel):
+    km, kc = gpu_kernel
+    check_out_of_memory_then_allocations_work(kc)
+
+
+BAD_LAUNCHES = pytest.mark.parametrize("launch,limit", [
     ("noop[1, 2048]()", "1024"),
     ("noop[(1, 1 << 17), 1]()", "65535"),
 ], ids=["2048_threads_per_block", "grid_y_too_large"])
-def test_gpu_bad_launch_configuration_is_a_launch_error_naming_the_limit_and_not_sticky(gpu_kernel, launch, limit):
-    km, kc = gpu_kernel
-    run_ok(kc, '%%cuda\nextern "C" __global__ void noop() {}\n')
+
+
+def check_bad_launch_is_a_launch_error_naming_the_limit(kc, launch, limit):
     reply, _ = execute(kc, launch)
     assert reply["content"]["ename"] == "LaunchError"
     assert limit in reply["content"]["evalue"]
     run_ok(kc, "noop[1, 256]()\nxcuda.synchronize()")
     assert_answers_kernel_info(kc)
+
+
+@BAD_LAUNCHES
+def test_gpu_bad_launch_configuration_is_a_launch_error_naming_the_limit_and_not_sticky(gpu_kernel, launch, limit):
+    km, kc = gpu_kernel
+    run_ok(kc, '%%cuda\nextern "C" __global__ void noop() {}\n')
+    check_bad_launch_is_a_launch_error_naming_the_limit(kc, launch, limit)
 
 
 def test_gpu_printf_flood_arrives_whole_or_says_how_much_was_lost(gpu_kernel):
@@ -601,7 +612,8 @@ def test_gpu_shutdown_while_a_kernel_spins_ends_the_process_within_2_5_s(gpu_ker
 
 SIM_DRIVER = os.environ.get("XCUDA_SIM_DRIVER", "")
 SIM_SOURCE = ('%%cuda --arch compute_90\nextern "C" __global__ void spin() {}\n'
-              'extern "C" __global__ void wild(float* y) {}\nextern "C" __global__ void trap(float* y) {}\n')
+              'extern "C" __global__ void wild(float* y) {}\nextern "C" __global__ void trap(float* y) {}\n'
+              'extern "C" __global__ void noop() {}\n')
 
 
 @pytest.fixture
@@ -669,3 +681,14 @@ def test_sim_shutdown_while_a_kernel_spins_ends_the_process_within_2_5_s(sim_ker
     assert wait_for_death(km, SHUTDOWN_BUDGET_S), "kernel process still alive"
     elapsed = time.monotonic() - start
     assert elapsed < SHUTDOWN_BUDGET_S, f"process gone after {elapsed:.2f} s"
+
+
+def test_sim_out_of_memory_is_outofmemoryerror_then_allocations_work(sim_kernel):
+    km, kc = sim_kernel
+    check_out_of_memory_then_allocations_work(kc)
+
+
+@BAD_LAUNCHES
+def test_sim_bad_launch_configuration_is_a_launch_error_naming_the_limit_and_not_sticky(sim_kernel, launch, limit):
+    km, kc = sim_kernel
+    check_bad_launch_is_a_launch_error_naming_the_limit(kc, launch, limit)
