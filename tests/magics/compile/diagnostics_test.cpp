@@ -158,3 +158,12 @@ TEST(Diagnostics, CellCompileErrorReportsTheFirstCellErrorAndFormatsErrorsFirst)
     const xcuda::rt::CompileError& base = e;
     EXPECT_STREQ(base.what(), e.what());
 }
+
+TEST(Diagnostics, ALineNumberTooLongForAnIntIsNotADiagnostic) {
+    // Found by fuzz_nvrtc_log: ten digits overflowed int (undefined behaviour).
+    auto d = parse_nvrtc_log("cell.cu(9999999999): error: x\n", "");
+    EXPECT_TRUE(d.empty());
+    auto ok = parse_nvrtc_log("cell.cu(123456789): error: x\n", "");
+    ASSERT_EQ(ok.size(), 1u);
+    EXPECT_EQ(ok[0].line, 123456789);
+}
