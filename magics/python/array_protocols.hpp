@@ -46,6 +46,18 @@ bool read_dlpack(pybind11::handle obj, ArrayDescription& out, CUstream consumer_
 // numpy's (or any host array's) __array_interface__.
 bool read_array_interface(pybind11::handle obj, ArrayDescription& out, const std::string& what);
 
+// The launch path's shortcut for array types whose attributes are known: cupy.ndarray (and
+// subclasses that override none of what is read here) and torch.Tensor (exactly). Reads the
+// pointer, dtype and C-contiguity straight from the object instead of building its
+// __cuda_array_interface__ dict, with the same outcome as that dict: CuPy's stream
+// (CAI v3: its current stream, or none under CUPY_CUDA_ARRAY_INTERFACE_EXPORT_VERSION=2),
+// no stream and no device for torch (its CAI is v2). Returns false, leaving nothing raised,
+// whenever the generic protocols must decide (other types, a CPU tensor, one that requires
+// grad, a dtype torch's CAI refuses, any attribute that is not what it should be); the
+// generic path then gives the usual result or error. The type is classified once and
+// remembered. Never imports CuPy or PyTorch: it only reads modules the object's type came from.
+bool read_known_array(PyObject* obj, ArrayDescription& out);
+
 // True for numpy.ndarray (and subclasses) without importing numpy when nobody else has.
 bool is_numpy_array(pybind11::handle obj);
 

@@ -148,12 +148,15 @@ void ArgumentPacker::pack_pointer(const ParamPacker& p, std::size_t index, py::h
         out.keepalive.push_back(py::reinterpret_borrow<py::object>(value));
         return;
     }
-    bool found = false;
-    try {
-        found = read_cuda_array_interface(value, d, p.what);
-    } catch (const py::error_already_set&) {
-        // PyTorch refuses CAI for tensors that require grad or are bfloat16; DLPack may work.
-        if (!PyObject_HasAttr(obj, protocol_names().dlpack.ptr())) throw;
+    // CuPy arrays and torch tensors: their attributes, not a CAI dict built per access.
+    bool found = read_known_array(obj, d);
+    if (!found) {
+        try {
+            found = read_cuda_array_interface(value, d, p.what);
+        } catch (const py::error_already_set&) {
+            // PyTorch refuses CAI for tensors that require grad or are bfloat16; DLPack may work.
+            if (!PyObject_HasAttr(obj, protocol_names().dlpack.ptr())) throw;
+        }
     }
     if (!found && !read_dlpack(value, d, stream, p.what)) {
         std::string fix = p.pointee.kind == 'V' ? std::string("a device array")
