@@ -236,13 +236,36 @@ PyObject* attr_or_null(PyObject* obj, PyObject* name) {
     return v;
 }
 
-bool read_cupy(PyObject* obj, ArrayDescription& out) {
+// CuPy's CAI export version and, for v3, its current stream (0 reported as CuPy's default
+// stream), as its __cuda_array_interface__ would put them. False when they cannot be read.
+bool read_cupy_launch(KnownArrayLaunch& launch) {
     const FastNames& n = fast_names();
     const CupyState& cupy = cupy_state();
     py::object version = py::reinterpret_steal<py::object>(attr_or_null(cupy.util, n.export_version));
     if (!version || !PyLong_Check(version.ptr())) return false;
     const long ver = PyLong_AsLong(version.ptr());
     if (ver != 2 && ver != 3) return false;  // CuPy's own CAI raises the ValueError that explains it
+    std::uintptr_t stream = 0;
+    if (ver == 3) {
+        py::object s = py::reinterpret_steal<py::object>(PyObject_CallNoArgs(cupy.get_current_stream));
+        if (!s) {
+            PyErr_Clear();
+            return false;
+        }
+        py::object sp = py::reinterpret_steal<py::object>(attr_or_null(s.ptr(), n.ptr));
+        if (!sp || !PyLong_Check(sp.ptr())) return false;
+        stream = static_cast<std::uintptr_t>(PyLong_AsUnsignedLongLongMask(sp.ptr()));
+        if (stream == 0) stream = cupy.default_stream;
+    }
+    launch.cupy_read = true;
+    launch.cupy_version = ver;
+    launch.cupy_stream = stream;
+    return true;
+}
+
+bool read_cupy(PyObject* obj, ArrayDescription& out, KnownArrayLaunch& launch) {
+    const FastNames& n = fast_names();
+    if (!launch.cupy_read && !read_cupy_launch(launch)) return false;
     py::object dtype = py::reinterpret_steal<py::object>(attr_or_null(obj, n.dtype));
     py::object contiguous = py::reinterpret_steal<py::object>(attr_or_null(obj, n.c_contiguous));
     py::object size = py::reinterpret_steal<py::object>(attr_or_null(obj, n.size));
@@ -281,23 +304,12 @@ bool read_cupy(PyObject* obj, ArrayDescription& out) {
         if (!p || !PyLong_Check(p.ptr())) return false;
         ptr = static_cast<std::uintptr_t>(PyLong_AsUnsignedLongLongMask(p.ptr()));
     }
-    std::uintptr_t stream = 0;
-    if (ver == 3) {
-        py::object s = py::reinterpret_steal<py::object>(PyObject_CallNoArgs(cupy.get_current_stream));
-        if (!s) {
-            PyErr_Clear();
-            return false;
-        }
-        py::object sp = py::reinterpret_steal<py::object>(attr_or_null(s.ptr(), n.ptr));
-        if (!sp || !PyLong_Check(sp.ptr())) return false;
-        stream = static_cast<std::uintptr_t>(PyLong_AsUnsignedLongLongMask(sp.ptr()));
-        if (stream == 0) stream = cupy.default_stream;
-    }
+    const std::uintptr_t stream = launch.cupy_stream;
     out.ptr = ptr;
     out.contiguous = contiguous.ptr() == Py_True;
     out.readonly = false;
     out.device = -1;  // as from the CAI, which names no device
-    out.sync_stream = ver == 3;
+    out.sync_stream = launch.cupy_version == 3;
     // 1 is the legacy default stream, which xcuda names nullptr (as read_cuda_array_interface).
     out.stream = stream == 1 ? nullptr : reinterpret_cast<CUstream>(stream);
     return true;
@@ -424,9 +436,9 @@ bool read_dlpack(py::handle obj, ArrayDescription& out, CUstream consumer_stream
     return true;
 }
 
-bool read_known_array(PyObject* obj, ArrayDescription& out) {
+bool read_known_array(PyObject* obj, ArrayDescription& out, KnownArrayLaunch& launch) {
     switch (family_of(Py_TYPE(obj))) {
-        case Family::cupy: return read_cupy(obj, out);
+        case Family::cupy: return read_cupy(obj, out, launch);
         case Family::torch: return read_torch(obj, out);
         case Family::generic: break;
     }

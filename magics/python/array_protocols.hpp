@@ -56,7 +56,14 @@ bool read_array_interface(pybind11::handle obj, ArrayDescription& out, const std
 // grad, a dtype torch's CAI refuses, any attribute that is not what it should be); the
 // generic path then gives the usual result or error. The type is classified once and
 // remembered. Never imports CuPy or PyTorch: it only reads modules the object's type came from.
-bool read_known_array(PyObject* obj, ArrayDescription& out);
+// What read_known_array reads once per launch rather than once per argument: CuPy's CAI
+// version setting and current stream cannot change between the arguments of one call.
+struct KnownArrayLaunch {
+    bool cupy_read = false;
+    long cupy_version = 0;
+    std::uintptr_t cupy_stream = 0;
+};
+bool read_known_array(PyObject* obj, ArrayDescription& out, KnownArrayLaunch& launch);
 
 // True for numpy.ndarray (and subclasses) without importing numpy when nobody else has.
 bool is_numpy_array(pybind11::handle obj);

@@ -33,6 +33,7 @@ std::string astype_hint(py::handle value, const std::string& name, const ElemTyp
 }  // namespace
 
 void PackedArgs::reset(std::size_t n) {
+    known_arrays = KnownArrayLaunch{};
     if (n > inline_params) {
         heap_slots_.assign(n, 0);
         heap_ptrs_.assign(n, nullptr);
@@ -149,7 +150,7 @@ void ArgumentPacker::pack_pointer(const ParamPacker& p, std::size_t index, py::h
         return;
     }
     // CuPy arrays and torch tensors: their attributes, not a CAI dict built per access.
-    bool found = read_known_array(obj, d);
+    bool found = read_known_array(obj, d, out.known_arrays);
     if (!found) {
         try {
             found = read_cuda_array_interface(value, d, p.what);

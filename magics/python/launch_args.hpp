@@ -52,6 +52,7 @@ public:
     std::vector<pybind11::object> keepalive;     // DLPack capsules and staged numpy arrays
     std::vector<CUstream> producer_streams;      // CAI v3 streams to order the launch after
     int required_device = -1;                    // from DeviceArray/DLPack arguments
+    KnownArrayLaunch known_arrays;               // CuPy state read once per launch
 
 private:
     std::array<std::uint64_t, inline_params> inline_slots_{};
