@@ -1,4 +1,5 @@
 #include "kernel_object.hpp"
+#include "device_objects.hpp"
 #include "device_state.hpp"
 #include "errors.hpp"
 #include "interrupt.hpp"
@@ -59,6 +60,23 @@ std::string launch_shape(const Launcher& l) {
     return "[" + l.grid.str() + ", " + l.block.str() + "]";
 }
 
+// The stream of kernel[grid, block, shared_mem, stream]: launching in a loop on one
+// xcuda.Stream skips pybind11's two type-registry lookups per call by remembering the last
+// one. Its handle is fixed for the object's lifetime, and the reference held here keeps the
+// address from being reused by another object.
+CUstream launch_stream(py::handle value) {
+    static PyObject* last = nullptr;
+    static CUstream last_handle = nullptr;
+    if (value.ptr() == last) return last_handle;
+    const CUstream handle = parse_stream(value);
+    if (py::isinstance<Stream>(value)) {
+        Py_XDECREF(last);
+        last = value.inc_ref().ptr();
+        last_handle = handle;
+    }
+    return handle;
+}
+
 Launcher make_launcher(std::shared_ptr<Kernel> k, py::handle config) {
     Launcher l;
     l.kernel = std::move(k);
@@ -72,7 +90,7 @@ Launcher make_launcher(std::shared_ptr<Kernel> k, py::handle config) {
     if (n > 2) l.shared_mem = parse_shared_mem(PyTuple_GET_ITEM(config.ptr(), 2));
     if (n > 3) {
         l.stream_ref = py::reinterpret_borrow<py::object>(PyTuple_GET_ITEM(config.ptr(), 3));
-        l.stream = parse_stream(l.stream_ref);
+        l.stream = launch_stream(l.stream_ref);
     }
     return l;
 }
