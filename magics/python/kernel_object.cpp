@@ -95,6 +95,51 @@ Launcher make_launcher(std::shared_ptr<Kernel> k, py::handle config) {
     return l;
 }
 
+// A config item whose meaning cannot change while it is referenced: ints, tuples of ints,
+// None and xcuda.Stream objects (their handle is fixed for their lifetime).
+bool immutable_config_item(PyObject* item) {
+    if (PyLong_CheckExact(item) || item == Py_None) return true;
+    if (PyTuple_CheckExact(item)) {
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(item); ++i) {
+            if (!PyLong_CheckExact(PyTuple_GET_ITEM(item, i))) return false;
+        }
+        return true;
+    }
+    return py::isinstance<Stream>(item);
+}
+
+// kernel[config]: a loop launching one kernel with the same grid, block, shared memory and
+// stream objects gets the launcher it got last time instead of a new one parsed again. The
+// cache holds the config tuple, so the objects compared by identity stay alive.
+py::object launcher_for(std::shared_ptr<Kernel> k, py::handle config) {
+    struct Last {
+        Kernel* kernel = nullptr;  // kept alive by the launcher
+        py::object config, launcher;
+    };
+    static auto* last = new Last();  // never destroyed: no Py_DECREF after the interpreter is gone
+    PyObject* c = config.ptr();
+    if (last->launcher && last->kernel == k.get() && PyTuple_CheckExact(c) &&
+        PyTuple_GET_SIZE(c) == PyTuple_GET_SIZE(last->config.ptr())) {
+        bool same = true;
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(c) && same; ++i) {
+            same = PyTuple_GET_ITEM(c, i) == PyTuple_GET_ITEM(last->config.ptr(), i);
+        }
+        if (same) return last->launcher;
+    }
+    Kernel* kernel = k.get();
+    py::object launcher = py::cast(make_launcher(std::move(k), config));
+    bool cacheable = PyTuple_CheckExact(c);
+    for (Py_ssize_t i = 0; cacheable && i < PyTuple_GET_SIZE(c); ++i) {
+        cacheable = immutable_config_item(PyTuple_GET_ITEM(c, i));
+    }
+    if (cacheable) {
+        last->kernel = kernel;
+        last->config = py::reinterpret_borrow<py::object>(config);
+        last->launcher = launcher;
+    }
+    return launcher;
+}
+
 py::dict attributes_dict(const rt::FunctionAttributes& a) {
     py::dict d;
     d["num_regs"] = a.num_regs;
@@ -350,7 +395,7 @@ void define_kernel_objects(py::module_& m) {
              py::arg("block"), py::arg("shared_mem") = 0,
              "Theoretical occupancy from the driver for this block size and dynamic shared memory.")
         .def("__getitem__",
-             [](std::shared_ptr<Kernel> k, py::handle config) { return make_launcher(std::move(k), config); })
+             [](std::shared_ptr<Kernel> k, py::handle config) { return launcher_for(std::move(k), config); })
         .def("__call__",
              [](Kernel& k, py::args args, py::kwargs kwargs) {
                  py::object grid, block, shared = py::int_(0), stream = py::none();

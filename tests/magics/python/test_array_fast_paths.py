@@ -233,6 +233,33 @@ def test_torch_tensor_skips_the_cai_and_refusals_are_unchanged():
     assert "ok" in out
 
 
+@needs_sim
+def test_kernel_config_is_read_again_when_it_can_have_changed():
+    # kernel[config] reuses the last launcher for identical immutable configs only.
+    out = run_with_fakes('''
+        b = xcuda.compile('extern "C" __global__ void bounded(float* y) {}', arch="compute_90").kernels["bounded"]
+        y = xcuda.zeros(4, np.float32)
+        block = [256]
+        b[1, block](y)
+        block[0] = 512
+        try:
+            b[1, block](y)
+        except xcuda.LaunchError:
+            pass
+        else:
+            raise AssertionError("the changed block list was not read again")
+        config = (1, 256)
+        assert "bounded" in repr(b[config]) and "plain" in repr(k[config])
+        s1, s2 = xcuda.Stream(), xcuda.Stream()
+        b[1, 256, 0, s1](y)
+        b[1, 256, 0, s2](y)
+        b[1, 256, 0, s1](y)
+        xcuda.synchronize()
+        print("ok")
+    ''')
+    assert "ok" in out
+
+
 def test_unknown_objects_still_get_the_generic_type_error(saxpy):
     class Nothing:
         pass
