@@ -49,7 +49,7 @@ if has module || has bench; then
 fi
 
 if has module; then
-  PYTHONPATH="$modpath" XDG_CACHE_HOME=/tmp/xcuda-py-cache timeout 400 python3 -m pytest -q -rs -s tests/magics/python >"$OUT/module-tests.log" 2>&1; rc=$?
+  PYTHONPATH="$modpath" XDG_CACHE_HOME=/tmp/xcuda-py-cache timeout 150 python3 -m pytest -q -rs -s tests/magics/python >"$OUT/module-tests.log" 2>&1; rc=$?
   note "module pytest rc=$rc $(tail -1 "$OUT/module-tests.log")"
 fi
 
@@ -64,19 +64,19 @@ fi
 
 if has kernel; then
   for t in .device/bin/xcuda-kernel-*tests; do gtest "$(basename "$t")" -- "$t"; done
-  XCUDA_GPU_TESTS=1 timeout 400 /usr/bin/python3.11 -m pytest -q -rs tests/kernel >"$OUT/kernel-tests.log" 2>&1; rc=$?
+  XCUDA_GPU_TESTS=1 timeout 280 /usr/bin/python3.11 -m pytest -q -rs tests/kernel >"$OUT/kernel-tests.log" 2>&1; rc=$?
   note "kernel pytest rc=$rc $(tail -1 "$OUT/kernel-tests.log")"
 fi
 
 if has notebooks; then
-  XCUDA_GPU_TESTS=1 XCUDA_ARTIFACTS_DIR="$OUT/notebooks" timeout 400 /usr/bin/python3.11 -m pytest -q -rs tests/notebooks >"$OUT/notebook-tests.log" 2>&1; rc=$?
+  XCUDA_GPU_TESTS=1 XCUDA_ARTIFACTS_DIR="$OUT/notebooks" timeout 150 /usr/bin/python3.11 -m pytest -q -rs tests/notebooks >"$OUT/notebook-tests.log" 2>&1; rc=$?
   note "notebook pytest rc=$rc $(tail -1 "$OUT/notebook-tests.log")"
 fi
 
 unset PYTHONHOME; export LD_LIBRARY_PATH=$saved_ld
 
 if has bench; then
-  PYTHONPATH="$modpath" timeout 420 python3 bench/run.py --out "$OUT" >"$OUT/bench.log" 2>&1; rc=$?
+  PYTHONPATH="$modpath" timeout 200 python3 bench/run.py --out "$OUT" >"$OUT/bench.log" 2>&1; rc=$?
   note "bench rc=$rc"; tail -40 "$OUT/bench.log"
 fi
 
