@@ -39,7 +39,7 @@ if has runtime; then
   done
 fi
 
-if has module || has bench; then
+if has module || has bench || has interop; then
   cmake -S . -B /tmp/b312 -G Ninja -DXCUDA_BUILD_KERNEL=OFF -DXCUDA_BUILD_PYTHON_MODULE=ON \
     -DXCUDA_BUILD_TESTS=OFF -DPython_EXECUTABLE="$(command -v python3)" \
     -Dpybind11_DIR="$(python3 -m pybind11 --cmakedir)" >"$OUT/module-build.log" 2>&1 &&
@@ -51,6 +51,19 @@ fi
 if has module; then
   PYTHONPATH="$modpath" XDG_CACHE_HOME=/tmp/xcuda-py-cache timeout 150 python3 -m pytest -q -rs -s tests/magics/python >"$OUT/module-tests.log" 2>&1; rc=$?
   note "module pytest rc=$rc $(tail -1 "$OUT/module-tests.log")"
+fi
+
+if has interop; then
+  # Notebooks in ipykernel on the GPU machine's own Python 3.12, where CuPy and PyTorch are, with
+  # the extension module: the kernel's Debian Python 3.11 has neither. Needs wheels of ipykernel,
+  # nbclient and their dependencies carried in .whl/ (the GPU machine reaches no registry).
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl &&
+  python3 -m ipykernel install --prefix /tmp/jk --name python3 >/dev/null 2>&1
+  PYTHONPATH="/tmp/site:$modpath" JUPYTER_PATH=/tmp/jk/share/jupyter XCUDA_NOTEBOOK_KERNEL=python3 XCUDA_NOTEBOOK_GLOB='0[234]-*.ipynb' \
+    XCUDA_GPU_TESTS=1 XCUDA_REQUIRE_INTEROP=1 XCUDA_ARTIFACTS_DIR="$OUT/notebooks-ipykernel" \
+    timeout 200 python3 -m pytest -q -rs -p no:cacheprovider tests/notebooks/test_notebooks.py \
+    >"$OUT/interop-notebooks.log" 2>&1; rc=$?
+  note "notebooks in ipykernel + CuPy/PyTorch (python3.12) rc=$rc $(tail -1 "$OUT/interop-notebooks.log")"
 fi
 
 saved_ld=${LD_LIBRARY_PATH:-}
