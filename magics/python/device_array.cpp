@@ -9,7 +9,6 @@
 
 #include <pybind11/stl.h>
 
-#include <sstream>
 
 namespace py = pybind11;
 
@@ -177,13 +176,15 @@ std::shared_ptr<DeviceArray> from_dlpack(py::handle obj) {
                                          std::move(d.keepalive));
 }
 
+// Plain string building, no std::ostream: on the GPU machine (GCC 13 toolchain) the module's
+// ostream inserted an integer through a locale facet of another libstdc++ and crashed (SIGSEGV
+// in num_put, seen with cuda-gdb on the H200).
 std::string repr(const DeviceArray& a) {
-    std::ostringstream s;
-    s << "xcuda.DeviceArray(shape=(";
-    for (std::size_t i = 0; i < a.shape().size(); ++i) s << (i ? ", " : "") << a.shape()[i];
-    if (a.shape().size() == 1) s << ",";
-    s << "), dtype=" << elem_type_name(a.dtype()) << ", device=" << a.device() << ")";
-    return s.str();
+    std::string s = "xcuda.DeviceArray(shape=(";
+    for (std::size_t i = 0; i < a.shape().size(); ++i) s += (i ? ", " : "") + std::to_string(a.shape()[i]);
+    if (a.shape().size() == 1) s += ",";
+    s += "), dtype=" + elem_type_name(a.dtype()) + ", device=" + std::to_string(a.device()) + ")";
+    return s;
 }
 
 }  // namespace

@@ -246,3 +246,11 @@ def test_post_cell_sync_reports_errors_in_the_cell():
     assert r.stdout.count("cell printf 5") == 2
     # The printf lines come before the cell ends (the post_run_cell sync), not at exit.
     assert r.stdout.index("cell printf 5") < r.stdout.index("SUCCESS True")
+
+
+def test_device_array_repr_names_shape_dtype_and_device():
+    # It crashed the GPU machine's Python 3.12 build once (ostream in the module): printing an
+    # array is the first thing a notebook does with it.
+    d = xcuda.to_device(np.ones((2, 3), np.float32))
+    assert repr(d) == "xcuda.DeviceArray(shape=(2, 3), dtype=float32, device=0)"
+    assert str(xcuda.to_device(np.ones(4, np.int32))) == "xcuda.DeviceArray(shape=(4,), dtype=int32, device=0)"
