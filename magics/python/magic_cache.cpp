@@ -12,17 +12,12 @@ namespace xcuda::magics {
 namespace {
 
 const compile::CommandSpec& spec() {
-    static const compile::CommandSpec s = [] {
-        compile::CommandSpec c;
-        c.magic = "%cuda_cache";
-        c.usage = "%cuda_cache info|clear";
-        c.description = "Shows (info) or empties (clear) the compile cache: memory, then disk under "
-                        "$XDG_CACHE_HOME/xcuda.";
-        c.options = {help_option()};
-        c.positionals = compile::Positionals::words;
-        c.positional_name = "info|clear";
-        return c;
-    }();
+    static const compile::CommandSpec s = help_only_spec("%cuda_cache",
+        "%cuda_cache info|clear",
+        "Shows (info) or empties (clear) the compile cache: memory, then disk under "
+                        "$XDG_CACHE_HOME/xcuda.",
+        compile::Positionals::words,
+        "info|clear");
     return s;
 }
 

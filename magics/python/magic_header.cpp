@@ -10,17 +10,12 @@ namespace xcuda::magics {
 namespace {
 
 const compile::CommandSpec& spec() {
-    static const compile::CommandSpec s = [] {
-        compile::CommandSpec c;
-        c.magic = "%%cuda_header";
-        c.usage = "%%cuda_header NAME";
-        c.description = "Stores the cell as header NAME; later %%cuda cells use it with #include \"NAME\" "
-                        "(changing it recompiles the cells that include it).";
-        c.options = {help_option()};
-        c.positionals = compile::Positionals::words;
-        c.positional_name = "NAME";
-        return c;
-    }();
+    static const compile::CommandSpec s = help_only_spec("%%cuda_header",
+        "%%cuda_header NAME",
+        "Stores the cell as header NAME; later %%cuda cells use it with #include \"NAME\" "
+                        "(changing it recompiles the cells that include it).",
+        compile::Positionals::words,
+        "NAME");
     return s;
 }
 

@@ -15,26 +15,14 @@ namespace py = pybind11;
 namespace xcuda::magics {
 namespace {
 
-compile::CommandSpec make_spec(const char* magic, const char* usage, const char* description,
-                               compile::Positionals positionals, const char* positional_name) {
-    compile::CommandSpec c;
-    c.magic = magic;
-    c.usage = usage;
-    c.description = description;
-    c.options = {help_option()};
-    c.positionals = positionals;
-    c.positional_name = positional_name;
-    return c;
-}
-
 const compile::CommandSpec& info_spec() {
-    static const auto s = make_spec("%cuda_info", "%cuda_info", "Shows the CUDA devices, driver, NVRTC and toolkit.",
+    static const auto s = help_only_spec("%cuda_info", "%cuda_info", "Shows the CUDA devices, driver, NVRTC and toolkit.",
                                     compile::Positionals::none, "");
     return s;
 }
 
 const compile::CommandSpec& device_spec() {
-    static const auto s = make_spec("%cuda_device", "%cuda_device [N]",
+    static const auto s = help_only_spec("%cuda_device", "%cuda_device [N]",
                                     "Selects device N for later launches and allocations; without N, shows the "
                                     "selected device.",
                                     compile::Positionals::words, "N");

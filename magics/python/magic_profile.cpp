@@ -17,20 +17,14 @@ namespace xcuda::magics {
 namespace {
 
 const compile::CommandSpec& spec() {
-    static const compile::CommandSpec s = [] {
-        compile::CommandSpec c;
-        c.magic = "%%cuda_profile";
-        c.usage = "%%cuda_profile";
-        c.description =
-            "Runs the Python cell below in the notebook's namespace, then reports every xcuda kernel launch it "
+    static const compile::CommandSpec s = help_only_spec("%%cuda_profile",
+        "%%cuda_profile",
+        "Runs the Python cell below in the notebook's namespace, then reports every xcuda kernel launch it "
             "made: kernel, device, grid, block, registers, shared memory, theoretical occupancy for that launch, "
             "GPU time (CUDA events around each launch on its stream) and bandwidth where the bytes are known. "
             "Bytes are the sum of nbytes of the arrays passed to pointer parameters: an upper-bound estimate "
             "(the arrays passed, not the bytes the kernel touches). The launches behave as without the magic; an "
-            "error in the cell is raised after the report of the launches before it.";
-        c.options = {help_option()};
-        return c;
-    }();
+            "error in the cell is raised after the report of the launches before it.");
     return s;
 }
 

@@ -27,4 +27,16 @@ compile::OptionSpec help_option() {
     return o;
 }
 
+compile::CommandSpec help_only_spec(const char* magic, const char* usage, const char* description,
+                                    compile::Positionals positionals, const char* positional_name) {
+    compile::CommandSpec c;
+    c.magic = magic;
+    c.usage = usage;
+    c.description = description;
+    c.options = {help_option()};
+    c.positionals = positionals;
+    c.positional_name = positional_name;
+    return c;
+}
+
 }  // namespace xcuda::magics

@@ -19,4 +19,9 @@ compile::ParsedArgs parse_magic_line(const std::string& line, const compile::Com
 // A "-h/--help" option, for the specs of the smaller magics.
 compile::OptionSpec help_option();
 
+// The spec of a magic whose only option is -h/--help.
+compile::CommandSpec help_only_spec(const char* magic, const char* usage, const char* description,
+                                    compile::Positionals positionals = compile::Positionals::none,
+                                    const char* positional_name = "");
+
 }  // namespace xcuda::magics
