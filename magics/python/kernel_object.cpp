@@ -6,6 +6,7 @@
 #include "kernel_benchmark.hpp"
 #include "launch_config.hpp"
 #include "launch_recorder.hpp"
+#include "launch_slots.hpp"
 #include "rich_output.hpp"
 #include "sass.hpp"
 
@@ -39,14 +40,6 @@ struct KernelTemplate {
     std::vector<std::string> written;                        // as given to --instantiate
 };
 
-struct Launcher {
-    std::shared_ptr<Kernel> kernel;
-    rt::Dim3 grid, block;
-    std::size_t shared_mem = 0;
-    CUstream stream = nullptr;
-    py::object stream_ref;  // keeps a stream object alive while the launcher is
-};
-
 const char* cache_name(compile::CacheLevel c) {
     switch (c) {
         case compile::CacheLevel::memory: return "memory";
@@ -77,9 +70,9 @@ CUstream launch_stream(py::handle value) {
     return handle;
 }
 
-Launcher make_launcher(std::shared_ptr<Kernel> k, py::handle config) {
+Launcher make_launcher(const std::shared_ptr<Kernel>& k, py::handle config) {
     Launcher l;
-    l.kernel = std::move(k);
+    l.kernel = k;
     if (!PyTuple_Check(config.ptr()) || PyTuple_GET_SIZE(config.ptr()) < 2 || PyTuple_GET_SIZE(config.ptr()) > 4) {
         raise(PyExc_TypeError, "launch with kernel[grid, block] or kernel[grid, block, shared_mem, stream], got kernel[" +
                                    py::repr(config).cast<std::string>() + "]");
@@ -108,10 +101,10 @@ bool immutable_config_item(PyObject* item) {
     return py::isinstance<Stream>(item);
 }
 
-// kernel[config]: a loop launching one kernel with the same grid, block, shared memory and
-// stream objects gets the launcher it got last time instead of a new one parsed again. The
-// cache holds the config tuple, so the objects compared by identity stay alive.
-py::object launcher_for(std::shared_ptr<Kernel> k, py::handle config) {
+}  // namespace
+
+// The cache holds the config tuple, so the objects compared by identity stay alive.
+py::object launcher_for(const std::shared_ptr<Kernel>& k, py::handle config) {
     struct Last {
         Kernel* kernel = nullptr;  // kept alive by the launcher
         py::object config, launcher;
@@ -127,7 +120,7 @@ py::object launcher_for(std::shared_ptr<Kernel> k, py::handle config) {
         if (same) return last->launcher;
     }
     Kernel* kernel = k.get();
-    py::object launcher = py::cast(make_launcher(std::move(k), config));
+    py::object launcher = py::cast(make_launcher(k, config));
     bool cacheable = PyTuple_CheckExact(c);
     for (Py_ssize_t i = 0; cacheable && i < PyTuple_GET_SIZE(c); ++i) {
         cacheable = immutable_config_item(PyTuple_GET_ITEM(c, i));
@@ -139,6 +132,8 @@ py::object launcher_for(std::shared_ptr<Kernel> k, py::handle config) {
     }
     return launcher;
 }
+
+namespace {
 
 py::dict attributes_dict(const rt::FunctionAttributes& a) {
     py::dict d;
@@ -282,7 +277,8 @@ const rt::Function& Kernel::function() {
     return *function_;
 }
 
-void Kernel::launch(py::handle args, rt::Dim3 grid, rt::Dim3 block, std::size_t shared_mem, CUstream stream) {
+void Kernel::launch(py::handle args, rt::Dim3 grid, rt::Dim3 block, std::size_t shared_mem, CUstream stream,
+                    CUfunction* validated) {
     PackedArgs packed;
     packer_.pack(args, stream, packed);
     if (packed.required_device >= 0 && packed.required_device != current_device()) {
@@ -298,8 +294,11 @@ void Kernel::launch(py::handle args, rt::Dim3 grid, rt::Dim3 block, std::size_t 
     stage_host_arrays(packed);
     if (LaunchRecorder* recorder = active_launch_recorder()) {
         recorder->launch(*this, f, args, grid, block, shared_mem, stream, packed.params());
+    } else if (validated && *validated == f.handle()) {
+        rt::launch_validated(f, grid, block, shared_mem, stream, packed.params());
     } else {
         rt::launch(f, grid, block, shared_mem, stream, packed.params());
+        if (validated) *validated = f.handle();
     }
     note_launch();
     unstage_host_arrays(packed, stream);
@@ -351,14 +350,15 @@ CompiledPythonModule compile_to_module(const std::string& source, const compile:
 
 void define_kernel_objects(py::module_& m) {
     define_benchmark_result(m);
-    py::class_<Launcher>(m, "Launcher", "A kernel with its launch configuration; call it with the kernel's arguments.")
+    auto launcher_type = py::class_<Launcher>(m, "Launcher", "A kernel with its launch configuration; call it with the kernel's arguments.")
         .def("__call__",
              [](Launcher& l, py::args args) {
-                 l.kernel->launch(args, l.grid, l.block, l.shared_mem, l.stream);
+                 l.kernel->launch(args, l.grid, l.block, l.shared_mem, l.stream, &l.validated);
              })
         .def("__repr__", [](const Launcher& l) { return "<xcuda.Launcher " + l.kernel->name() + launch_shape(l) + ">"; });
 
-    py::class_<Kernel, std::shared_ptr<Kernel>>(m, "Kernel", "A __global__ function of a compiled cell.")
+    auto kernel_type = py::class_<Kernel, std::shared_ptr<Kernel>>(m, "Kernel", "A __global__ function of a compiled cell.");
+    kernel_type
         .def_property_readonly("name", &Kernel::name)
         .def_property_readonly("signature", [](const Kernel& k) { return k.decl().signature; })
         .def_property_readonly("lowered_name", &Kernel::lowered_name, "The symbol in the module (mangled for C++).")
@@ -395,7 +395,7 @@ void define_kernel_objects(py::module_& m) {
              py::arg("block"), py::arg("shared_mem") = 0,
              "Theoretical occupancy from the driver for this block size and dynamic shared memory.")
         .def("__getitem__",
-             [](std::shared_ptr<Kernel> k, py::handle config) { return launcher_for(std::move(k), config); })
+             [](const std::shared_ptr<Kernel>& k, py::handle config) { return launcher_for(k, config); })
         .def("__call__",
              [](Kernel& k, py::args args, py::kwargs kwargs) {
                  py::object grid, block, shared = py::int_(0), stream = py::none();
@@ -466,6 +466,8 @@ void define_kernel_objects(py::module_& m) {
         py::arg("source"),
         "Compiles CUDA C++ with NVRTC (cached) and returns an xcuda.Module. Options: name, arch, std, include_dirs, "
         "defines, instantiate, fast_math, lineinfo, no_cache, options.");
+
+    install_launch_slots(m, kernel_type, launcher_type);
 }
 
 }  // namespace xcuda::magics

@@ -50,8 +50,11 @@ public:
     // The function in the selected device's context (activates it; NoDeviceError without a GPU).
     const rt::Function& function();
 
-    // Checks and packs `args`, then launches (copying numpy arguments in and back).
-    void launch(pybind11::handle args, rt::Dim3 grid, rt::Dim3 block, std::size_t shared_mem, CUstream stream);
+    // Checks and packs `args`, then launches (copying numpy arguments in and back). With
+    // `validated`, the launch limits are checked only when *validated is not the function
+    // about to launch, which it then becomes (a Launcher's grid and block never change).
+    void launch(pybind11::handle args, rt::Dim3 grid, rt::Dim3 block, std::size_t shared_mem, CUstream stream,
+                CUfunction* validated = nullptr);
 
 private:
     std::shared_ptr<ModuleImpl> module_;
@@ -64,6 +67,21 @@ private:
     int function_device_ = -1;
     std::optional<rt::Function> function_;
 };
+
+// kernel[grid, block] / kernel[grid, block, shared_mem, stream]: a kernel with its launch
+// configuration, called with the kernel's arguments.
+struct Launcher {
+    std::shared_ptr<Kernel> kernel;
+    rt::Dim3 grid, block;
+    std::size_t shared_mem = 0;
+    CUstream stream = nullptr;
+    pybind11::object stream_ref;  // keeps a stream object alive while the launcher is
+    CUfunction validated = nullptr;  // the function last checked against grid/block/shared_mem
+};
+
+// kernel[config]. A loop launching one kernel with the same grid, block, shared memory and
+// stream objects gets the launcher it got last time instead of a new one parsed again.
+pybind11::object launcher_for(const std::shared_ptr<Kernel>& k, pybind11::handle config);
 
 // "float, 4" -> "float,4": template arguments compared without spaces.
 std::string normalise_template_args(const std::string& args);

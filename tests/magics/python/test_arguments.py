@@ -158,3 +158,10 @@ def test_correct_arguments_launch(saxpy):
     y = np.ones(4, np.float32)
     saxpy[1, 32](2.0, x, y, 4)
     assert np.allclose(y, 3.0)
+
+
+def test_a_launcher_takes_no_keyword_arguments(saxpy):
+    x = np.zeros(4, np.float32)
+    with pytest.raises(TypeError, match=r"saxpy\[grid, block\]\(\.\.\.\) takes the kernel's arguments by position, "
+                                        r"not by keyword \(got 1 keyword argument\)"):
+        saxpy[1, 32](2.0, x, x, n=4)

@@ -90,6 +90,16 @@ def test_block_over_the_kernels_limit_is_a_launch_error_and_not_sticky(sim):
     xcuda.synchronize()
 
 
+def test_a_launcher_checks_its_limits_until_a_launch_passes_them(sim):
+    # A launcher skips the limit checks once its grid and block passed them for a function:
+    # a refused launch must not count as passed.
+    d = xcuda.zeros(4, np.float32)
+    too_big = sim.bounded[1, 512]
+    for _ in range(2):
+        with pytest.raises(xcuda.LaunchError, match="256"):
+            too_big(d)
+
+
 def test_out_of_memory_is_a_memory_error_and_recovers():
     with pytest.raises(xcuda.OutOfMemoryError) as info:
         xcuda.empty(1 << 41, np.uint8)
