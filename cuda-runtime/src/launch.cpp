@@ -81,6 +81,11 @@ void validate_launch(const Function& function, Dim3 grid, Dim3 block, std::size_
 void launch(const Function& function, Dim3 grid, Dim3 block, std::size_t shared_bytes, CUstream stream,
             void** params) {
     validate_launch(function, grid, block, shared_bytes);
+    launch_validated(function, grid, block, shared_bytes, stream, params);
+}
+
+void launch_validated(const Function& function, Dim3 grid, Dim3 block, std::size_t shared_bytes, CUstream stream,
+                      void** params) {
     detail::note_launch(function.handle(), function.name());
     const CUresult rc = detail::driver().cuLaunchKernel(function.handle(), grid.x, grid.y, grid.z, block.x, block.y,
                                                         block.z, static_cast<unsigned>(shared_bytes), stream, params,

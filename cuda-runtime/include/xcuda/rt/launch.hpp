@@ -19,4 +19,9 @@ void validate_launch(const Function& function, Dim3 grid, Dim3 block, std::size_
 void launch(const Function& function, Dim3 grid, Dim3 block, std::size_t shared_bytes,
             CUstream stream, void** params);
 
+// cuLaunchKernel without validate_launch, for a caller that validated this function (in this
+// context) with this grid, block and shared size before: a launch loop's fixed configuration.
+void launch_validated(const Function& function, Dim3 grid, Dim3 block, std::size_t shared_bytes,
+                      CUstream stream, void** params);
+
 }  // namespace xcuda::rt
