@@ -87,7 +87,8 @@ module("cupy.cuda")
 module("cupy.cuda.stream", get_current_stream=lambda: current["stream"])
 module("cupy_backends")
 module("cupy_backends.cuda")
-module("cupy_backends.cuda.stream", get_default_stream_ptr=lambda: 1)
+module("cupy_backends.cuda.stream", get_default_stream_ptr=lambda: 1,
+       get_current_stream_ptr=lambda: current["stream"].ptr)
 
 class dtype:
     def __init__(self, name, typestr):
