@@ -95,7 +95,7 @@ py::object benchmark_kernel(Kernel& k, py::args args, py::kwargs kwargs) {
     }
     const rt::Function& f = k.function();
     for (CUstream producer : packed.producer_streams) wait_without_gil([&] { rt::synchronize_stream(producer); });
-    stage_host_arrays(packed);
+    stage_host_arrays(packed, stream, current_device());
     note_launch();
 
     if (warmup > 0) time_launches(f, g, b, shared_mem, stream, packed, warmup);
@@ -113,7 +113,7 @@ py::object benchmark_kernel(Kernel& k, py::args args, py::kwargs kwargs) {
         result.timings.push_back(time_launches(f, g, b, shared_mem, stream, packed, number) / number);
     }
     result.summary = report::summarize_timing(result.timings, number);
-    unstage_host_arrays(packed, stream);
+    unstage_host_arrays(packed, stream, current_device());
     return py::cast(std::move(result));
 }
 

@@ -291,7 +291,7 @@ void Kernel::launch(py::handle args, rt::Dim3 grid, rt::Dim3 block, std::size_t 
     for (CUstream producer : packed.producer_streams) {
         wait_without_gil([&] { rt::synchronize_stream(producer); });
     }
-    stage_host_arrays(packed);
+    stage_host_arrays(packed, stream, current_device());
     if (LaunchRecorder* recorder = active_launch_recorder()) {
         recorder->launch(*this, f, args, grid, block, shared_mem, stream, packed.params());
     } else if (validated && *validated == f.handle()) {
@@ -301,7 +301,7 @@ void Kernel::launch(py::handle args, rt::Dim3 grid, rt::Dim3 block, std::size_t 
         if (validated) *validated = f.handle();
     }
     note_launch();
-    unstage_host_arrays(packed, stream);
+    unstage_host_arrays(packed, stream, current_device());
 }
 
 CompiledPythonModule compile_to_module(const std::string& source, const compile::CellOptions& options,

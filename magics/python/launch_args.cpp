@@ -3,7 +3,9 @@
 #include "errors.hpp"
 #include "interrupt.hpp"
 #include "scalar_convert.hpp"
+#include "staging_pool.hpp"
 
+#include <xcuda/rt/memory.hpp>
 #include <xcuda/rt/stream.hpp>
 
 #include <Python.h>
@@ -180,25 +182,34 @@ void ArgumentPacker::pack_pointer(const ParamPacker& p, std::size_t index, py::h
     if (d.keepalive) out.keepalive.push_back(std::move(d.keepalive));
 }
 
-void stage_host_arrays(PackedArgs& args) {
+void stage_host_arrays(PackedArgs& args, CUstream stream, int device) {
+    if (args.staging.empty()) return;
     for (HostStaging& s : args.staging) {
-        s.device = rt::DeviceBuffer(s.bytes);
-        const CUdeviceptr dst = s.device.get();
-        if (s.bytes > 0) {
-            wait_without_gil([&] { rt::copy_to_device(dst, s.host, s.bytes); });
-        }
-        *args.slot(s.param) = dst;
+        s.device = take_staging_buffer(device, s.bytes);
+        *args.slot(s.param) = s.device.get();
     }
+    // The copies go on the launch stream, so the launch is ordered after them whatever kind of
+    // stream it is (a synchronous copy returns before its DMA is done, and a non-blocking stream
+    // would not wait for it). From pageable memory the driver first waits for the stream, in a
+    // wait nobody can interrupt: the stream is polled idle here first.
+    wait_without_gil([&] {
+        rt::synchronize_stream(stream);
+        for (const HostStaging& s : args.staging) {
+            if (s.bytes > 0) rt::copy_to_device_async(s.device.get(), s.host, s.bytes, stream);
+        }
+    });
 }
 
-void unstage_host_arrays(PackedArgs& args, CUstream stream) {
+void unstage_host_arrays(PackedArgs& args, CUstream stream, int device) {
     if (args.staging.empty()) return;
     wait_without_gil([&] {
         rt::synchronize_stream(stream);
-        for (HostStaging& s : args.staging) {
-            if (s.copy_back && s.bytes > 0) rt::copy_to_host(s.host, s.device.get(), s.bytes);
+        // Into pageable memory the copy is done when the call returns (the stream is idle).
+        for (const HostStaging& s : args.staging) {
+            if (s.copy_back && s.bytes > 0) rt::copy_to_host_async(s.host, s.device.get(), s.bytes, stream);
         }
     });
+    for (HostStaging& s : args.staging) give_back_staging_buffer(device, std::move(s.device));
 }
 
 }  // namespace xcuda::magics

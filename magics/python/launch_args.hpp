@@ -83,9 +83,10 @@ private:
     std::vector<ParamPacker> params_;
 };
 
-// Device side of the numpy arguments: allocate and copy in (before the launch), copy back
-// (after it, once `stream` is done). Need the context current.
-void stage_host_arrays(PackedArgs& args);
-void unstage_host_arrays(PackedArgs& args, CUstream stream);
+// Device side of the numpy arguments: device memory from the staging pool, copies in on
+// `stream` (before the launch) and back (after it, once `stream` is done), then the memory
+// back to the pool. Need the context of `device` current.
+void stage_host_arrays(PackedArgs& args, CUstream stream, int device);
+void unstage_host_arrays(PackedArgs& args, CUstream stream, int device);
 
 }  // namespace xcuda::magics

@@ -25,6 +25,7 @@ struct CUevent_st { unsigned flags; CUstream stream; };
 namespace {
 
 std::atomic<long> g_calls{0};
+std::atomic<long> g_device_allocations{0};  // cuMemAlloc calls, for the staging pool's tests
 std::atomic<int> g_sticky{0};
 std::atomic<bool> g_launched{false};
 std::mutex g_mutex;
@@ -54,6 +55,7 @@ bool busy(CUstream s) {
 }  // namespace
 
 extern "C" long xcuda_sim_driver_calls() { return g_calls.load(); }
+extern "C" long xcuda_sim_device_allocations() { return g_device_allocations.load(); }
 extern "C" void xcuda_sim_release() {
     std::lock_guard<std::mutex> lock(g_mutex);
     for (CUstream s : g_streams) s->busy = false;
@@ -200,6 +202,7 @@ CUresult cuMemAlloc(CUdeviceptr* p, size_t bytes) {
     SIM_ENTER();
     if (bytes > (std::size_t{1} << 40)) return CUDA_ERROR_OUT_OF_MEMORY;
     *p = reinterpret_cast<CUdeviceptr>(std::calloc(1, bytes));
+    ++g_device_allocations;
     return CUDA_SUCCESS;
 }
 CUresult cuMemFree(CUdeviceptr p) { SIM_ENTER(); std::free(reinterpret_cast<void*>(p)); return CUDA_SUCCESS; }
