@@ -4,6 +4,7 @@
 #include "dlpack_abi.hpp"
 #include "errors.hpp"
 #include "interrupt.hpp"
+#include "launch_config.hpp"
 
 #include <xcuda/rt/stream.hpp>
 
@@ -74,17 +75,55 @@ std::shared_ptr<DeviceArray> to_device(py::handle source) {
     return out;
 }
 
-py::object get(const DeviceArray& a) {
-    py::object out = numpy().attr("empty")(shape_tuple(a.shape()), numpy_dtype(a.dtype()));
+// `out` as get()'s destination: a writable C-contiguous numpy array of the same shape and dtype.
+void check_get_destination(const DeviceArray& a, py::handle out, ArrayDescription& d) {
+    if (!is_numpy_array(out)) {
+        raise(PyExc_TypeError, std::string("get(out=...) needs a numpy array, got ") + Py_TYPE(out.ptr())->tp_name);
+    }
+    read_array_interface(out, d, "get(out=...)");
+    if (d.dtype != a.dtype() || d.shape != a.shape()) {
+        raise(PyExc_ValueError, "get(out=...) got an array of shape " + py::str(out.attr("shape")).cast<std::string>() +
+                                    " and dtype " + elem_type_name(d.dtype) + "; this DeviceArray has shape " +
+                                    py::str(shape_tuple(a.shape())).cast<std::string>() + " and dtype " +
+                                    elem_type_name(a.dtype()) + ": pass np.empty(" +
+                                    py::str(shape_tuple(a.shape())).cast<std::string>() + ", np." +
+                                    elem_type_name(a.dtype()) + ")");
+    }
+    if (!d.contiguous || d.readonly) {
+        raise(PyExc_ValueError, "get(out=...) needs a writable C-contiguous numpy array");
+    }
+}
+
+py::object get(const DeviceArray& a, py::handle stream, py::handle out) {
+    py::object result;
+    std::uintptr_t dst_address = 0;
+    if (out.is_none()) {
+        result = numpy().attr("empty")(shape_tuple(a.shape()), numpy_dtype(a.dtype()));
+        dst_address = host_data(result);
+    } else {
+        ArrayDescription d;
+        check_get_destination(a, out, d);
+        result = py::reinterpret_borrow<py::object>(out);
+        dst_address = d.ptr;
+    }
     if (a.nbytes() > 0) {
+        const CUstream s = stream.is_none() ? nullptr : parse_stream(stream);
         activate(a.device());
-        void* dst = reinterpret_cast<void*>(host_data(out));
+        void* dst = reinterpret_cast<void*>(dst_address);
         const CUdeviceptr src = a.ptr();
         const std::size_t bytes = a.nbytes();
-        wait_without_gil([&] { rt::copy_to_host(dst, src, bytes); });
+        if (stream.is_none()) {
+            wait_without_gil([&] { rt::copy_to_host(dst, src, bytes); });
+        } else {
+            // Polled first (interruptible); into pageable memory the copy is then done on return.
+            wait_without_gil([&] {
+                rt::synchronize_stream(s);
+                rt::copy_to_host_async(dst, src, bytes, s);
+            });
+        }
         activate();
     }
-    return out;
+    return result;
 }
 
 py::dict cuda_array_interface(const DeviceArray& a) {
@@ -232,7 +271,10 @@ void define_device_array(py::module_& m) {
             },
             py::arg("shape"), py::arg("dtype") = "float32")
         .def_static("from_dlpack", &from_dlpack, py::arg("tensor"), "Zero-copy view of a DLPack device tensor.")
-        .def("get", &get, "Copies the array to a new numpy array.")
+        .def("get", &get, py::arg("stream") = py::none(), py::arg("out") = py::none(),
+             "Copies the array to the host: into `out` (a numpy array of the same shape and dtype) or a new numpy "
+             "array. Without `stream` the copy follows the legacy default stream (and every blocking stream); with "
+             "one (an xcuda.Stream, a CuPy/PyTorch stream or a handle) it follows that stream's work.")
         .def_property_readonly("shape", [](const DeviceArray& a) { return shape_tuple(a.shape()); })
         .def_property_readonly("dtype", [](const DeviceArray& a) { return numpy_dtype(a.dtype()); })
         .def_property_readonly("size", &DeviceArray::size)

@@ -100,6 +100,22 @@ def test_a_launcher_checks_its_limits_until_a_launch_passes_them(sim):
             too_big(d)
 
 
+def test_get_into_a_given_array_after_a_given_stream():
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    d = xcuda.to_device(x)
+    host = np.empty((3, 4), np.float32)
+    assert d.get(stream=xcuda.Stream(), out=host) is host
+    assert np.array_equal(host, x)
+    assert np.array_equal(d.get(stream=0), x)
+    with pytest.raises(ValueError, match=r"shape \(12,\) and dtype float32; this DeviceArray has shape \(3, 4\).*"
+                                         r"pass np.empty\(\(3, 4\), np.float32\)"):
+        d.get(out=np.empty(12, np.float32))
+    with pytest.raises(ValueError, match="writable C-contiguous"):
+        d.get(out=np.empty((4, 3), np.float32).T)
+    with pytest.raises(TypeError, match="needs a numpy array, got list"):
+        d.get(out=[0] * 12)
+
+
 def test_numpy_arguments_reuse_staging_memory_and_never_see_old_data(sim):
     allocations = ctypes.CDLL(SIM).xcuda_sim_device_allocations
     x = np.arange(1 << 16, dtype=np.float32)
