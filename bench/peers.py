@@ -9,7 +9,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from typing import Dict, Optional, Sequence
+from typing import Dict, List, Optional, Sequence
 
 from timing import describe
 
@@ -89,7 +89,13 @@ class Env:
         self.np = self._try("numpy")
         self.cp = self._try("cupy")
         self.torch = self._try("torch") if wanted("torch") else None
-        self.numba_cuda = self._try("numba.cuda") if wanted("numba.cuda") else None
+        # what the benchmark changed in other libraries so that a peer imports; in the report
+        self.shims: List[str] = []
+        if wanted("numba.cuda"):
+            self.shims += numpy_row_stack_shim(self.np)
+            self.numba_cuda = self._try("numba.cuda")
+        else:
+            self.numba_cuda = None
         self.cuda_core = self._try_core() if wanted("cuda.core") else None
         self.gpu_reason = self._probe_gpu()
 
@@ -132,6 +138,17 @@ class Env:
         if self.xcuda is None:
             raise RuntimeError(self.why("xcuda") + " (pass --xcuda-path DIR holding the built xcuda module)")
         return self.xcuda
+
+
+def numpy_row_stack_shim(np) -> List[str]:
+    """numba 0.68 reads numpy.row_stack at import, which numpy 2.5 removed (an alias of vstack
+    until then; seen on the H200 machine: numba 0.68, numpy 2.5). Put the alias back, only where
+    it is missing, and say so: the report lists every such change."""
+    if np is None or hasattr(np, "row_stack"):
+        return []
+    np.row_stack = np.vstack
+    return [f"numpy.row_stack = numpy.vstack (numpy {getattr(np, '__version__', '?')} has no "
+            "row_stack; numba reads it at import)"]
 
 
 # ---------------------------------------------------------------- xcuda adapters
