@@ -11,6 +11,7 @@ import datetime
 import os
 import re
 import shlex
+import signal
 import sys
 import time
 import traceback
@@ -37,6 +38,7 @@ class Config:
         self.startup_reps = 2 if a.quick else 3
         self.kernel_cmd = a.kernel_cmd
         self.jupyter_python = a.jupyter_python
+        self.cupy_kernel_cmd = a.cupy_kernel_cmd
         self.floor_cc = a.floor_cc
 
 
@@ -59,7 +61,12 @@ def parse(argv):
                    help="command that starts the xcuda Jupyter kernel; must contain {connection_file} "
                         "(part 5 runs only when given)")
     p.add_argument("--jupyter-python",
-                   help="a Python with jupyter_client and ipykernel for part 5 when this one lacks them")
+                   help="a Python with jupyter_client and ipykernel for part 5 when this one lacks them; "
+                        "a command line that runs one works too (e.g. 'env PYTHONHOME=/usr /usr/bin/python3.11'). "
+                        "The ipykernel peer runs on that Python")
+    p.add_argument("--cupy-kernel-cmd",
+                   help="command that starts ipykernel in a Python that has CuPy, with {connection_file}, "
+                        "for part 5's CuPy peer (default: ipykernel of the --jupyter-python Python)")
     a = p.parse_args(argv)
     a.only = [s.strip() for s in a.only.split(",") if s.strip()]
     bad = [s for s in a.only if s not in PARTS]
@@ -68,11 +75,21 @@ def parse(argv):
     return a
 
 
+class Terminated(BaseException):
+    """SIGTERM (the caller's time limit, e.g. `timeout`): the running part stops, the rest are
+    skipped, and the rows measured so far are still written."""
+
+
+def _terminate(signum, frame):
+    raise Terminated(f"stopped by signal {signum} (the caller's time limit?); later parts were not run")
+
+
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     a = parse(argv)
     cfg = Config(a)
     started = time.time()
+    signal.signal(signal.SIGTERM, _terminate)
     # Fresh compile caches for the whole run, set before anything compiles: cold numbers
     # start cold, and the user's own caches are neither read nor filled.
     os.environ["XDG_CACHE_HOME"] = peers.fresh_dir("xdg")
@@ -97,6 +114,7 @@ def main(argv=None) -> int:
                           f"CUPY_CACHE_DIR={os.environ['CUPY_CACHE_DIR']}",
         "device details": dev,
         "versions": peers.versions(env),
+        "changes to peers' libraries": "; ".join(env.shims) or "none",
     })
     print(f"# xcuda benchmarks on {res.meta['device']} (driver {res.meta['driver']}), {res.meta['date']}")
     if env.xcuda is None:
@@ -110,6 +128,11 @@ def main(argv=None) -> int:
         except Exception as exc:  # a part that crashes is a row, and the other parts still run
             res.fail(part, "(whole part)", "-", report.ERROR, describe(exc))
             traceback.print_exc()
+        except Terminated as exc:
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)  # let the files be written
+            res.fail(part, "(whole part)", "-", report.ERROR, str(exc))
+            print(f"== {part}: {exc}", flush=True)
+            break
         print(f"== {part} done in {time.time() - t0:.1f} s", flush=True)
     res.meta["elapsed s"] = round(time.time() - started, 1)
     slug = re.sub(r"[^a-z0-9]+", "-", str(res.meta["device"]).lower()).strip("-") or "unknown"

@@ -2,12 +2,15 @@
 first %%cuda result, for the xcuda kernel (started by --kernel-cmd) vs ipykernel, and vs
 ipykernel running an nvcc4jupyter-style cell (nvcc to an executable, run it) or CuPy.
 Needs jupyter_client and ipykernel: in this Python, or in --jupyter-python (then this file
-runs there as a script and hands its samples back as JSON)."""
+runs there as a script and hands its samples back as JSON). The plain ipykernel peer runs on
+that same Python; the CuPy peer on --cupy-kernel-cmd's, when given (CuPy may live elsewhere).
+Every kernel reports its own Python, IPython and ipykernel after its timed cells."""
 from __future__ import annotations
 
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -20,6 +23,8 @@ RSS_X, RSS_I = "xcuda kernel: idle RSS", "ipykernel: idle RSS"
 FIRST_X = "xcuda kernel: start to first %%cuda result"
 FIRST_NVCC = "ipykernel + nvcc4jupyter-style cell: start to result"
 FIRST_CUPY = "ipykernel + CuPy RawKernel: start to result"
+KI_CUPY = "ipykernel of the CuPy peer: start to kernel_info reply"
+NAMES = (KI_X, KI_I, KI_CUPY, RSS_X, RSS_I, FIRST_X, FIRST_NVCC, FIRST_CUPY)
 EXPECT = "RESULT 3.0 2047.0"
 
 SAXPY = r'''extern "C" __global__ void saxpy(const float* x, const float* y, float* out, int n) {
@@ -49,13 +54,15 @@ int main() {
 }
 '''
 
-# What nvcc4jupyter's %%cuda does: write the cell to a file, nvcc it to an executable, run it.
+# What nvcc4jupyter's %%cuda does: write the cell to a file, nvcc it to an executable, run it
+# and print what it printed.
 NVCC_CELLS = ['''
 import os, subprocess, tempfile
 d = tempfile.mkdtemp()
 open(os.path.join(d, "cell.cu"), "w").write(%r)
 subprocess.run([%r, "-arch=sm_90", "-o", os.path.join(d, "cell"), os.path.join(d, "cell.cu")], check=True)
-print(subprocess.run([os.path.join(d, "cell")], capture_output=True, text=True, check=True).stdout)
+p = subprocess.run([os.path.join(d, "cell")], capture_output=True, text=True)
+print(p.stdout + p.stderr)
 ''']
 
 CUPY_CELLS = ['''
@@ -66,6 +73,16 @@ k((4,), (256,), (x, y, out, np.int32(1024)))
 o = out.get()
 print("RESULT", o[1], o[1023])
 ''' % SAXPY]
+
+
+# Run after the timed cells (untimed): which Python and which libraries this kernel ran on.
+INFO_CELL = '''
+import json as _j, sys as _s
+_v = lambda m: getattr(_s.modules.get(m), "__version__", None)
+print("BENCH_INFO" + _j.dumps({"python": _s.version.split()[0], "executable": _s.executable,
+      "prefix": _s.prefix, "IPython": _v("IPython"), "ipykernel": _v("ipykernel"), "numpy": _v("numpy"),
+      "cupy": _v("cupy")}))
+'''
 
 
 def _nvcc() -> str:
@@ -81,7 +98,9 @@ def _rss_mib(pid: int) -> float:
 
 
 def _one(argv, cells, want_rss: bool) -> dict:
-    """Start a kernel from `argv`, time kernel_info, read idle RSS, run `cells`, check the result."""
+    """Start a kernel from `argv`, time kernel_info, read idle RSS, run `cells`, check the result.
+    Each start gets fresh, empty compile caches (xcuda's under XDG_CACHE_HOME, CuPy's), so the
+    first result of every round includes a cold compile, for every peer alike."""
     from jupyter_client.kernelspec import KernelSpecManager
     from jupyter_client.manager import KernelManager
     root = tempfile.mkdtemp(prefix="xcuda-bench-spec-")
@@ -90,8 +109,10 @@ def _one(argv, cells, want_rss: bool) -> dict:
         json.dump({"argv": argv, "display_name": "bench", "language": "python"}, f)
     km = KernelManager(kernel_name="bench", kernel_spec_manager=KernelSpecManager(kernel_dirs=[root]))
     out = {}
+    caches = tempfile.mkdtemp(prefix="xcuda-bench-kernel-cache-")
+    env = dict(os.environ, XDG_CACHE_HOME=os.path.join(caches, "xdg"), CUPY_CACHE_DIR=os.path.join(caches, "cupy"))
     t0 = time.perf_counter()
-    km.start_kernel()
+    km.start_kernel(env=env)
     kc = km.client()
     kc.start_channels()
     try:
@@ -123,27 +144,55 @@ def _one(argv, cells, want_rss: bool) -> dict:
             out["first_result_ms"] = (ready + time.perf_counter() - t1) * 1e3
         except Exception as exc:  # the start-up numbers above still count
             out["cell_failure"] = f"{type(exc).__name__}: {exc}"
+        out["kernel"] = _kernel_info(kc)
     finally:
         kc.stop_channels()
         km.shutdown_kernel(now=True)
+        shutil.rmtree(caches, ignore_errors=True)
+        shutil.rmtree(root, ignore_errors=True)
     return out
 
 
-def measure(kernel_cmd: str, reps: int) -> dict:
-    """name -> {"samples": [...], "unit": u} or {"failure": reason}."""
-    xargv = shlex.split(kernel_cmd)
-    if not any("{connection_file}" in a for a in xargv):
-        raise ValueError(f"--kernel-cmd {kernel_cmd!r} has no {{connection_file}}; add e.g. '-f {{connection_file}}'")
+def _kernel_info(kc) -> dict:
+    texts = []
+
+    def hook(msg):
+        if msg["msg_type"] == "stream":
+            texts.append(msg["content"]["text"])
+    try:
+        kc.execute_interactive(INFO_CELL, timeout=60, output_hook=hook)
+        line = [t for t in "".join(texts).splitlines() if t.startswith("BENCH_INFO")][0]
+        return json.loads(line[len("BENCH_INFO"):])
+    except Exception as exc:
+        return {"unknown": f"{type(exc).__name__}: {exc}"}
+
+
+def describe_kernel(info: dict) -> str:
+    """One line for the report: which Python (and IPython, ipykernel, CuPy) a kernel ran on."""
+    if not info or "unknown" in info:
+        return "its Python is unknown" + (f" ({info['unknown']})" if info else "")
+    libs = ", ".join(f"{k} {info[k]}" for k in ("IPython", "ipykernel", "numpy", "cupy") if info.get(k))
+    return f"Python {info['python']} ({info['executable']}, prefix {info['prefix']})" + (f"; {libs}" if libs else "")
+
+
+def measure(kernel_cmd: str, reps: int, cupy_kernel_cmd: str = "") -> dict:
+    """name -> {"samples": [...], "unit": u} or {"failure": reason}; "kernels" -> which Python
+    each kernel ran on."""
+    xargv = _argv(kernel_cmd, "--kernel-cmd")
     iargv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+    cargv = _argv(cupy_kernel_cmd, "--cupy-kernel-cmd") if cupy_kernel_cmd else iargv
     configs = {
         "xcuda": (xargv, XCUDA_CELLS, True),
         "ipykernel+nvcc": (iargv, [NVCC_CELLS[0] % (NVCC_PROGRAM, _nvcc())], True),
-        "ipykernel+cupy": (iargv, CUPY_CELLS, False),
+        "ipykernel+cupy": (cargv, CUPY_CELLS, False),
     }
-    samples = {k: [] for k in (KI_X, KI_I, RSS_X, RSS_I, FIRST_X, FIRST_NVCC, FIRST_CUPY)}
+    ki_name = {"xcuda": KI_X, "ipykernel+nvcc": KI_I, "ipykernel+cupy": KI_CUPY}
+    rss_name = {"xcuda": RSS_X, "ipykernel+nvcc": RSS_I}
+    first_name = {"xcuda": FIRST_X, "ipykernel+nvcc": FIRST_NVCC, "ipykernel+cupy": FIRST_CUPY}
+    samples = {k: [] for k in NAMES}
     failures = {}       # the kernel did not start or answer
     cell_failures = {}  # it answered, but the cells did not print the expected result
-    first_name = {"xcuda": FIRST_X, "ipykernel+nvcc": FIRST_NVCC, "ipykernel+cupy": FIRST_CUPY}
+    kernels = {}
     for rep in range(reps):
         order = list(configs)
         order = order[rep % len(order):] + order[:rep % len(order)]
@@ -156,32 +205,38 @@ def measure(kernel_cmd: str, reps: int) -> dict:
             except Exception as exc:
                 failures[which] = f"{type(exc).__name__}: {exc}"
                 continue
-            is_x = which == "xcuda"
-            samples[KI_X if is_x else KI_I].append(r["kernel_info_ms"])
+            kernels.setdefault(which, {"argv": argv, **r["kernel"]})
+            samples[ki_name[which]].append(r["kernel_info_ms"])
             if "rss_mib" in r:
-                samples[RSS_X if is_x else RSS_I].append(r["rss_mib"])
+                samples[rss_name[which]].append(r["rss_mib"])
             if "first_result_ms" in r:
                 samples[first_name[which]].append(r["first_result_ms"])
             else:
                 cell_failures[which] = r["cell_failure"]
-    sources = {KI_X: ["xcuda"], RSS_X: ["xcuda"], FIRST_X: ["xcuda"],
-               KI_I: ["ipykernel+nvcc", "ipykernel+cupy"], RSS_I: ["ipykernel+nvcc"],
-               FIRST_NVCC: ["ipykernel+nvcc"], FIRST_CUPY: ["ipykernel+cupy"]}
-    out = {}
+    sources = {KI_X: "xcuda", RSS_X: "xcuda", FIRST_X: "xcuda", KI_I: "ipykernel+nvcc", RSS_I: "ipykernel+nvcc",
+               FIRST_NVCC: "ipykernel+nvcc", KI_CUPY: "ipykernel+cupy", FIRST_CUPY: "ipykernel+cupy"}
+    out = {"kernels": kernels}
     for name, values in samples.items():
         unit = "MiB" if "RSS" in name else "ms"
+        src = sources[name]
+        where = describe_kernel(kernels.get(src, {}))
         if values:
-            out[name] = {"samples": values, "unit": unit}
+            out[name] = {"samples": values, "unit": unit, "kernel": where}
         else:
-            why = "; ".join(f"{k}: {failures.get(k) or cell_failures[k]}" for k in sources[name]
-                            if k in failures or k in cell_failures)
-            out[name] = {"failure": why or "no sample was taken", "unit": unit}
+            why = failures.get(src) or cell_failures.get(src) or "no sample was taken"
+            out[name] = {"failure": f"{src}: {why}", "unit": unit, "kernel": where}
     return out
+
+
+def _argv(cmd: str, option: str):
+    argv = shlex.split(cmd)
+    if not any("{connection_file}" in a for a in argv):
+        raise ValueError(f"{option} {cmd!r} has no {{connection_file}}; add e.g. '-f {{connection_file}}'")
+    return argv
 
 
 def run(env, res, cfg) -> None:
     from report import ERROR, SKIPPED
-    names = (KI_X, KI_I, RSS_X, RSS_I, FIRST_X, FIRST_NVCC, FIRST_CUPY)
     if not cfg.kernel_cmd:
         res.fail(PART, "(whole part)", "-", SKIPPED, "no --kernel-cmd given (the command that starts the "
                  "xcuda kernel, with {connection_file})")
@@ -190,7 +245,7 @@ def run(env, res, cfg) -> None:
     try:
         import ipykernel  # noqa: F401 (only its presence matters: it is the peer kernel)
         import jupyter_client  # noqa: F401
-        data = measure(cfg.kernel_cmd, cfg.startup_reps)
+        data = measure(cfg.kernel_cmd, cfg.startup_reps, cfg.cupy_kernel_cmd)
         where = sys.executable
     except ImportError as exc:
         if not cfg.jupyter_python:
@@ -199,16 +254,22 @@ def run(env, res, cfg) -> None:
                      "(a Python with jupyter_client and ipykernel)")
             _goals(res)
             return
-        p = subprocess.run([cfg.jupyter_python, os.path.abspath(__file__), "--kernel-cmd", cfg.kernel_cmd,
-                            "--reps", str(cfg.startup_reps)], capture_output=True, text=True, timeout=900)
+        cmd = [*shlex.split(cfg.jupyter_python), os.path.abspath(__file__), "--kernel-cmd", cfg.kernel_cmd,
+               "--reps", str(cfg.startup_reps)]
+        if cfg.cupy_kernel_cmd:
+            cmd += ["--cupy-kernel-cmd", cfg.cupy_kernel_cmd]
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
         if p.returncode != 0:
             raise RuntimeError(f"{cfg.jupyter_python} startup.py exited {p.returncode}: {p.stderr.strip()[-800:]}")
         data = json.loads(p.stdout.strip().splitlines()[-1])
         where = cfg.jupyter_python
-    for name in names:
+    res.meta["startup kernels"] = {
+        which: f"{' '.join(k.get('argv', []))} -> {describe_kernel(k)}" for which, k in data["kernels"].items()}
+    res.meta["startup jupyter_client"] = where
+    for name in NAMES:
         d = data[name]
         if "samples" in d:
-            res.add(PART, name, d["unit"], d["samples"], note=f"jupyter_client in {where}")
+            res.add(PART, name, d["unit"], d["samples"], note=f"kernel on {d['kernel']}; cold compile caches per start")
         else:
             res.fail(PART, name, d["unit"], ERROR if name.startswith("xcuda") else "unavailable", d["failure"])
     _goals(res)
@@ -226,5 +287,6 @@ if __name__ == "__main__":
     ap = argparse.ArgumentParser(description="part 5 on its own; prints one JSON line")
     ap.add_argument("--kernel-cmd", required=True)
     ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--cupy-kernel-cmd", default="")
     a = ap.parse_args()
-    print(json.dumps(measure(a.kernel_cmd, a.reps)))
+    print(json.dumps(measure(a.kernel_cmd, a.reps, a.cupy_kernel_cmd)))
