@@ -5,6 +5,7 @@
 #include "xcuda/rt/ptxas_info.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <map>
 #include <set>
@@ -155,6 +156,36 @@ std::string CompileSession::default_arch(ArchSource* source) {
 
 void CompileSession::set_default_arch(std::string arch) { arch_override_ = std::move(arch); }
 
+namespace {
+
+// NVRTC's -minimal (12.4+) leaves out texture and surface functions, the device runtime
+// (cudaMalloc & co.), launches from device code and the runtime API's types; in exchange a small
+// cell compiles faster (saxpy to sm_90 cubin: 21.7 -> 18.6 ms here, the front end's share). It is
+// tried for cells that include nothing (a header may need what it leaves out) and name none of
+// it; a cell that then fails is compiled again without, so the user only sees errors of the
+// whole language. False positives here only cost the speed-up.
+bool may_compile_minimal(std::string_view source, const std::vector<std::string>& opts, bool uses_headers) {
+    if (uses_headers) return false;
+    for (const auto& o : opts) {
+        if (o == "-minimal" || o == "--minimal") return false;
+    }
+    for (std::size_t p = source.find('#'); p != std::string_view::npos; p = source.find('#', p + 1)) {
+        std::size_t q = p + 1;
+        while (q < source.size() && (source[q] == ' ' || source[q] == '\t')) ++q;
+        if (source.substr(q, 7) == "include") return false;
+    }
+    for (const char* omitted : {"<<<", "tex", "surf"}) {
+        if (source.find(omitted) != std::string_view::npos) return false;
+    }
+    // cudaMalloc, cudaStream_t, cudaTextureObject_t, ...
+    for (std::size_t p = source.find("cuda"); p != std::string_view::npos; p = source.find("cuda", p + 1)) {
+        if (p + 4 < source.size() && std::isupper(static_cast<unsigned char>(source[p + 4]))) return false;
+    }
+    return true;
+}
+
+}  // namespace
+
 CompileOutcome CompileSession::compile_cell(std::string_view source, const CellOptions& options,
                                             const HeaderRegistry& headers, const std::string& cell_label) {
     auto t0 = std::chrono::steady_clock::now();
@@ -164,6 +195,7 @@ CompileOutcome CompileSession::compile_cell(std::string_view source, const CellO
     if (nvrtc_version_.empty()) {
         auto [major, minor] = rt::nvrtc_version();
         nvrtc_version_ = std::to_string(major) + "." + std::to_string(minor);
+        minimal_supported_ = major > 12 || (major == 12 && minor >= 4);
     }
     std::vector<std::string> opts = nvrtc_options(options);
     auto used = headers.used_by(source);
@@ -218,10 +250,21 @@ CompileOutcome CompileSession::compile_cell(std::string_view source, const CellO
             if (!b.name_expression.empty()) co.name_expressions.push_back(b.name_expression);
         co.toolkit_includes = true;
         co.resource_usage = true;  // measured: ptxas -v adds no measurable time (see tests)
-        ++calls_;
+        const bool minimal = minimal_supported_ && may_compile_minimal(source, opts, !used.empty());
+        if (minimal) co.options.push_back("-minimal");
+        auto run_compiler = [&] {
+            ++calls_;
+            return compiler_(source, co);
+        };
         rt::CompileResult r;
         try {
-            r = compiler_(source, co);
+            try {
+                r = run_compiler();
+            } catch (const rt::CompileError&) {
+                if (!minimal) throw;
+                co.options.pop_back();  // errors are always the whole language's
+                r = run_compiler();
+            }
         } catch (const rt::CompileError& e) {
             throw CellCompileError(e.program_name(), e.options(), e.log(),
                                    cell_diagnostics(e.log(), source, cell_label), cell_label);

@@ -2,10 +2,12 @@
 #include "xcuda/compile/compile_cell.hpp"
 
 #include "temp_dir.hpp"
+#include "xcuda/rt/compiler.hpp"
 #include "xcuda/rt/driver.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 
 using namespace xcuda::compile;
@@ -162,8 +164,71 @@ TEST(CompileCell, CompileErrorPointsAtTheCellLineAndColumn) {
         EXPECT_NE(e.log().find("cell.cu(2)"), std::string::npos);
     }
     // a failed compile is not cached
+    const std::size_t calls = f.session.compiler_calls();
     EXPECT_THROW(f.compile("extern \"C\" __global__ void k(float* y) {\n    y[0] = foo;\n}\n"), CellCompileError);
-    EXPECT_EQ(f.session.compiler_calls(), 2u);
+    EXPECT_GT(f.session.compiler_calls(), calls);
+}
+
+namespace {
+
+// A session whose compiler is NVRTC, recording the options of every call.
+struct RecordingFixture {
+    TempDir tmp;
+    std::vector<std::vector<std::string>> calls;
+    CompileSession session{std::make_shared<CompileCache>(tmp.path() / "xcuda"),
+                           [this](std::string_view src, const xcuda::rt::CompileOptions& o) {
+                               calls.push_back(o.options);
+                               return xcuda::rt::compile(src, o);
+                           }};
+    HeaderRegistry headers;
+
+    bool minimal(std::size_t call) const {
+        const auto& o = calls.at(call);
+        return std::find(o.begin(), o.end(), "-minimal") != o.end();
+    }
+};
+
+bool nvrtc_knows_minimal() {
+    auto [major, minor] = xcuda::rt::nvrtc_version();
+    return major > 12 || (major == 12 && minor >= 4);
+}
+
+}  // namespace
+
+TEST(CompileCell, CellsThatIncludeOrNameNothingLeftOutCompileWithMinimal) {
+    if (!nvrtc_knows_minimal()) GTEST_SKIP() << "NVRTC before 12.4 has no -minimal";
+    RecordingFixture f;
+    f.session.compile_cell(saxpy, opts(), f.headers);
+    f.session.compile_cell(std::string("#include <cuda_fp16.h>\n") + saxpy, opts(), f.headers);
+    f.session.compile_cell("extern \"C\" __global__ void k(unsigned long long* t) { *t = cudaTextureObject_t(); }",
+                           opts(), f.headers);
+    ASSERT_EQ(f.calls.size(), 3u);
+    EXPECT_TRUE(f.minimal(0));
+    EXPECT_FALSE(f.minimal(1)) << "a header may need what -minimal leaves out";
+    EXPECT_FALSE(f.minimal(2)) << "the cell names a runtime API type";
+}
+
+TEST(CompileCell, ACellThatFailsWithMinimalIsCompiledAgainWithout) {
+    if (!nvrtc_knows_minimal()) GTEST_SKIP() << "NVRTC before 12.4 has no -minimal";
+    RecordingFixture f;
+    // The type's name is pasted together, so only the compiler can tell the cell needs it.
+    auto out = f.session.compile_cell("#define CAT(a, b) a##b\n"
+                                      "extern \"C\" __global__ void k(unsigned long long* t) { *t = CAT(cuda, TextureObject_t)(); }\n",
+                                      opts(), f.headers);
+    ASSERT_EQ(f.calls.size(), 2u);
+    EXPECT_TRUE(f.minimal(0));
+    EXPECT_FALSE(f.minimal(1));
+    EXPECT_EQ(out.module->kernels.size(), 1u);
+    // A real error is reported as the whole language's compiler reports it.
+    try {
+        f.session.compile_cell("extern \"C\" __global__ void k(float* y) {\n    y[0] = foo;\n}\n", opts(), f.headers,
+                               "cell_7");
+        FAIL() << "no error";
+    } catch (const CellCompileError& e) {
+        EXPECT_EQ(std::string(e.what()).substr(0, 49), "cell_7:2:12: error: identifier \"foo\" is undefined");
+    }
+    ASSERT_EQ(f.calls.size(), 4u);
+    EXPECT_FALSE(f.minimal(3));
 }
 
 TEST(CompileCell, UnsupportedArchListsTheSupportedOnes) {

@@ -99,6 +99,7 @@ private:
     std::optional<std::vector<std::string>> toolkit_dirs_;
     std::optional<std::vector<std::string>> supported_archs_;
     std::string nvrtc_version_;
+    bool minimal_supported_ = false;  // NVRTC 12.4+ knows -minimal (set with nvrtc_version_)
 };
 
 }  // namespace xcuda::compile
