@@ -4,6 +4,8 @@
 #   .device/bin/      GoogleTest binaries of cuda-runtime and magics (static gtest)
 #   .device/bundle/   ../shared/tools/device-bundle output: the xcuda kernel's libraries and Debian's Python 3.11
 #   .device/prefix/   the installed kernel (bin/xcuda, share/jupyter/kernels/xcuda)
+# and, for the interop part and bench part 5's "ipykernel + CuPy" peer, carried beside it:
+#   .whl/             cp312 wheels of ipykernel and nbclient (tests/gpu/wheels.sh)
 # Logs go to $OUT. Parts: runtime | module | kernel | notebooks | bench (default: all).
 set -u
 # At most 8 files come back from $OUT: the logs go to one tarball at the end.
@@ -67,9 +69,10 @@ if has interop; then
 fi
 
 saved_ld=${LD_LIBRARY_PATH:-}
-if has kernel || has notebooks; then
+if has kernel || has notebooks || has bench; then
   # enter.sh sets PYTHONHOME=/usr for Debian's 3.11: undone below, before the venv's python3 runs again
   source .device/bundle/enter.sh
+  bundle_ld=$LD_LIBRARY_PATH
   export JUPYTER_PATH="$root/.device/prefix/share/jupyter"
   # the kernelspec's argv points at the CPU machine's build prefix: point it here
   sed -i "s#\"[^\"]*/bin/xcuda\"#\"$root/.device/prefix/bin/xcuda\"#" "$JUPYTER_PATH/kernels/xcuda/kernel.json"
@@ -89,7 +92,20 @@ fi
 unset PYTHONHOME; export LD_LIBRARY_PATH=$saved_ld
 
 if has bench; then
-  PYTHONPATH="$modpath" timeout 200 python3 bench/run.py --out "$OUT" >"$OUT/bench.log" 2>&1; rc=$?
+  # Part 5 (fresh kernels) in the same run as the other parts, so that all ratios come from one run.
+  # jupyter_client, the xcuda kernel and the plain ipykernel peer run on the bundle's Debian Python
+  # 3.11 (the one the kernel embeds: same interpreter, same IPython) in enter.sh's environment; the
+  # CuPy peer is ipykernel on this machine's Python 3.12 (CuPy is only there), from .whl/.
+  py311="env -u PYTHONPATH PYTHONHOME=/usr LD_LIBRARY_PATH=$bundle_ld:/usr/local/cuda/lib64 /usr/bin/python3.11"
+  startup=(--kernel-cmd "$root/.device/prefix/bin/xcuda -f {connection_file}" --jupyter-python "$py311")
+  if ls .whl/ipykernel-*.whl >/dev/null 2>&1; then
+    [ -d /tmp/site/ipykernel ] ||
+      python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
+    startup+=(--cupy-kernel-cmd "env -u PYTHONHOME PYTHONPATH=/tmp/site LD_LIBRARY_PATH=$saved_ld $(command -v python3) -m ipykernel_launcher -f {connection_file}")
+  else
+    note "bench: no .whl/ carried (tests/gpu/wheels.sh): part 5's CuPy peer falls back to Python 3.11's ipykernel, which has no CuPy"
+  fi
+  PYTHONPATH="$modpath" timeout 200 python3 bench/run.py --out "$OUT" "${startup[@]}" >"$OUT/bench.log" 2>&1; rc=$?
   note "bench rc=$rc"; tail -40 "$OUT/bench.log"
 fi
 
