@@ -1,11 +1,10 @@
 #include "configured.hpp"
+#include "nvrtc_api.hpp"
 
 #include <xcuda/rt/compiler.hpp>
 #include <xcuda/rt/device.hpp>
 #include <xcuda/rt/driver.hpp>
 #include <xcuda/rt/errors.hpp>
-
-#include <nvrtc.h>
 
 #include <dlfcn.h>
 #include <sys/stat.h>
@@ -47,11 +46,10 @@ std::vector<std::string> find_toolkit_includes() {
     std::vector<std::string> candidates;
     // The toolkit the running libnvrtc belongs to: <root>/lib64/libnvrtc.so -> <root>/include
     // (also right for <root>/targets/<triple>/lib). The GPU machine's root may differ from ours.
-    Dl_info info{};
-    if (dladdr(reinterpret_cast<void*>(&nvrtcVersion), &info) != 0 && info.dli_fname != nullptr) {
-        std::string dir = parent(info.dli_fname);
+    if (const std::string& loaded = detail::nvrtc().path; !loaded.empty()) {
+        std::string dir = parent(loaded);
         candidates.push_back(dir + "/../include");
-        if (char* real = ::realpath(info.dli_fname, nullptr)) {
+        if (char* real = ::realpath(loaded.c_str(), nullptr)) {
             candidates.push_back(parent(real) + "/../include");
             std::free(real);
         }
@@ -83,11 +81,11 @@ public:
             sources.push_back(h.source.c_str());
         }
         const std::string src(source);
-        check(nvrtcCreateProgram(&prog_, src.c_str(), o.program_name.c_str(), static_cast<int>(o.headers.size()),
+        check(detail::nvrtc().nvrtcCreateProgram(&prog_, src.c_str(), o.program_name.c_str(), static_cast<int>(o.headers.size()),
                                  sources.data(), names.data()),
               "nvrtcCreateProgram");
     }
-    ~Program() { nvrtcDestroyProgram(&prog_); }
+    ~Program() { detail::nvrtc().nvrtcDestroyProgram(&prog_); }
     Program(const Program&) = delete;
     Program& operator=(const Program&) = delete;
     nvrtcProgram get() const { return prog_; }
@@ -98,9 +96,9 @@ private:
 
 std::string program_log(nvrtcProgram prog) {
     std::size_t size = 0;
-    check(nvrtcGetProgramLogSize(prog, &size), "nvrtcGetProgramLogSize");
+    check(detail::nvrtc().nvrtcGetProgramLogSize(prog, &size), "nvrtcGetProgramLogSize");
     std::string log(size, '\0');
-    if (size > 0) check(nvrtcGetProgramLog(prog, log.data()), "nvrtcGetProgramLog");
+    if (size > 0) check(detail::nvrtc().nvrtcGetProgramLog(prog, log.data()), "nvrtcGetProgramLog");
     while (!log.empty() && log.back() == '\0') log.pop_back();
     return log;
 }
@@ -109,15 +107,15 @@ std::string program_log(nvrtcProgram prog) {
 
 std::pair<int, int> nvrtc_version() {
     int major = 0, minor = 0;
-    check(nvrtcVersion(&major, &minor), "nvrtcVersion");
+    check(detail::nvrtc().nvrtcVersion(&major, &minor), "nvrtcVersion");
     return {major, minor};
 }
 
 std::vector<std::string> supported_archs() {
     int n = 0;
-    check(nvrtcGetNumSupportedArchs(&n), "nvrtcGetNumSupportedArchs");
+    check(detail::nvrtc().nvrtcGetNumSupportedArchs(&n), "nvrtcGetNumSupportedArchs");
     std::vector<int> archs(static_cast<std::size_t>(n));
-    check(nvrtcGetSupportedArchs(archs.data()), "nvrtcGetSupportedArchs");
+    check(detail::nvrtc().nvrtcGetSupportedArchs(archs.data()), "nvrtcGetSupportedArchs");
     std::vector<std::string> out;
     for (int a : archs) out.push_back("sm_" + std::to_string(a));
     return out;
@@ -144,31 +142,31 @@ bool has_no_cache(const std::vector<std::string>& options) {
 void compile_once(std::string_view source, const CompileOptions& o, bool real_arch, CompileResult& r) {
     Program prog(source, o);
     for (const auto& expr : o.name_expressions) {
-        check(nvrtcAddNameExpression(prog.get(), expr.c_str()), "nvrtcAddNameExpression");
+        check(detail::nvrtc().nvrtcAddNameExpression(prog.get(), expr.c_str()), "nvrtcAddNameExpression");
     }
     std::vector<const char*> argv;
     for (const auto& opt : r.options) argv.push_back(opt.c_str());
-    const nvrtcResult rc = nvrtcCompileProgram(prog.get(), static_cast<int>(argv.size()), argv.data());
+    const nvrtcResult rc = detail::nvrtc().nvrtcCompileProgram(prog.get(), static_cast<int>(argv.size()), argv.data());
     r.log = program_log(prog.get());
     if (rc == NVRTC_ERROR_COMPILATION || rc == NVRTC_ERROR_INVALID_OPTION) {
-        throw CompileError(o.program_name, r.options, r.log.empty() ? nvrtcGetErrorString(rc) : r.log);
+        throw CompileError(o.program_name, r.options, r.log.empty() ? detail::nvrtc().nvrtcGetErrorString(rc) : r.log);
     }
     check(rc, "nvrtcCompileProgram");
 
     std::size_t size = 0;
-    check(nvrtcGetPTXSize(prog.get(), &size), "nvrtcGetPTXSize");
+    check(detail::nvrtc().nvrtcGetPTXSize(prog.get(), &size), "nvrtcGetPTXSize");
     r.ptx.assign(size, '\0');
-    check(nvrtcGetPTX(prog.get(), r.ptx.data()), "nvrtcGetPTX");
+    check(detail::nvrtc().nvrtcGetPTX(prog.get(), r.ptx.data()), "nvrtcGetPTX");
     while (!r.ptx.empty() && r.ptx.back() == '\0') r.ptx.pop_back();
     if (real_arch) {
-        check(nvrtcGetCUBINSize(prog.get(), &size), "nvrtcGetCUBINSize");
+        check(detail::nvrtc().nvrtcGetCUBINSize(prog.get(), &size), "nvrtcGetCUBINSize");
         r.cubin.assign(size, '\0');
-        check(nvrtcGetCUBIN(prog.get(), r.cubin.data()), "nvrtcGetCUBIN");
+        check(detail::nvrtc().nvrtcGetCUBIN(prog.get(), r.cubin.data()), "nvrtcGetCUBIN");
         r.resources = parse_ptxas_info(r.log);
     }
     for (const auto& expr : o.name_expressions) {
         const char* lowered = nullptr;
-        check(nvrtcGetLoweredName(prog.get(), expr.c_str(), &lowered), "nvrtcGetLoweredName");
+        check(detail::nvrtc().nvrtcGetLoweredName(prog.get(), expr.c_str(), &lowered), "nvrtcGetLoweredName");
         r.lowered_names[expr] = lowered;
     }
 }

@@ -1,4 +1,5 @@
 #include "driver_api.hpp"
+#include "nvrtc_api.hpp"
 
 #include <xcuda/rt/errors.hpp>
 
@@ -124,7 +125,7 @@ void check(CUresult result, const char* call, const std::string& detail) {
 
 void check(nvrtcResult result, const char* call) {
     if (result != NVRTC_SUCCESS) {
-        throw CudaError(std::string(call) + ": " + nvrtcGetErrorString(result) + " (" + std::to_string(result) + ")");
+        throw CudaError(std::string(call) + ": " + detail::nvrtc().nvrtcGetErrorString(result) + " (" + std::to_string(result) + ")");
     }
 }
 

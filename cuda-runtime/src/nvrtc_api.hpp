@@ -1,0 +1,30 @@
+// The NVRTC entry points this library uses, resolved from a dlopen'ed libnvrtc on first use.
+// Linked instead, the library (about 100 MB) was mapped and relocated at every process start and
+// held 27 MiB of an idle kernel's 82 MiB resident memory, whether the notebook compiled or not.
+#pragma once
+
+#include <nvrtc.h>
+
+#include <string>
+
+#define XCUDA_NVRTC_FUNCTIONS(X)                                                                     \
+    X(nvrtcVersion) X(nvrtcGetErrorString) X(nvrtcCreateProgram) X(nvrtcDestroyProgram)              \
+    X(nvrtcCompileProgram) X(nvrtcGetProgramLogSize) X(nvrtcGetProgramLog) X(nvrtcGetPTXSize)        \
+    X(nvrtcGetPTX) X(nvrtcGetCUBINSize) X(nvrtcGetCUBIN) X(nvrtcAddNameExpression)                   \
+    X(nvrtcGetLoweredName) X(nvrtcGetNumSupportedArchs) X(nvrtcGetSupportedArchs)
+
+namespace xcuda::rt::detail {
+
+struct NvrtcApi {
+#define XCUDA_DECLARE(fn) decltype(&::fn) fn = nullptr;
+    XCUDA_NVRTC_FUNCTIONS(XCUDA_DECLARE)
+#undef XCUDA_DECLARE
+    std::string path;  // the file loaded, for messages and to find the toolkit's headers
+};
+
+// Loads NVRTC once (thread-safe): $XCUDA_NVRTC when set, else libnvrtc.so.<CUDA major> by the
+// dynamic loader's search, else the one this library was configured with. Throws CudaError
+// naming every place tried when none loads.
+const NvrtcApi& nvrtc();
+
+}  // namespace xcuda::rt::detail
