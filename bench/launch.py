@@ -30,6 +30,7 @@ X, CUPY, CORE, NUMBA = "xcuda Kernel call", "CuPy RawKernel", "cuda.core launch(
 FLOOR = "C++ cuLaunchKernel floor"
 SYNC = "launch+sync+readback"
 FLOOR_SYNC = f"{FLOOR}, {SYNC}"
+FLOOR_SYNC_PINNED = f"{FLOOR}, {SYNC} via pinned memory"
 X_NATIVE = f"xcuda on xcuda.DeviceArray, default stream, {SYNC} via .get()"
 # The goal's row: xcuda alone, its own arrays and readback, on a non-blocking stream of its own,
 # against CuPy's RawKernel + out.get() on CuPy's non-blocking stream.
@@ -341,6 +342,9 @@ def _floor(res, cfg, cubin_path, workdir) -> None:
         note = f"separate process, same cubin; context init {r['ctx_init_ms']} ms"
         res.add(PART, FLOOR, "ns", r["launch_ns"], note=note)
         res.add(PART, FLOOR_SYNC, "ns", r["sync_readback_ns"], note=note)
+        if "sync_readback_pinned_ns" in r:
+            res.add(PART, FLOOR_SYNC_PINNED, "ns", r["sync_readback_pinned_ns"],
+                    note=note + "; read back into page-locked memory, then memcpy")
     except Exception as exc:
         res.fail(PART, FLOOR, "ns", UNAVAILABLE, describe(exc))
         res.fail(PART, FLOOR_SYNC, "ns", UNAVAILABLE, describe(exc))

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
@@ -102,7 +103,12 @@ int main(int argc, char** argv) {
     for (long i = 0; i < warm; ++i) launch();
     check(cuStreamSynchronize(stream), "cuStreamSynchronize (warm)");
 
-    std::vector<double> per_launch, per_sync;
+    // The same round trip into page-locked memory and then a memcpy to the pageable array: is
+    // the driver's own staging for pageable copies worth replacing for small read-backs?
+    void* pinned = nullptr;
+    check(cuMemHostAlloc(&pinned, bytes, 0), "cuMemHostAlloc");
+
+    std::vector<double> per_launch, per_sync, per_sync_pinned;
     for (int r = 0; r < reps; ++r) {
         auto t0 = Clock::now();
         for (long i = 0; i < iters; ++i) launch();
@@ -116,12 +122,23 @@ int main(int argc, char** argv) {
             check(cuStreamSynchronize(stream), "cuStreamSynchronize");
         }
         per_sync.push_back(ns_since(t0, sync_iters));
+
+        t0 = Clock::now();
+        for (long i = 0; i < sync_iters; ++i) {
+            launch();
+            check(cuMemcpyDtoHAsync(pinned, out, bytes, stream), "cuMemcpyDtoHAsync (pinned)");
+            check(cuStreamSynchronize(stream), "cuStreamSynchronize");
+            std::memcpy(hout.data(), pinned, bytes);
+        }
+        per_sync_pinned.push_back(ns_since(t0, sync_iters));
     }
     std::printf("{");
     print_list("launch_ns", per_launch, false);
     print_list("sync_readback_ns", per_sync, false);
+    print_list("sync_readback_pinned_ns", per_sync_pinned, false);
     std::printf("\"ctx_init_ms\": %.1f, \"max_abs_err\": %.3g}\n", ctx_ms, err);
 
+    cuMemFreeHost(pinned);
     cuMemFree(x);
     cuMemFree(y);
     cuMemFree(out);
