@@ -43,18 +43,21 @@ ElemType dtype_from(py::handle dtype) {
     return t;
 }
 
-py::object numpy_dtype(const ElemType& t) { return numpy().attr("dtype")(elem_type_typestr(t)); }
+// numpy's dtype objects for the few element types, made once: read-backs compare against them.
+py::object numpy_dtype(const ElemType& t) {
+    static auto* made = new std::vector<std::pair<ElemType, py::object>>();
+    for (const auto& [type, dtype] : *made) {
+        if (type == t) return dtype;
+    }
+    py::object dtype = numpy().attr("dtype")(elem_type_typestr(t));
+    made->emplace_back(t, dtype);
+    return dtype;
+}
 
 py::tuple shape_tuple(const std::vector<std::int64_t>& shape) {
     py::tuple t(shape.size());
     for (std::size_t i = 0; i < shape.size(); ++i) t[i] = py::int_(shape[i]);
     return t;
-}
-
-std::uintptr_t host_data(py::handle array) {
-    ArrayDescription d;
-    read_array_interface(array, d, "array");
-    return d.ptr;
 }
 
 std::shared_ptr<DeviceArray> to_device(py::handle source) {
@@ -75,55 +78,76 @@ std::shared_ptr<DeviceArray> to_device(py::handle source) {
     return out;
 }
 
-// `out` as get()'s destination: a writable C-contiguous numpy array of the same shape and dtype.
-void check_get_destination(const DeviceArray& a, py::handle out, ArrayDescription& d) {
-    if (!is_numpy_array(out)) {
-        raise(PyExc_TypeError, std::string("get(out=...) needs a numpy array, got ") + Py_TYPE(out.ptr())->tp_name);
+// Where get() writes: `out` or a new numpy array, held through the buffer protocol for the copy
+// (a pointer, shape and writability without building an __array_interface__ dict per call).
+class HostDestination {
+public:
+    HostDestination(const DeviceArray& a, py::handle out) {
+        if (out.is_none()) {
+            array_ = numpy().attr("empty")(shape_tuple(a.shape()), numpy_dtype(a.dtype()));
+        } else {
+            if (!is_numpy_array(out)) {
+                raise(PyExc_TypeError, std::string("get(out=...) needs a numpy array, got ") + Py_TYPE(out.ptr())->tp_name);
+            }
+            array_ = py::reinterpret_borrow<py::object>(out);
+            check_matches(a);
+        }
+        if (PyObject_GetBuffer(array_.ptr(), &view_, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) != 0) {
+            PyErr_Clear();
+            raise(PyExc_ValueError, "get(out=...) needs a writable C-contiguous numpy array");
+        }
     }
-    read_array_interface(out, d, "get(out=...)");
-    if (d.dtype != a.dtype() || d.shape != a.shape()) {
-        raise(PyExc_ValueError, "get(out=...) got an array of shape " + py::str(out.attr("shape")).cast<std::string>() +
-                                    " and dtype " + elem_type_name(d.dtype) + "; this DeviceArray has shape " +
-                                    py::str(shape_tuple(a.shape())).cast<std::string>() + " and dtype " +
-                                    elem_type_name(a.dtype()) + ": pass np.empty(" +
-                                    py::str(shape_tuple(a.shape())).cast<std::string>() + ", np." +
-                                    elem_type_name(a.dtype()) + ")");
+    ~HostDestination() { PyBuffer_Release(&view_); }
+    HostDestination(const HostDestination&) = delete;
+    HostDestination& operator=(const HostDestination&) = delete;
+
+    void* data() const { return view_.buf; }
+    const py::object& array() const { return array_; }
+
+private:
+    void check_matches(const DeviceArray& a) const {
+        py::object dtype = array_.attr("dtype");
+        const py::object want = numpy_dtype(a.dtype());
+        bool same = dtype.is(want) || dtype.equal(want);
+        if (same) {
+            const py::tuple shape = array_.attr("shape");
+            same = shape.size() == a.shape().size();
+            for (std::size_t i = 0; same && i < a.shape().size(); ++i) same = shape[i].cast<std::int64_t>() == a.shape()[i];
+        }
+        if (!same) {
+            const std::string want_shape = py::str(shape_tuple(a.shape())).cast<std::string>();
+            raise(PyExc_ValueError, "get(out=...) got an array of shape " + py::str(array_.attr("shape")).cast<std::string>() +
+                                        " and dtype " + py::str(dtype).cast<std::string>() +
+                                        "; this DeviceArray has shape " + want_shape + " and dtype " +
+                                        elem_type_name(a.dtype()) + ": pass np.empty(" + want_shape + ", np." +
+                                        elem_type_name(a.dtype()) + ")");
+        }
     }
-    if (!d.contiguous || d.readonly) {
-        raise(PyExc_ValueError, "get(out=...) needs a writable C-contiguous numpy array");
-    }
-}
+
+    py::object array_;
+    Py_buffer view_{};
+};
 
 py::object get(const DeviceArray& a, py::handle stream, py::handle out) {
-    py::object result;
-    std::uintptr_t dst_address = 0;
-    if (out.is_none()) {
-        result = numpy().attr("empty")(shape_tuple(a.shape()), numpy_dtype(a.dtype()));
-        dst_address = host_data(result);
-    } else {
-        ArrayDescription d;
-        check_get_destination(a, out, d);
-        result = py::reinterpret_borrow<py::object>(out);
-        dst_address = d.ptr;
-    }
+    HostDestination dst(a, out);
     if (a.nbytes() > 0) {
         const CUstream s = stream.is_none() ? nullptr : parse_stream(stream);
         activate(a.device());
-        void* dst = reinterpret_cast<void*>(dst_address);
+        void* host = dst.data();
         const CUdeviceptr src = a.ptr();
         const std::size_t bytes = a.nbytes();
         if (stream.is_none()) {
-            wait_without_gil([&] { rt::copy_to_host(dst, src, bytes); });
+            wait_without_gil([&] { rt::copy_to_host(host, src, bytes); });
         } else {
             // Polled first (interruptible); into pageable memory the copy is then done on return.
             wait_without_gil([&] {
                 rt::synchronize_stream(s);
-                rt::copy_to_host_async(dst, src, bytes, s);
+                rt::copy_to_host_async(host, src, bytes, s);
             });
         }
         activate();
     }
-    return result;
+    return dst.array();
 }
 
 py::dict cuda_array_interface(const DeviceArray& a) {
