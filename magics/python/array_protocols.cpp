@@ -1,6 +1,7 @@
 #include "array_protocols.hpp"
 #include "dlpack_abi.hpp"
 #include "errors.hpp"
+#include "fast_attr.hpp"
 
 #include <Python.h>
 
@@ -273,13 +274,37 @@ bool read_cupy_launch(KnownArrayLaunch& launch) {
     return true;
 }
 
+// A new reference, or nullptr with no error left set.
+PyObject* read_or_null(const FastAttr& attr, PyObject* obj) {
+    PyObject* v = attr(obj);
+    if (!v) PyErr_Clear();
+    return v;
+}
+
+// CuPy's attributes resolved for the array type last seen, and `ptr` for its MemoryPointer type.
+struct CupyReaders {
+    PyTypeObject* array_type = nullptr;
+    FastAttr dtype, contiguous, size, data;
+    PyTypeObject* pointer_type = nullptr;
+    FastAttr ptr;
+};
+
 bool read_cupy(PyObject* obj, ArrayDescription& out, KnownArrayLaunch& launch) {
     const FastNames& n = fast_names();
     if (!launch.cupy_read && !read_cupy_launch(launch)) return false;
-    py::object dtype = py::reinterpret_steal<py::object>(attr_or_null(obj, n.dtype));
-    py::object contiguous = py::reinterpret_steal<py::object>(attr_or_null(obj, n.c_contiguous));
-    py::object size = py::reinterpret_steal<py::object>(attr_or_null(obj, n.size));
-    py::object data = py::reinterpret_steal<py::object>(attr_or_null(obj, n.data));
+    static CupyReaders r;
+    if (r.array_type != Py_TYPE(obj)) {
+        PyTypeObject* t = Py_TYPE(obj);
+        r.array_type = t;
+        r.dtype = FastAttr(t, n.dtype);
+        r.contiguous = FastAttr(t, n.c_contiguous);
+        r.size = FastAttr(t, n.size);
+        r.data = FastAttr(t, n.data);
+    }
+    py::object dtype = py::reinterpret_steal<py::object>(read_or_null(r.dtype, obj));
+    py::object contiguous = py::reinterpret_steal<py::object>(read_or_null(r.contiguous, obj));
+    py::object size = py::reinterpret_steal<py::object>(read_or_null(r.size, obj));
+    py::object data = py::reinterpret_steal<py::object>(read_or_null(r.data, obj));
     if (!dtype || !contiguous || !size || !data) return false;
     // The dtype's typestr is what the CAI reports; numpy dtypes are few, so remember them.
     static std::array<std::pair<PyObject*, ElemType>, 32> dtypes{};
@@ -310,7 +335,11 @@ bool read_cupy(PyObject* obj, ArrayDescription& out, KnownArrayLaunch& launch) {
     }
     std::uintptr_t ptr = 0;
     if (elements > 0) {
-        py::object p = py::reinterpret_steal<py::object>(attr_or_null(data.ptr(), n.ptr));
+        if (r.pointer_type != Py_TYPE(data.ptr())) {
+            r.pointer_type = Py_TYPE(data.ptr());
+            r.ptr = FastAttr(r.pointer_type, n.ptr);
+        }
+        py::object p = py::reinterpret_steal<py::object>(read_or_null(r.ptr, data.ptr()));
         if (!p || !PyLong_Check(p.ptr())) return false;
         ptr = static_cast<std::uintptr_t>(PyLong_AsUnsignedLongLongMask(p.ptr()));
     }
@@ -325,18 +354,27 @@ bool read_cupy(PyObject* obj, ArrayDescription& out, KnownArrayLaunch& launch) {
     return true;
 }
 
+// torch.Tensor's attributes and methods, resolved once (the fast path takes the exact type only).
+struct TorchReaders {
+    FastAttr is_cuda, requires_grad, layout, dtype;
+    FastMethod is_contiguous, data_ptr;
+};
+
 bool read_torch(PyObject* obj, ArrayDescription& out) {
     const FastNames& n = fast_names();
     const TorchState& torch = torch_state();
+    static const TorchReaders r{FastAttr(Py_TYPE(obj), n.is_cuda), FastAttr(Py_TYPE(obj), n.requires_grad),
+                                FastAttr(Py_TYPE(obj), n.layout),  FastAttr(Py_TYPE(obj), n.dtype),
+                                FastMethod(Py_TYPE(obj), n.is_contiguous), FastMethod(Py_TYPE(obj), n.data_ptr)};
     // CPU tensors, tensors requiring grad and sparse ones: the generic path gives torch's own
     // refusal (or DLPack's) and the message that goes with it.
-    py::object is_cuda = py::reinterpret_steal<py::object>(attr_or_null(obj, n.is_cuda));
+    py::object is_cuda = py::reinterpret_steal<py::object>(read_or_null(r.is_cuda, obj));
     if (!is_cuda || is_cuda.ptr() != Py_True) return false;
-    py::object grad = py::reinterpret_steal<py::object>(attr_or_null(obj, n.requires_grad));
+    py::object grad = py::reinterpret_steal<py::object>(read_or_null(r.requires_grad, obj));
     if (!grad || grad.ptr() != Py_False) return false;
-    py::object layout = py::reinterpret_steal<py::object>(attr_or_null(obj, n.layout));
+    py::object layout = py::reinterpret_steal<py::object>(read_or_null(r.layout, obj));
     if (!layout || layout.ptr() != torch.strided) return false;
-    py::object dtype = py::reinterpret_steal<py::object>(attr_or_null(obj, n.dtype));
+    py::object dtype = py::reinterpret_steal<py::object>(read_or_null(r.dtype, obj));
     if (!dtype) return false;
     bool known = false;
     for (const auto& [dt, elem] : torch.dtypes) {
@@ -347,8 +385,8 @@ bool read_torch(PyObject* obj, ArrayDescription& out) {
         }
     }
     if (!known) return false;  // e.g. bfloat16: torch's CAI refuses it, DLPack takes it
-    py::object contiguous = py::reinterpret_steal<py::object>(PyObject_CallMethodNoArgs(obj, n.is_contiguous));
-    py::object ptr = py::reinterpret_steal<py::object>(PyObject_CallMethodNoArgs(obj, n.data_ptr));
+    py::object contiguous = py::reinterpret_steal<py::object>(r.is_contiguous(obj));
+    py::object ptr = py::reinterpret_steal<py::object>(r.data_ptr(obj));
     if (!contiguous || !ptr || !PyLong_Check(ptr.ptr())) {
         PyErr_Clear();
         return false;
