@@ -140,33 +140,34 @@ bool has_no_cache(const std::vector<std::string>& options) {
 
 // One NVRTC run with r.options; fills r's log, PTX, CUBIN, resources and lowered names.
 void compile_once(std::string_view source, const CompileOptions& o, bool real_arch, CompileResult& r) {
+    const detail::NvrtcApi& api = detail::nvrtc();
     Program prog(source, o);
     for (const auto& expr : o.name_expressions) {
-        check(detail::nvrtc().nvrtcAddNameExpression(prog.get(), expr.c_str()), "nvrtcAddNameExpression");
+        check(api.nvrtcAddNameExpression(prog.get(), expr.c_str()), "nvrtcAddNameExpression");
     }
     std::vector<const char*> argv;
     for (const auto& opt : r.options) argv.push_back(opt.c_str());
-    const nvrtcResult rc = detail::nvrtc().nvrtcCompileProgram(prog.get(), static_cast<int>(argv.size()), argv.data());
+    const nvrtcResult rc = api.nvrtcCompileProgram(prog.get(), static_cast<int>(argv.size()), argv.data());
     r.log = program_log(prog.get());
     if (rc == NVRTC_ERROR_COMPILATION || rc == NVRTC_ERROR_INVALID_OPTION) {
-        throw CompileError(o.program_name, r.options, r.log.empty() ? detail::nvrtc().nvrtcGetErrorString(rc) : r.log);
+        throw CompileError(o.program_name, r.options, r.log.empty() ? api.nvrtcGetErrorString(rc) : r.log);
     }
     check(rc, "nvrtcCompileProgram");
 
     std::size_t size = 0;
-    check(detail::nvrtc().nvrtcGetPTXSize(prog.get(), &size), "nvrtcGetPTXSize");
+    check(api.nvrtcGetPTXSize(prog.get(), &size), "nvrtcGetPTXSize");
     r.ptx.assign(size, '\0');
-    check(detail::nvrtc().nvrtcGetPTX(prog.get(), r.ptx.data()), "nvrtcGetPTX");
+    check(api.nvrtcGetPTX(prog.get(), r.ptx.data()), "nvrtcGetPTX");
     while (!r.ptx.empty() && r.ptx.back() == '\0') r.ptx.pop_back();
     if (real_arch) {
-        check(detail::nvrtc().nvrtcGetCUBINSize(prog.get(), &size), "nvrtcGetCUBINSize");
+        check(api.nvrtcGetCUBINSize(prog.get(), &size), "nvrtcGetCUBINSize");
         r.cubin.assign(size, '\0');
-        check(detail::nvrtc().nvrtcGetCUBIN(prog.get(), r.cubin.data()), "nvrtcGetCUBIN");
+        check(api.nvrtcGetCUBIN(prog.get(), r.cubin.data()), "nvrtcGetCUBIN");
         r.resources = parse_ptxas_info(r.log);
     }
     for (const auto& expr : o.name_expressions) {
         const char* lowered = nullptr;
-        check(detail::nvrtc().nvrtcGetLoweredName(prog.get(), expr.c_str(), &lowered), "nvrtcGetLoweredName");
+        check(api.nvrtcGetLoweredName(prog.get(), expr.c_str(), &lowered), "nvrtcGetLoweredName");
         r.lowered_names[expr] = lowered;
     }
 }

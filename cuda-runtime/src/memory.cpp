@@ -90,6 +90,11 @@ void copy_to_host(void* dst, CUdeviceptr src, std::size_t bytes) {
     detail::call("cuMemcpyDtoH", detail::driver().cuMemcpyDtoH, dst, src, bytes);
 }
 
+void copy_to_host_after(void* dst, CUdeviceptr src, std::size_t bytes, CUstream stream) {
+    synchronize_stream(stream);
+    copy_to_host_async(dst, src, bytes, stream);
+}
+
 void copy_device_to_device(CUdeviceptr dst, CUdeviceptr src, std::size_t bytes) {
     wait_for_legacy_stream();
     detail::call("cuMemcpyDtoD", detail::driver().cuMemcpyDtoD, dst, src, bytes);

@@ -116,9 +116,6 @@ struct CupyState {
     bool usable = false;
     PyObject* util = nullptr;                // cupy._util: CUDA_ARRAY_INTERFACE_EXPORT_VERSION, read per call as CuPy does
     PyObject* get_current_stream = nullptr;  // cupy.cuda.stream.get_current_stream
-    // cupy_backends.cuda.stream.get_current_stream_ptr, what CuPy's own CAI calls: an int, no
-    // Stream object to build and ask for .ptr (absent: get_current_stream().ptr)
-    PyObject* get_current_stream_ptr = nullptr;
     std::uintptr_t default_stream = 1;       // what CuPy reports for stream 0: legacy (1) or per-thread (2)
 };
 
@@ -162,7 +159,6 @@ CupyState& cupy_state() {
     Py_INCREF(util);
     state.util = util;
     state.get_current_stream = get_stream;
-    state.get_current_stream_ptr = loaded_module_attr("cupy_backends.cuda.stream", "get_current_stream_ptr");
     state.usable = true;
     return state;
 }
@@ -252,18 +248,12 @@ bool read_cupy_launch(KnownArrayLaunch& launch) {
     if (ver != 2 && ver != 3) return false;  // CuPy's own CAI raises the ValueError that explains it
     std::uintptr_t stream = 0;
     if (ver == 3) {
-        py::object sp;
-        if (cupy.get_current_stream_ptr) {
-            sp = py::reinterpret_steal<py::object>(PyObject_CallNoArgs(cupy.get_current_stream_ptr));
-            if (!sp) PyErr_Clear();
-        } else {
-            py::object s = py::reinterpret_steal<py::object>(PyObject_CallNoArgs(cupy.get_current_stream));
-            if (!s) {
-                PyErr_Clear();
-                return false;
-            }
-            sp = py::reinterpret_steal<py::object>(attr_or_null(s.ptr(), n.ptr));
+        py::object s = py::reinterpret_steal<py::object>(PyObject_CallNoArgs(cupy.get_current_stream));
+        if (!s) {
+            PyErr_Clear();
+            return false;
         }
+        py::object sp = py::reinterpret_steal<py::object>(attr_or_null(s.ptr(), n.ptr));
         if (!sp || !PyLong_Check(sp.ptr())) return false;
         stream = static_cast<std::uintptr_t>(PyLong_AsUnsignedLongLongMask(sp.ptr()));
         if (stream == 0) stream = cupy.default_stream;

@@ -131,20 +131,16 @@ private:
 py::object get(const DeviceArray& a, py::handle stream, py::handle out) {
     HostDestination dst(a, out);
     if (a.nbytes() > 0) {
-        const CUstream s = stream.is_none() ? nullptr : parse_stream(stream);
+        const bool after_stream = !stream.is_none();
+        const CUstream s = after_stream ? parse_stream(stream) : nullptr;
         activate(a.device());
         void* host = dst.data();
         const CUdeviceptr src = a.ptr();
         const std::size_t bytes = a.nbytes();
-        if (stream.is_none()) {
-            wait_without_gil([&] { rt::copy_to_host(host, src, bytes); });
-        } else {
-            // Polled first (interruptible); into pageable memory the copy is then done on return.
-            wait_without_gil([&] {
-                rt::synchronize_stream(s);
-                rt::copy_to_host_async(host, src, bytes, s);
-            });
-        }
+        wait_without_gil([&] {
+            if (after_stream) rt::copy_to_host_after(host, src, bytes, s);
+            else rt::copy_to_host(host, src, bytes);
+        });
         activate();
     }
     return dst.array();

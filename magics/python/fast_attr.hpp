@@ -10,19 +10,24 @@
 
 namespace xcuda::magics {
 
+// `type`'s own descriptor for `name` when it is of `kind` and the type reads attributes the
+// generic way; else nullptr. A new reference: kept by its user for the life of the process.
+inline PyObject* plain_descriptor(PyTypeObject* type, PyObject* name, PyTypeObject* kind) {
+    if (type->tp_getattro != PyObject_GenericGetAttr) return nullptr;
+    PyObject* descr = _PyType_Lookup(type, name);  // borrowed
+    if (descr == nullptr || !Py_IS_TYPE(descr, kind)) return nullptr;
+    Py_INCREF(descr);
+    return descr;
+}
+
 class FastAttr {
 public:
     FastAttr() = default;
     FastAttr(PyTypeObject* type, PyObject* name) : name_(name) {
-        if (type->tp_getattro != PyObject_GenericGetAttr) return;
-        PyObject* descr = _PyType_Lookup(type, name);  // borrowed
-        if (descr != nullptr && Py_IS_TYPE(descr, &PyGetSetDescr_Type)) {
+        if (PyObject* descr = plain_descriptor(type, name, &PyGetSetDescr_Type)) {
             const PyGetSetDef* def = reinterpret_cast<PyGetSetDescrObject*>(descr)->d_getset;
-            if (def->get != nullptr) {
-                Py_INCREF(descr);  // kept: the getter belongs to it
-                get_ = def->get;
-                closure_ = def->closure;
-            }
+            get_ = def->get;  // null for a write-only attribute: then PyObject_GetAttr says so
+            closure_ = def->closure;
         }
     }
     // A new reference, or nullptr with an error set.
@@ -37,14 +42,8 @@ private:
 class FastMethod {
 public:
     FastMethod() = default;
-    FastMethod(PyTypeObject* type, PyObject* name) : name_(name) {
-        if (type->tp_getattro != PyObject_GenericGetAttr) return;
-        PyObject* descr = _PyType_Lookup(type, name);  // borrowed
-        if (descr != nullptr && Py_IS_TYPE(descr, &PyMethodDescr_Type)) {
-            Py_INCREF(descr);
-            descr_ = descr;
-        }
-    }
+    FastMethod(PyTypeObject* type, PyObject* name)
+        : name_(name), descr_(plain_descriptor(type, name, &PyMethodDescr_Type)) {}
     // obj.name(): a new reference, or nullptr with an error set.
     PyObject* operator()(PyObject* obj) const {
         if (descr_ == nullptr) return PyObject_CallMethodNoArgs(obj, name_);

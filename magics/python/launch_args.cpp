@@ -203,10 +203,9 @@ void stage_host_arrays(PackedArgs& args, CUstream stream, int device) {
 void unstage_host_arrays(PackedArgs& args, CUstream stream, int device) {
     if (args.staging.empty()) return;
     wait_without_gil([&] {
-        rt::synchronize_stream(stream);
-        // Into pageable memory the copy is done when the call returns (the stream is idle).
+        rt::synchronize_stream(stream);  // also when nothing is copied back: the buffers go back to the pool
         for (const HostStaging& s : args.staging) {
-            if (s.copy_back && s.bytes > 0) rt::copy_to_host_async(s.host, s.device.get(), s.bytes, stream);
+            if (s.copy_back && s.bytes > 0) rt::copy_to_host_after(s.host, s.device.get(), s.bytes, stream);
         }
     });
     for (HostStaging& s : args.staging) give_back_staging_buffer(device, std::move(s.device));

@@ -54,6 +54,10 @@ void copy_to_host(void* dst, CUdeviceptr src, std::size_t bytes);
 void copy_device_to_device(CUdeviceptr dst, CUdeviceptr src, std::size_t bytes);
 void memset_d8(CUdeviceptr dst, unsigned char value, std::size_t bytes);
 
+// Into host memory after `stream`'s work (nullptr = the legacy default stream): waits for the
+// stream by polling (interruptible), then copies; into pageable memory the copy is done on return.
+void copy_to_host_after(void* dst, CUdeviceptr src, std::size_t bytes, CUstream stream);
+
 // Asynchronous on `stream` (nullptr = the legacy default stream). Host memory should be pinned
 // for the copy to overlap.
 void copy_to_device_async(CUdeviceptr dst, const void* src, std::size_t bytes, CUstream stream);
