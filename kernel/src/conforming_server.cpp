@@ -12,7 +12,6 @@
 #include <xeus/xmessage.hpp>
 #include <xeus/xserver_shell_main.hpp>
 
-#include "stdin_wait.hpp"
 
 namespace xcuda::kernel
 {
@@ -125,8 +124,8 @@ namespace xcuda::kernel
                                      message.metadata(),
                                      std::move(content),
                                      std::move(message).buffers());
-                // Sends the request, then blocks until the input_reply (or EINTR).
-                stdin_wait_scope waiting;
+                // Sends the request, then blocks until the input_reply (or EINTR: an
+                // interrupt, woken again by interrupt_router until it reaches Python).
                 xeus::xserver_zmq_split::send_stdin_impl(std::move(fixed));
             }
 

@@ -1,14 +1,15 @@
 #include "interrupt_router.hpp"
 
-#include <Python.h>
+#include <pybind11/pybind11.h>
 #include <signal.h>
 
+#include <cstdint>
 #include <cstring>
 #include <ctime>
 #include <stdexcept>
 #include <string>
 
-#include "stdin_wait.hpp"
+namespace py = pybind11;
 
 namespace xcuda::kernel
 {
@@ -21,13 +22,51 @@ namespace xcuda::kernel
             return SIGRTMIN + 3;
         }
 
+        // Shared with the two handlers below, which cannot reach the router object.
+        // Only the forwarding wake trips Python's flag; the later ones only break a wait.
+        std::atomic<bool> trip_on_next_wake{false};
+        // Interrupts forwarded during the current cell, and how many of them had reached
+        // Python's SIGINT handler when it last ran.
+        std::atomic<std::uint64_t> forwarded{0};
+        std::atomic<std::uint64_t> landed{0};
+
         // Runs in the main thread: CPython only arms its eval loop's signal check when
         // the signal is received by the thread that handles signals, so
         // PyErr_SetInterrupt from the sigwait thread would stop time.sleep but not a busy
-        // loop. PyErr_SetInterrupt is async-signal-safe.
-        void interrupt_python(int)
+        // loop. PyErr_SetInterrupt and lock-free atomics are async-signal-safe.
+        void on_wake(int)
         {
-            PyErr_SetInterrupt();
+            if (trip_on_next_wake.exchange(false))
+            {
+                PyErr_SetInterrupt();
+            }
+        }
+
+        // Python's SIGINT handler: signal.default_int_handler's KeyboardInterrupt, noting
+        // that the interrupts forwarded so far reached Python.
+        PyObject* note_and_raise_keyboard_interrupt(PyObject*, PyObject*)
+        {
+            landed = forwarded.load();
+            PyErr_SetNone(PyExc_KeyboardInterrupt);
+            return nullptr;
+        }
+
+        PyMethodDef keyboard_interrupt_handler{
+            "default_int_handler", note_and_raise_keyboard_interrupt, METH_VARARGS,
+            "Raises KeyboardInterrupt, like signal.default_int_handler; the xcuda kernel\n"
+            "also notes that the interrupt reached Python, so it stops waking the cell."};
+
+        void install_keyboard_interrupt_handler()
+        {
+            py::gil_scoped_acquire gil;
+            auto handler = py::reinterpret_steal<py::object>(PyCFunction_New(&keyboard_interrupt_handler, nullptr));
+            if (!handler)
+            {
+                throw py::error_already_set();
+            }
+            py::module_ signal_module = py::module_::import("signal");
+            signal_module.attr("signal")(SIGINT, handler);
+            signal_module.attr("default_int_handler") = handler;
         }
 
         // Wakes left pending from an interrupt that came as the previous cell ended.
@@ -70,15 +109,16 @@ namespace xcuda::kernel
         // SA_RESTART: plain read/write in the main thread carry on; sleeps and polls,
         // which the kernel never restarts, return EINTR as wanted.
         struct sigaction action{};
-        action.sa_handler = interrupt_python;
+        action.sa_handler = on_wake;
         action.sa_flags = SA_RESTART;
         sigemptyset(&action.sa_mask);
         sigaction(wake_signal(), &action, nullptr);
     }
 
     interrupt_router::interrupt_router()
-        : m_waiter([this] { wait_for_signals(); })
     {
+        install_keyboard_interrupt_handler();
+        m_waiter = std::thread([this] { wait_for_signals(); });
     }
 
     interrupt_router::~interrupt_router()
@@ -92,7 +132,7 @@ namespace xcuda::kernel
         sigset_t set;
         sigemptyset(&set);
         sigaddset(&set, SIGINT);
-        const timespec poll_period{0, 100'000'000};
+        const timespec poll_period{0, std::chrono::nanoseconds(wake_again_period).count()};
         while (!m_stopping)
         {
             if (sigtimedwait(&set, nullptr, &poll_period) == SIGINT)
@@ -100,14 +140,17 @@ namespace xcuda::kernel
                 interrupt();
                 continue;
             }
-            // An input() interrupted just before its recv started is still waiting:
-            // wake it again (the interrupt is already tripped, this only breaks the recv).
-            std::lock_guard<std::mutex> lock(m_mutex);
-            if (m_in_cell && m_interrupted_stdin_wait != 0
-                && m_interrupted_stdin_wait == stdin_wait_scope::current())
-            {
-                pthread_kill(m_cell_thread, wake_signal());
-            }
+            wake_again_until_landed();
+        }
+    }
+
+    void interrupt_router::wake_again_until_landed()
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        if (m_in_cell && landed < forwarded
+            && std::chrono::steady_clock::now() - m_forwarded_at < wake_again_for)
+        {
+            pthread_kill(m_cell_thread, wake_signal());
         }
     }
 
@@ -118,7 +161,9 @@ namespace xcuda::kernel
         {
             return;
         }
-        m_interrupted_stdin_wait = stdin_wait_scope::current();
+        ++forwarded;
+        m_forwarded_at = std::chrono::steady_clock::now();
+        trip_on_next_wake = true;
         pthread_kill(m_cell_thread, wake_signal());
     }
 
@@ -128,6 +173,9 @@ namespace xcuda::kernel
         std::lock_guard<std::mutex> lock(m_router.m_mutex);
         m_router.m_in_cell = true;
         m_router.m_cell_thread = pthread_self();
+        forwarded = 0;
+        landed = 0;
+        trip_on_next_wake = false;
         discard_pending_wakes();
         set_wake_blocked(false);
     }
@@ -139,6 +187,5 @@ namespace xcuda::kernel
         set_wake_blocked(true);
         std::lock_guard<std::mutex> lock(m_router.m_mutex);
         m_router.m_in_cell = false;
-        m_router.m_interrupted_stdin_wait = 0;
     }
 }

@@ -3,7 +3,7 @@
 #include <pthread.h>
 
 #include <atomic>
-#include <cstdint>
+#include <chrono>
 #include <mutex>
 #include <thread>
 
@@ -15,14 +15,27 @@ namespace xcuda::kernel
     // real-time signal whose handler calls PyErr_SetInterrupt: a busy loop sees it at its
     // next bytecode, and time.sleep, select or a zmq recv (input()) return EINTR and
     // check Python's pending signals. Outside a cell SIGINT is dropped, like ipykernel,
-    // so it cannot hit the next cell. An input() wait the interrupt reached is woken
-    // again every 100 ms until it ends (see stdin_wait.hpp).
+    // so it cannot hit the next cell.
+    //
+    // A forward can land after a blocking call's last signal check and before its syscall
+    // (time.sleep checks nothing before it sleeps): Python's flag is set, but nothing
+    // breaks the sleep. So Python's SIGINT handler is one that notes the interrupt reached
+    // Python, and until it has, the main thread is woken again every wake_again_period
+    // (only woken: the flag is not set twice, so a caught KeyboardInterrupt is not raised
+    // again) for at most wake_again_for.
     class interrupt_router
     {
     public:
+        static constexpr std::chrono::milliseconds wake_again_period{50};
+        static constexpr std::chrono::milliseconds wake_again_for{2000};
+
         // Must run in main() before any other thread starts: threads inherit the mask.
         static void block_signals_in_this_thread();
 
+        // In the main thread, after the interpreter started (takes the GIL): installs the
+        // noting SIGINT handler as both signal.getsignal(SIGINT) and
+        // signal.default_int_handler, so code that checks for the default (asyncio.run)
+        // still finds it.
         interrupt_router();
         ~interrupt_router();
         interrupt_router(const interrupt_router&) = delete;
@@ -46,11 +59,12 @@ namespace xcuda::kernel
 
     private:
         void wait_for_signals();
+        void wake_again_until_landed();
 
         std::mutex m_mutex;
         bool m_in_cell = false;
-        std::uint64_t m_interrupted_stdin_wait = 0;
         pthread_t m_cell_thread{};
+        std::chrono::steady_clock::time_point m_forwarded_at{};
         std::atomic<bool> m_stopping{false};
         std::thread m_waiter;
     };

@@ -16,6 +16,8 @@ CELLS = {
     "busy_loop": STARTED + "while True: pass",
     "busy_arithmetic": STARTED + "i = 0\nwhile True: i += 1",
     "c_sleep_select": STARTED + "import select; select.select([], [], [], 30)",
+    # asyncio.run takes SIGINT over only where it finds signal.default_int_handler.
+    "asyncio_run": STARTED + "import asyncio; asyncio.run(asyncio.sleep(30))",
 }
 
 
