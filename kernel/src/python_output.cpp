@@ -1,5 +1,7 @@
 #include "python_output.hpp"
 
+#include <unistd.h>
+
 #include <cstdio>
 
 #include <pybind11/embed.h>
@@ -96,9 +98,11 @@ namespace xcuda::kernel
 
     void python_output::deliver(bool settle_first)
     {
-        if (m_delivering)
+        if (m_delivering || !m_streams[0])
         {
-            return;  // the outer call's loop picks up what arrived meanwhile
+            // The outer call's loop picks up what arrived meanwhile; before install() (the
+            // shell is built inside the first cell) the output waits for end_cell.
+            return;
         }
         m_delivering = true;
         struct reset
@@ -124,6 +128,13 @@ namespace xcuda::kernel
 
     void python_output::publish(std::size_t stream, std::string bytes, bool final)
     {
+        if (!m_streams[stream])
+        {
+            // No shell to publish through (it failed to start): the kernel's log keeps it.
+            ssize_t ignored = ::write(m_capture.original_fd(stream + 1), bytes.data(), bytes.size());
+            (void)ignored;
+            return;
+        }
         std::string& partial = m_partial[stream];
         partial += bytes;
         std::size_t complete = final ? partial.size() : utf8_complete_prefix(partial);

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <exception>
+#include <stdexcept>
 #include <string>
 
 #include <pybind11/pybind11.h>
@@ -39,35 +40,142 @@ namespace xcuda::kernel
     {
     }
 
+    namespace
+    {
+        // What the shell's construction imports: IPython with its completer (jedi) and
+        // magics, the comm shim, and the %%cuda magics' module.
+        const char* const shell_modules[] = {
+            "xeus_python_shell.shell", "IPython.core.completerlib", "ipykernel.comm", "getpass",
+#ifdef XCUDA_WITH_MAGICS
+            "xcuda",
+#endif
+        };
+
+        // The running interpreter's version ("3.11.2"): Py_GetVersion is a constant
+        // string, readable without the GIL.
+        std::string python_version()
+        {
+            std::string version = Py_GetVersion();
+            return version.substr(0, version.find(' '));
+        }
+
+        nl::json make_kernel_info()
+        {
+            const std::string version = python_version();
+            return {
+                {"status", "ok"},
+                {"implementation", "xcuda"},
+                {"implementation_version", build::version},
+                {"banner", "xcuda " + std::string(build::version) + ": Python " + version
+                               + " with %%cuda cells (CUDA C++ compiled by NVRTC, launched through the CUDA driver)"},
+                // As ipykernel says it, so frontends highlight %magics and nbconvert exports .py.
+                {"language_info", {{"name", "python"},
+                                   {"version", version},
+                                   {"mimetype", "text/x-python"},
+                                   {"file_extension", ".py"},
+                                   {"pygments_lexer", "ipython3"},
+                                   {"codemirror_mode", {{"name", "ipython"}, {"version", 3}}},
+                                   {"nbconvert_exporter", "python"}}},
+                {"help_links", nl::json::array({
+                    {{"text", "xcuda magics (%%cuda -h)"}, {"url", "https://github.com/xeus-cuda/xeus-cuda"}},
+                    {{"text", "Python"}, {"url", "https://docs.python.org/3/"}},
+                    {{"text", "IPython"}, {"url", "https://ipython.readthedocs.io/en/stable/"}},
+                    {{"text", "CUDA C++ Programming Guide"}, {"url", "https://docs.nvidia.com/cuda/cuda-c-programming-guide/"}},
+                })},
+                // No debugger is wired in (xeus-python's needs debugpy and a second zmq setup);
+                // saying so keeps frontends from offering one that would never answer.
+                {"debugger", false},
+            };
+        }
+    }
+
+    xcuda_interpreter::~xcuda_interpreter()
+    {
+        if (m_shell_imports.joinable())
+        {
+            m_shell_imports.join();
+        }
+    }
+
     void xcuda_interpreter::configure_impl()
     {
-        // Runs with the GIL, which the base class releases at its end.
+        m_kernel_info = make_kernel_info();
+        {
+            // Still holding the GIL from start-up. threading records the thread that first
+            // imports it as the main thread (asyncio.run and signal code ask it): that must
+            // be this one, not the import thread.
+            py::module_::import("threading");
+        }
+        m_release_gil_at_startup = false;  // given up here instead, before the import thread runs
+        m_gil_given_up = std::make_unique<py::gil_scoped_release>();
+        m_shell_imports = std::thread([this] { import_shell_modules(); });
+    }
+
+    void xcuda_interpreter::import_shell_modules()
+    {
+        py::gil_scoped_acquire acquire;
+        for (const char* name : shell_modules)
+        {
+            try
+            {
+                py::module_::import(name);
+            }
+            catch (py::error_already_set& e)
+            {
+                // Building the shell imports it again in the main thread and reports a
+                // real failure there; this only keeps the first cause for the log.
+                m_shell_import_problems += std::string("xcuda: importing ") + name + " in the background failed: "
+                                           + e.what() + "\n";
+            }
+        }
+    }
+
+    void xcuda_interpreter::build_shell_once()
+    {
+        if (m_shell_built)
+        {
+            return;
+        }
+        m_shell_built = true;
+        if (m_shell_imports.joinable())
+        {
+            m_shell_imports.join();
+        }
+        if (!m_shell_import_problems.empty())
+        {
+            write_to_log(STDERR_FILENO, m_shell_import_problems);
+        }
+        try
+        {
+            build_shell();
+        }
+        catch (const std::exception& e)
+        {
+            m_shell_failure = std::string("the Python shell could not be started: ") + e.what()
+                              + " (check that IPython and xeus-python's Python package work in "
+                              + build::python_executable + "; restart the kernel after fixing it)";
+            write_to_log(STDERR_FILENO, "xcuda: " + m_shell_failure);
+        }
+    }
+
+    void xcuda_interpreter::ensure_shell()
+    {
+        build_shell_once();
+        if (!m_shell_failure.empty())
+        {
+            throw std::runtime_error(m_shell_failure);
+        }
+    }
+
+    void xcuda_interpreter::build_shell()
+    {
+        // xeus-python's configuration (imports, shell, displayhook, streams) takes the GIL itself.
         xpyt::interpreter::configure_impl();
         py::gil_scoped_acquire acquire;
         // Like ipykernel: modules next to the notebook import.
         py::module_::import("sys").attr("path").attr("insert")(0, "");
         m_output.install();
         name_errors_like_ipykernel();
-
-        py::module_ platform = py::module_::import("platform");
-        m_kernel_info = xpyt::interpreter::kernel_info_request_impl();
-        m_kernel_info["implementation"] = "xcuda";
-        m_kernel_info["implementation_version"] = build::version;
-        m_kernel_info["banner"] = "xcuda " + std::string(build::version)
-            + ": Python " + platform.attr("python_version")().cast<std::string>()
-            + " with %%cuda cells (CUDA C++ compiled by NVRTC, launched through the CUDA driver)";
-        m_kernel_info["language_info"]["version"] = platform.attr("python_version")().cast<std::string>();
-        m_kernel_info["help_links"] = nl::json::array({
-            {{"text", "xcuda magics (%%cuda -h)"}, {"url", "https://github.com/xeus-cuda/xeus-cuda"}},
-            {{"text", "Python"}, {"url", "https://docs.python.org/3/"}},
-            {{"text", "IPython"}, {"url", "https://ipython.readthedocs.io/en/stable/"}},
-            {{"text", "CUDA C++ Programming Guide"}, {"url", "https://docs.nvidia.com/cuda/cuda-c-programming-guide/"}},
-        });
-        // No debugger is wired in (xeus-python's needs debugpy and a second zmq setup);
-        // saying so keeps frontends from offering one that would never answer.
-        m_kernel_info["debugger"] = false;
-        m_kernel_info["status"] = "ok";
-
 #ifdef XCUDA_WITH_MAGICS
         m_startup_problems = load_magics_extension(m_ipython_shell);
         if (!m_startup_problems.empty())
@@ -110,8 +218,12 @@ namespace xcuda::kernel
                                                      nl::json user_expressions,
                                                      bool allow_stdin)
     {
+        // Before the cell's capture starts: what building the shell prints (IPython's
+        // virtualenv warning) goes to the kernel's log, as it did at start-up, not into the cell.
+        build_shell_once();
         m_output.begin_cell();
         nl::json reply = answer_always("execute_request", [&] {
+            ensure_shell();
             report_startup_problems();
             return run_cell(execution_counter, code, silent, store_history,
                             std::move(user_expressions), allow_stdin);
@@ -158,6 +270,7 @@ namespace xcuda::kernel
     nl::json xcuda_interpreter::complete_request_impl(const std::string& code, int cursor_pos)
     {
         return answer_always("complete_request", [&] {
+            ensure_shell();
             return xpyt::interpreter::complete_request_impl(code, cursor_pos);
         });
     }
@@ -165,6 +278,7 @@ namespace xcuda::kernel
     nl::json xcuda_interpreter::inspect_request_impl(const std::string& code, int cursor_pos, int detail_level)
     {
         return answer_always("inspect_request", [&] {
+            ensure_shell();
             return xpyt::interpreter::inspect_request_impl(code, cursor_pos, detail_level);
         });
     }
@@ -172,6 +286,7 @@ namespace xcuda::kernel
     nl::json xcuda_interpreter::is_complete_request_impl(const std::string& code)
     {
         return answer_always("is_complete_request", [&] {
+            ensure_shell();
             return xpyt::interpreter::is_complete_request_impl(code);
         });
     }
@@ -193,6 +308,7 @@ namespace xcuda::kernel
     nl::json xcuda_interpreter::internal_request_impl(const nl::json& content)
     {
         return answer_always("internal_request", [&] {
+            ensure_shell();
             return xpyt::interpreter::internal_request_impl(content);
         });
     }

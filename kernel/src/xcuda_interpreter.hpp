@@ -1,8 +1,11 @@
 #pragma once
 
+#include <memory>
 #include <string>
+#include <thread>
 
 #include <nlohmann/json.hpp>
+#include <pybind11/pybind11.h>
 #include <xeus-python/xinterpreter.hpp>
 
 #include "interrupt_router.hpp"
@@ -14,10 +17,19 @@ namespace xcuda::kernel
     // cell, C-level output that reaches the cell, the %%cuda magics, and handlers that
     // always answer (xeus 2.4.1 logs an escaping exception and sends no reply, which
     // leaves the frontend waiting forever).
+    //
+    // Start-up: kernel_info is answered as soon as the sockets are up, from facts known
+    // without Python. IPython and xeus-python's shell (~0.3 s of imports) are imported on a
+    // background thread meanwhile, and the shell is built in the main thread by the first
+    // request that needs it (execute, complete, inspect, is_complete), which waits for
+    // those imports if they are still running.
     class xcuda_interpreter final : public xpyt::interpreter
     {
     public:
         xcuda_interpreter(python_output& output, interrupt_router& interrupts);
+        ~xcuda_interpreter() override;
+        xcuda_interpreter(const xcuda_interpreter&) = delete;
+        xcuda_interpreter& operator=(const xcuda_interpreter&) = delete;
 
     private:
         void configure_impl() override;
@@ -40,6 +52,10 @@ namespace xcuda::kernel
                           bool store_history,
                           nl::json user_expressions,
                           bool allow_stdin);
+        void import_shell_modules();
+        void build_shell_once();  // never throws: a failure is kept in m_shell_failure
+        void ensure_shell();      // throws that failure
+        void build_shell();
         void report_startup_problems();
         void name_errors_like_ipykernel();
 
@@ -47,5 +63,12 @@ namespace xcuda::kernel
         interrupt_router& m_interrupts;
         nl::json m_kernel_info;
         std::string m_startup_problems;
+        // The main thread's hold on the GIL from start-up, given up in configure_impl so
+        // the import thread can run (xeus-python gives it up the same way).
+        std::unique_ptr<pybind11::gil_scoped_release> m_gil_given_up;
+        std::thread m_shell_imports;
+        std::string m_shell_import_problems;  // written by that thread, read after join
+        bool m_shell_built = false;
+        std::string m_shell_failure;          // why building the shell failed, if it did
     };
 }

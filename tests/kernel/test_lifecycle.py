@@ -91,3 +91,49 @@ def test_a_virtualenv_python3_first_on_path_does_not_change_the_embedded_python(
             assert not executable.startswith(venv)
         finally:
             stop_kernel(km, kc)
+
+
+def test_kernel_info_says_python_as_ipykernel_does_before_any_cell():
+    # Answered before the shell exists (IPython is still importing in the background): the
+    # facts must not depend on it, and the frontend's highlighting needs the ipython mode.
+    km, kc = start_kernel()
+    try:
+        content = kc.kernel_info(reply=True, timeout=10)["content"]
+        info = content["language_info"]
+        assert info["name"] == "python" and info["file_extension"] == ".py"
+        assert info["version"] == ".".join(map(str, sys.version_info[:3]))
+        assert info["codemirror_mode"] == {"name": "ipython", "version": 3}
+        assert info["pygments_lexer"] == "ipython3"
+        assert content["implementation"] == "xcuda"
+        # The first requests after it all see the shell: completion first, then a cell.
+        reply = kc.complete("impo", 4, reply=True, timeout=30)
+        assert "import" in reply["content"]["matches"]
+        reply, _ = execute(kc, "get_ipython().__class__.__name__")
+        assert reply["content"]["status"] == "ok"
+    finally:
+        stop_kernel(km, kc)
+
+
+def test_a_python_shell_that_cannot_start_is_an_error_in_each_cell_and_the_kernel_lives():
+    # An IPython that fails to import (a broken install shadowing the real one): the kernel
+    # still answers, and every cell says what failed and what to do, instead of the kernel
+    # dying at start-up and the frontend restarting it in a loop.
+    with tempfile.TemporaryDirectory() as shadow:
+        os.makedirs(os.path.join(shadow, "IPython"))
+        with open(os.path.join(shadow, "IPython", "__init__.py"), "w") as f:
+            f.write("raise ImportError('this IPython is broken on purpose')\n")
+        env = dict(os.environ, PYTHONPATH=shadow)
+        km, kc = start_kernel(env=env)
+        try:
+            for _ in range(2):
+                reply, messages = execute(kc, "1 + 1")
+                assert reply["content"]["status"] == "error"
+                errors = [m["content"] for m in messages if m["msg_type"] == "error"]
+                assert len(errors) == 1
+                assert "the Python shell could not be started" in errors[0]["evalue"]
+                assert "this IPython is broken on purpose" in errors[0]["evalue"]
+                assert "restart the kernel" in errors[0]["evalue"]
+            assert kc.kernel_info(reply=True, timeout=5)["content"]["status"] == "ok"
+            assert km.is_alive()
+        finally:
+            stop_kernel(km, kc)
