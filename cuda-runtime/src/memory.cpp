@@ -1,3 +1,4 @@
+#include "bounce_readback.hpp"
 #include "driver_api.hpp"
 
 #include <xcuda/rt/memory.hpp>
@@ -86,11 +87,13 @@ void copy_to_device(CUdeviceptr dst, const void* src, std::size_t bytes) {
 }
 
 void copy_to_host(void* dst, CUdeviceptr src, std::size_t bytes) {
+    if (detail::read_back_through_bounce_buffer(dst, src, bytes, nullptr)) return;
     wait_for_legacy_stream();
     detail::call("cuMemcpyDtoH", detail::driver().cuMemcpyDtoH, dst, src, bytes);
 }
 
 void copy_to_host_after(void* dst, CUdeviceptr src, std::size_t bytes, CUstream stream) {
+    if (detail::read_back_through_bounce_buffer(dst, src, bytes, stream)) return;
     synchronize_stream(stream);
     copy_to_host_async(dst, src, bytes, stream);
 }

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <string>
 #include <thread>
+#include <vector>
 
 using namespace xcuda::rt;
 
@@ -205,6 +206,54 @@ TEST_F(SimDriverTest, SyncCopiesBehindARunningKernelAreInterruptible) {
     EXPECT_THROW(memset_d8(buf.get(), 0, 16), Interrupted);
     release_kernels();
     EXPECT_NO_THROW(copy_to_device(buf.get(), host, 16));
+}
+
+TEST_F(SimDriverTest, ReadBacksAroundThePinnedLimitAreExact) {
+    // Up to the limit through the pinned bounce buffer, above it the pageable way: both exact.
+    Stream s(true);
+    for (std::size_t bytes : {std::size_t{1}, pinned_readback_bytes - 1, pinned_readback_bytes,
+                              pinned_readback_bytes + 1}) {
+        std::vector<unsigned char> in(bytes), out(bytes, 0), out_after(bytes, 0);
+        for (std::size_t i = 0; i < bytes; ++i) in[i] = static_cast<unsigned char>(i * 7 + bytes);
+        DeviceBuffer buf(bytes);
+        copy_to_device(buf.get(), in.data(), bytes);
+        copy_to_host(out.data(), buf.get(), bytes);
+        copy_to_host_after(out_after.data(), buf.get(), bytes, s.handle());
+        EXPECT_EQ(out, in) << bytes << " bytes";
+        EXPECT_EQ(out_after, in) << bytes << " bytes after a stream";
+    }
+}
+
+TEST_F(SimDriverTest, ASmallReadBackWaitsForItsStream) {
+    Stream s(true);
+    DeviceBuffer buf(16);
+    char host[16] = {};
+    launch(module_->function("spin"), Dim3(1), Dim3(1), 0, s.handle(), nullptr);
+    std::atomic<bool> released{false};
+    std::thread releaser([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        released = true;
+        release_kernels();
+    });
+    copy_to_host_after(host, buf.get(), sizeof host, s.handle());
+    EXPECT_TRUE(released.load()) << "the read-back returned while its stream still ran";
+    releaser.join();
+}
+
+TEST_F(SimDriverTest, AnInterruptedSmallReadBackLeavesTheNextOneWorking) {
+    DeviceBuffer buf(16);
+    const char want[16] = "fifteen chars!!";
+    copy_to_device(buf.get(), want, sizeof want);
+    Stream s(true);
+    launch(module_->function("spin"), Dim3(1), Dim3(1), 0, s.handle(), nullptr);
+    set_interrupt_check([] { return true; });
+    char host[16] = {};
+    EXPECT_THROW(copy_to_host_after(host, buf.get(), sizeof host, s.handle()), Interrupted);
+    set_interrupt_check({});
+    release_kernels();
+    char again[16] = {};
+    copy_to_host_after(again, buf.get(), sizeof again, s.handle());
+    EXPECT_STREQ(again, want);
 }
 
 TEST_F(SimDriverTest, ContextWideWaitCoversNonBlockingStreams) {

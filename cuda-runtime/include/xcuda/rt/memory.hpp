@@ -56,7 +56,10 @@ void memset_d8(CUdeviceptr dst, unsigned char value, std::size_t bytes);
 
 // Into host memory after `stream`'s work (nullptr = the legacy default stream): waits for the
 // stream by polling (interruptible), then copies; into pageable memory the copy is done on return.
+// copy_to_host and this one take copies of up to pinned_readback_bytes through a pinned bounce
+// buffer (queued behind the stream's work, one wait, then a memcpy): done on return all the same.
 void copy_to_host_after(void* dst, CUdeviceptr src, std::size_t bytes, CUstream stream);
+inline constexpr std::size_t pinned_readback_bytes = std::size_t{1} << 20;
 
 // Asynchronous on `stream` (nullptr = the legacy default stream). Host memory should be pinned
 // for the copy to overlap.
