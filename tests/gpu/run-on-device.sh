@@ -6,7 +6,7 @@
 #   .device/prefix/   the installed kernel (bin/xcuda, share/jupyter/kernels/xcuda)
 # and, for the interop part and bench part 5's "ipykernel + CuPy" peer, carried beside it:
 #   .whl/             cp312 wheels of ipykernel and nbclient (tests/gpu/wheels.sh)
-# Logs go to $OUT. Parts: runtime | module | kernel | notebooks | bench (default: all).
+# Logs go to $OUT. Parts: runtime | module | interop | kernel | notebooks | bench (default: all but interop).
 set -u
 # At most 8 files come back from $OUT: the logs go to one tarball at the end.
 RESULTS=${OUT:-/tmp/xcuda-out}; OUT=/tmp/xcuda-logs; rm -rf "$OUT"; mkdir -p "$OUT" "$RESULTS"
@@ -111,7 +111,8 @@ if has bench; then
   else
     note "bench: no .whl/ carried (tests/gpu/wheels.sh): part 5's CuPy peer falls back to Python 3.11's ipykernel, which has no CuPy"
   fi
-  PYTHONPATH="$modpath" timeout 200 python3 bench/run.py --out "$OUT" "${startup[@]}" >"$OUT/bench.log" 2>&1; rc=$?
+  # XCUDA_BENCH_ARGS: extra bench/run.py arguments (e.g. --only launch,startup when device time is short)
+  PYTHONPATH="$modpath" timeout 200 python3 bench/run.py --out "$OUT" "${startup[@]}" ${XCUDA_BENCH_ARGS:-} >"$OUT/bench.log" 2>&1; rc=$?
   note "bench rc=$rc"; tail -40 "$OUT/bench.log"
 fi
 
