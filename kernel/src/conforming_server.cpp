@@ -21,6 +21,12 @@ namespace xcuda::kernel
         // 100 aborted cells do not take seconds (xeus waits this long after each one).
         constexpr long abort_polling_ms = 10;
 
+        std::function<void()>& output_barrier()
+        {
+            static std::function<void()> barrier;
+            return barrier;
+        }
+
         std::string reply_type(const nl::json& request_header)
         {
             std::string type = request_header.value("msg_type", "unknown_request");
@@ -67,9 +73,15 @@ namespace xcuda::kernel
                 xeus::xserver_zmq_split::send_shell_impl(std::move(message));
             }
 
-            // Publishing happens on several threads (control, Python threads printing).
+            // Publishing happens on several threads (control, Python threads printing, the
+            // stream coalescer's flusher).
             void publish_impl(xeus::xpub_message message, xeus::channel c) override
             {
+                if (c == xeus::channel::SHELL && output_barrier()
+                    && message.header().value("msg_type", "") != "stream")
+                {
+                    output_barrier()();
+                }
                 std::vector<xeus::xmessage> aborted;
                 {
                     std::lock_guard<std::mutex> lock(m_mutex);
@@ -81,7 +93,7 @@ namespace xcuda::kernel
                         aborted.swap(m_aborted);
                     }
                 }
-                xeus::xserver_zmq_split::publish_impl(std::move(message), c);
+                publish_serialised(std::move(message), c);
                 for (auto& request : aborted)
                 {
                     answer_aborted(std::move(request));
@@ -124,6 +136,10 @@ namespace xcuda::kernel
                                      message.metadata(),
                                      std::move(content),
                                      std::move(message).buffers());
+                if (output_barrier())
+                {
+                    output_barrier()();  // the cell's prints before its prompt
+                }
                 // Sends the request, then blocks until the input_reply (or EINTR: an
                 // interrupt, woken again by interrupt_router until it reaches Python).
                 xeus::xserver_zmq_split::send_stdin_impl(std::move(fixed));
@@ -151,16 +167,29 @@ namespace xcuda::kernel
                                            nl::json::object(),
                                            nl::json{{"execution_state", state}},
                                            xeus::buffer_sequence());
-                xeus::xserver_zmq_split::publish_impl(std::move(message), xeus::channel::SHELL);
+                publish_serialised(std::move(message), xeus::channel::SHELL);
+            }
+
+            // xeus's shell socket is not thread-safe; the mutex also orders its use across threads.
+            void publish_serialised(xeus::xpub_message message, xeus::channel c)
+            {
+                std::lock_guard<std::mutex> lock(m_publish_mutex);
+                xeus::xserver_zmq_split::publish_impl(std::move(message), c);
             }
 
             std::string m_user_name;
             std::string m_session_id;
             std::mutex m_mutex;
+            std::mutex m_publish_mutex;
             std::string m_last_reply_parent;
             std::string m_failed_request;
             std::vector<xeus::xmessage> m_aborted;
         };
+    }
+
+    void set_output_barrier(std::function<void()> barrier)
+    {
+        output_barrier() = std::move(barrier);
     }
 
     std::unique_ptr<xeus::xserver> make_conforming_server(xeus::xcontext& context,

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <functional>
 #include <memory>
 
 #include <xeus/xeus_context.hpp>
@@ -17,6 +18,13 @@ namespace xcuda::kernel
     // - input_request: xeus names the password flag "pwd"; frontends read "password".
     // - interrupt_request (control channel): xeus replies {} and interrupts nothing; here
     //   it interrupts like SIGINT and replies {"status": "ok"}.
+    //
+    // It also keeps the cell's output in order: output_barrier (set once, before the kernel
+    // starts) runs before any other message of the shell channel is published and before an
+    // input_request goes out, so stream text still waiting to be published goes first
+    // (see stream_coalescer). Publishing is serialised: several threads publish.
+    void set_output_barrier(std::function<void()> barrier);
+
     std::unique_ptr<xeus::xserver> make_conforming_server(xeus::xcontext& context,
                                                           const xeus::xconfiguration& config,
                                                           nl::json::error_handler_t eh);

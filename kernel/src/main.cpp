@@ -48,6 +48,7 @@ namespace
         python_output output(capture);
         pybind11::scoped_interpreter python = start_embedded_python(argc, argv);
         interrupt_router interrupts;
+        set_output_barrier([&output] { output.flush_streams(); });
 
         xeus::xkernel kernel(config,
                              xeus::get_user_name(),

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include <pybind11/embed.h>
+#include <xeus/xinterpreter.hpp>
 
 namespace py = pybind11;
 
@@ -16,10 +17,24 @@ namespace xcuda::kernel
         // that never stops writing must not stall every print) and at the end of a cell.
         constexpr std::chrono::milliseconds print_settle{100};
         constexpr std::chrono::milliseconds cell_settle{2000};
+
+        // Text as UTF-8. A lone surrogate ("\udce9", an undecodable byte) raises
+        // UnicodeEncodeError in the cell, as print() does on a UTF-8 terminal.
+        std::string utf8_of(PyObject* text)
+        {
+            Py_ssize_t size = 0;
+            const char* data = PyUnicode_AsUTF8AndSize(text, &size);
+            if (!data)
+            {
+                throw py::error_already_set();
+            }
+            return std::string(data, static_cast<std::size_t>(size));
+        }
     }
 
     // sys.stdout / sys.stderr while the kernel runs: flushes C output ahead of each
-    // Python write, then hands the write to xeus-python's stream.
+    // Python write, then hands the write to the coalescer. Other attributes (encoding,
+    // name...) are xeus-python's stream's.
     class ordered_stream
     {
     public:
@@ -28,16 +43,22 @@ namespace xcuda::kernel
         {
         }
 
-        py::object write(py::object text)
+        // As io.TextIOBase.write: str only, returns the number of characters.
+        Py_ssize_t write(py::handle text)
         {
+            if (!PyUnicode_Check(text.ptr()))
+            {
+                throw py::type_error(std::string("write() argument must be str, not ") + Py_TYPE(text.ptr())->tp_name);
+            }
             m_output.deliver(true);
-            return m_inner.attr("write")(text);
+            m_output.write(static_cast<std::size_t>(m_fd - 1), utf8_of(text.ptr()));
+            return PyUnicode_GET_LENGTH(text.ptr());
         }
 
         void flush()
         {
             m_output.deliver(true);
-            m_inner.attr("flush")();
+            m_output.flush_streams();
         }
 
         // Code that writes to the descriptor (faulthandler, subprocess) lands in the
@@ -55,6 +76,10 @@ namespace xcuda::kernel
 
     python_output::python_output(output_capture& capture)
         : m_capture(capture)
+        , m_coalescer([](std::size_t stream, const std::string& text) {
+            // xeus's own publish: C++ only (no GIL), with the current request's parent header.
+            xeus::get_interpreter().publish_stream(stream == 0 ? "stdout" : "stderr", text);
+        })
     {
         m_capture.on_queued([this] {
             if (!m_call_scheduled.exchange(true))
@@ -126,6 +151,16 @@ namespace xcuda::kernel
         }
     }
 
+    void python_output::write(std::size_t stream, const std::string& utf8)
+    {
+        m_coalescer.append(stream, utf8);
+    }
+
+    void python_output::flush_streams()
+    {
+        m_coalescer.flush();
+    }
+
     void python_output::publish(std::size_t stream, std::string bytes, bool final)
     {
         if (!m_streams[stream])
@@ -149,16 +184,22 @@ namespace xcuda::kernel
         {
             throw py::error_already_set();
         }
-        m_streams[stream].attr("write")(text);
+        m_coalescer.append(stream, utf8_of(text.ptr()));
     }
 
     void python_output::begin_cell()
     {
         m_capture.begin_request();
+        m_coalescer.begin_cell();
     }
 
     void python_output::end_cell()
     {
+        struct end_coalescing
+        {
+            stream_coalescer& coalescer;
+            ~end_coalescing() { coalescer.end_cell(); }  // publishes what waits, whatever failed above
+        } end_guard{m_coalescer};
         py::gil_scoped_acquire acquire;
         std::fflush(nullptr);
         {

@@ -6,13 +6,15 @@
 #include <pybind11/pybind11.h>
 
 #include "output_capture.hpp"
+#include "stream_coalescer.hpp"
 
 namespace xcuda::kernel
 {
     // Publishes what output_capture read from fd 1/2 to the running cell, on the main
-    // thread, through xeus-python's sys.stdout/sys.stderr (which carry the request's
-    // parent header). It wraps those two streams so that a Python print first publishes
-    // the C output written before it: one ordered stream per descriptor.
+    // thread, and replaces xeus-python's sys.stdout/sys.stderr: a Python print first
+    // takes the C output written before it, so each descriptor is one ordered stream.
+    // Both go through a stream_coalescer to xeus (stream messages with the request's
+    // parent header).
     class python_output
     {
     public:
@@ -32,6 +34,11 @@ namespace xcuda::kernel
         // is still in the pipes when settle_first is true.
         void deliver(bool settle_first);
 
+        // A Python write to stdout (0) or stderr (1), after the C output before it.
+        void write(std::size_t stream, const std::string& utf8);
+        // Publishes what waits: before any other message of the cell and before input().
+        void flush_streams();
+
         // The kernel's own log: the original stderr, outside the capture.
         int log_fd() const { return m_capture.original_fd(1); }
 
@@ -44,5 +51,6 @@ namespace xcuda::kernel
         std::string m_partial[2];   // bytes of a UTF-8 character cut by a read
         bool m_delivering = false;
         std::atomic<bool> m_call_scheduled{false};
+        stream_coalescer m_coalescer;
     };
 }
