@@ -42,10 +42,11 @@ namespace xcuda::kernel
 
     namespace
     {
-        // What the shell's construction imports: IPython with its completer (jedi) and
-        // magics, the comm shim, and the %%cuda magics' module.
+        // The bulk of what building the shell imports: IPython with its completer (jedi)
+        // and magics, and the %%cuda magics' module. Not "ipykernel.comm": xeus-python puts
+        // its own module under that name, and importing the real one first costs 8 MiB.
         const char* const shell_modules[] = {
-            "xeus_python_shell.shell", "IPython.core.completerlib", "ipykernel.comm", "getpass",
+            "xeus_python_shell.shell",
 #ifdef XCUDA_WITH_MAGICS
             "xcuda",
 #endif

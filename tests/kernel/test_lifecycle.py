@@ -5,7 +5,7 @@ import sys
 import tempfile
 import time
 
-from conftest import connect, execute, start_kernel, stop_kernel
+from conftest import connect, execute, start_kernel, stop_kernel, stream_text
 
 SHUTDOWN_BUDGET_S = 2.5
 
@@ -110,6 +110,10 @@ def test_kernel_info_says_python_as_ipykernel_does_before_any_cell():
         assert "import" in reply["content"]["matches"]
         reply, _ = execute(kc, "get_ipython().__class__.__name__")
         assert reply["content"]["status"] == "ok"
+        # Comms (ipywidgets) go through xeus-python's own ipykernel.comm, which the background
+        # imports must not have pre-empted with the real ipykernel's.
+        reply, messages = execute(kc, "import ipykernel.comm as c; print(getattr(c, '__file__', None), c.Comm.__module__)")
+        assert stream_text(messages) == "None comm\n"
     finally:
         stop_kernel(km, kc)
 
