@@ -27,6 +27,14 @@ namespace xcuda::kernel
             return barrier;
         }
 
+        void publish_waiting_output()
+        {
+            if (output_barrier())
+            {
+                output_barrier()();
+            }
+        }
+
         std::string reply_type(const nl::json& request_header)
         {
             std::string type = request_header.value("msg_type", "unknown_request");
@@ -77,10 +85,9 @@ namespace xcuda::kernel
             // stream coalescer's flusher).
             void publish_impl(xeus::xpub_message message, xeus::channel c) override
             {
-                if (c == xeus::channel::SHELL && output_barrier()
-                    && message.header().value("msg_type", "") != "stream")
+                if (c == xeus::channel::SHELL && message.header().value("msg_type", "") != "stream")
                 {
-                    output_barrier()();
+                    publish_waiting_output();
                 }
                 std::vector<xeus::xmessage> aborted;
                 {
@@ -136,10 +143,7 @@ namespace xcuda::kernel
                                      message.metadata(),
                                      std::move(content),
                                      std::move(message).buffers());
-                if (output_barrier())
-                {
-                    output_barrier()();  // the cell's prints before its prompt
-                }
+                publish_waiting_output();  // the cell's prints before its prompt
                 // Sends the request, then blocks until the input_reply (or EINTR: an
                 // interrupt, woken again by interrupt_router until it reaches Python).
                 xeus::xserver_zmq_split::send_stdin_impl(std::move(fixed));

@@ -1,7 +1,5 @@
 #include "python_output.hpp"
 
-#include <unistd.h>
-
 #include <cstdio>
 
 #include <pybind11/embed.h>
@@ -98,10 +96,8 @@ namespace xcuda::kernel
     {
         py::module_ sys = py::module_::import("sys");
         py::module_::import("_xcuda_kernel_io");  // registers ordered_stream
-        m_streams[0] = sys.attr("stdout");
-        m_streams[1] = sys.attr("stderr");
-        sys.attr("stdout") = py::cast(ordered_stream(*this, m_streams[0], 1));
-        sys.attr("stderr") = py::cast(ordered_stream(*this, m_streams[1], 2));
+        sys.attr("stdout") = py::cast(ordered_stream(*this, sys.attr("stdout"), 1));
+        sys.attr("stderr") = py::cast(ordered_stream(*this, sys.attr("stderr"), 2));
     }
 
     int python_output::pending_call(void* self)
@@ -123,11 +119,9 @@ namespace xcuda::kernel
 
     void python_output::deliver(bool settle_first)
     {
-        if (m_delivering || !m_streams[0])
+        if (m_delivering)
         {
-            // The outer call's loop picks up what arrived meanwhile; before install() (the
-            // shell is built inside the first cell) the output waits for end_cell.
-            return;
+            return;  // the outer call's loop picks up what arrived meanwhile
         }
         m_delivering = true;
         struct reset
@@ -163,13 +157,6 @@ namespace xcuda::kernel
 
     void python_output::publish(std::size_t stream, std::string bytes, bool final)
     {
-        if (!m_streams[stream])
-        {
-            // No shell to publish through (it failed to start): the kernel's log keeps it.
-            ssize_t ignored = ::write(m_capture.original_fd(stream + 1), bytes.data(), bytes.size());
-            (void)ignored;
-            return;
-        }
         std::string& partial = m_partial[stream];
         partial += bytes;
         std::size_t complete = final ? partial.size() : utf8_complete_prefix(partial);

@@ -22,7 +22,8 @@ namespace xcuda::kernel
         python_output(const python_output&) = delete;
         python_output& operator=(const python_output&) = delete;
 
-        // With the GIL, after xeus-python installed its streams.
+        // With the GIL, after xeus-python installed its streams (kept for their other
+        // attributes; publishing goes through the coalescer, which needs no Python).
         void install();
 
         // Start and end of an execute request; end_cell publishes everything C wrote
@@ -47,7 +48,6 @@ namespace xcuda::kernel
         void publish(std::size_t stream, std::string bytes, bool final);
 
         output_capture& m_capture;
-        pybind11::object m_streams[2];
         std::string m_partial[2];   // bytes of a UTF-8 character cut by a read
         bool m_delivering = false;
         std::atomic<bool> m_call_scheduled{false};

@@ -42,6 +42,24 @@ protected:
     std::unique_ptr<Module> module_;
 };
 
+// Lets spinning kernels finish 50 ms from now, on another thread: a wait that returns before
+// released() is true did not wait for them.
+class ReleaseKernelsSoon {
+public:
+    ReleaseKernelsSoon()
+        : thread_([this] {
+              std::this_thread::sleep_for(std::chrono::milliseconds(50));
+              released_ = true;
+              release_kernels();
+          }) {}
+    ~ReleaseKernelsSoon() { thread_.join(); }
+    bool released() const { return released_.load(); }
+
+private:
+    std::atomic<bool> released_{false};
+    std::thread thread_;
+};
+
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 }  // namespace
@@ -229,15 +247,9 @@ TEST_F(SimDriverTest, ASmallReadBackWaitsForItsStream) {
     DeviceBuffer buf(16);
     char host[16] = {};
     launch(module_->function("spin"), Dim3(1), Dim3(1), 0, s.handle(), nullptr);
-    std::atomic<bool> released{false};
-    std::thread releaser([&] {
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
-        released = true;
-        release_kernels();
-    });
+    ReleaseKernelsSoon releaser;
     copy_to_host_after(host, buf.get(), sizeof host, s.handle());
-    EXPECT_TRUE(released.load()) << "the read-back returned while its stream still ran";
-    releaser.join();
+    EXPECT_TRUE(releaser.released()) << "the read-back returned while its stream still ran";
 }
 
 TEST_F(SimDriverTest, AnInterruptedSmallReadBackLeavesTheNextOneWorking) {
@@ -259,15 +271,9 @@ TEST_F(SimDriverTest, AnInterruptedSmallReadBackLeavesTheNextOneWorking) {
 TEST_F(SimDriverTest, ContextWideWaitCoversNonBlockingStreams) {
     Stream s(true);
     launch(module_->function("spin"), Dim3(1), Dim3(1), 0, s.handle(), nullptr);
-    std::atomic<bool> released{false};
-    std::thread releaser([&] {
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
-        released = true;
-        release_kernels();
-    });
+    ReleaseKernelsSoon releaser;
     synchronize_current_context();
-    EXPECT_TRUE(released.load()) << "the context-wide wait returned while the non-blocking stream still ran";
-    releaser.join();
+    EXPECT_TRUE(releaser.released()) << "the context-wide wait returned while the non-blocking stream still ran";
 }
 
 // Sticky faults poison the process: each runs in a re-executed death-test child.
