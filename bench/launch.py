@@ -10,7 +10,7 @@ import os
 import shutil
 
 import peers
-from peers import SAXPY, fresh_dir, run_checked
+from peers import EMPTY, SAXPY, fresh_dir, run_checked
 from report import ERROR, SKIPPED, UNAVAILABLE, WRONG
 from timing import describe, host_ns_per_call, interleave
 
@@ -35,6 +35,8 @@ X_NATIVE = f"xcuda on xcuda.DeviceArray, default stream, {SYNC} via .get()"
 # The goal's row: xcuda alone, its own arrays and readback, on a non-blocking stream of its own,
 # against CuPy's RawKernel + out.get() on CuPy's non-blocking stream.
 X_NATIVE_STREAM = f"xcuda on xcuda.DeviceArray, non-blocking xcuda.Stream, {SYNC}"
+# Context rows, no goal: each library's fixed cost of a launch, before any argument is read.
+EMPTY_KIND = "empty kernel, no arguments"
 
 
 class WrongResult(Exception):
@@ -130,6 +132,8 @@ def run(env, res, cfg) -> None:
         except Exception as exc:
             res.fail(PART, n, "ns", UNAVAILABLE, describe(exc))
 
+    launchers.update(_empty_launchers(env, res, cp, np, stream, handle, workdir))
+
     def poison(out):
         if hasattr(out, "fill_"):
             out.fill_(float("nan"))
@@ -151,7 +155,8 @@ def run(env, res, cfg) -> None:
     timed_sync = {}
     for name, (call, out) in launchers.items():
         try:
-            check(call, out)
+            if out is not None:  # an empty kernel has no result to check
+                check(call, out)
             with stream:
                 for _ in range(cfg.launch_warm):
                     call()
@@ -206,6 +211,39 @@ def run(env, res, cfg) -> None:
     _floor(res, cfg, cubin_path, workdir)
     res.meta["launch set-up"] = f"{cubin_note}; n={N}, grid={GRID}, block={BLOCK}"
     _goals(res)
+
+
+def _empty_launchers(env, res, cp, np, stream, handle, workdir) -> dict:
+    """xcuda, CuPy and cuda.core launching `empty()` (1 block of 32 threads) on the same stream:
+    the part of every launch row that no argument handling can remove."""
+    out = {}
+    module, xc_reason, cubin_path, _ = peers.shared_cubin(env, EMPTY, "empty", workdir)
+    n = name_of(X, EMPTY_KIND)
+    if module is not None:
+        try:
+            k = peers.xcuda_kernel(module, "empty")
+            out[n] = (lambda k=k: k[1, 32, 0, handle](), None)
+        except Exception as exc:
+            res.fail(PART, n, "ns", ERROR, describe(exc))
+    else:
+        res.fail(PART, n, "ns", ERROR, xc_reason)
+    n = name_of(CUPY, EMPTY_KIND)
+    try:
+        ck = cp.RawModule(path=cubin_path).get_function("empty")
+        out[n] = (lambda k=ck: k((1,), (32,), ()), None)
+    except Exception as exc:
+        res.fail(PART, n, "ns", UNAVAILABLE, describe(exc))
+    n = name_of(CORE, EMPTY_KIND)
+    try:
+        core = env.cuda_core
+        if core is None:
+            raise RuntimeError(env.why("cuda.core"))
+        kk = core.ObjectCode.from_cubin(cubin_path).get_kernel("empty")
+        cs, lc = peers.core_stream(core, handle), core.LaunchConfig(grid=1, block=32)
+        out[n] = (lambda k=kk, s=cs, c=lc: core.launch(s, c, k), None)
+    except Exception as exc:
+        res.fail(PART, n, "ns", UNAVAILABLE, describe(exc))
+    return out
 
 
 def _sync_name(launch_row: str) -> str:

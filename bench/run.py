@@ -29,7 +29,7 @@ class Config:
     def __init__(self, a: argparse.Namespace):
         self.quick = a.quick
         self.launch_iters = a.launch_iters or (5000 if a.quick else 20000)
-        self.launch_reps = a.launch_reps or (3 if a.quick else 7)
+        self.launch_reps = a.launch_reps or (3 if a.quick else 15)
         self.launch_warm = max(300, a.launch_warm)
         self.compile_trials = a.compile_trials or (3 if a.quick else 7)
         self.bw_reps = a.bw_reps or (11 if a.quick else 21)
@@ -51,7 +51,7 @@ def parse(argv):
                    help="directory for <date>-<device>.md and .json (default: bench/results)")
     p.add_argument("--xcuda-path", help="directory holding the built xcuda module (else PYTHONPATH)")
     p.add_argument("--launch-iters", type=int, help="launches per timed block (default 20000; quick 5000)")
-    p.add_argument("--launch-reps", type=int, help="timed blocks per peer (default 7; quick 3)")
+    p.add_argument("--launch-reps", type=int, help="timed blocks per peer (default 15; quick 3)")
     p.add_argument("--launch-warm", type=int, default=300, help="warm-up launches per peer (at least 300)")
     p.add_argument("--compile-trials", type=int, help="unique sources per compile peer (default 7; quick 3)")
     p.add_argument("--bw-reps", type=int, help="timed runs per bandwidth peer (default 21; quick 11)")
