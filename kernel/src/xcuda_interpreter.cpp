@@ -201,6 +201,35 @@ namespace xcuda::kernel
             });
     }
 
+    void xcuda_interpreter::fail_reply_of_unshown_error(nl::json& reply)
+    {
+        // IPython shows a magic's UsageError as one stderr line without calling
+        // _showtraceback, and xeus-python decides the reply from what _showtraceback recorded:
+        // the cell replied "ok", so Run All went on past a cell that did nothing. IPython's own
+        // record of the run says it failed; the reply says so as ipykernel's does (status
+        // error, the exception's name and text, no traceback: the message is already shown).
+        if (reply.value("status", "") != "ok")
+        {
+            return;
+        }
+        py::gil_scoped_acquire acquire;
+        py::object result = py::getattr(m_ipython_shell, "last_execution_result", py::none());
+        if (result.is_none() || py::bool_(result.attr("success")))
+        {
+            return;
+        }
+        py::object error = result.attr("error_in_exec");
+        if (error.is_none())
+        {
+            error = result.attr("error_before_exec");
+        }
+        reply["status"] = "error";
+        reply["ename"] = error.is_none() ? std::string("Error") : py::str(py::type::handle_of(error).attr("__name__")).cast<std::string>();
+        reply["evalue"] = error.is_none() ? std::string() : py::str(error).cast<std::string>();
+        reply["traceback"] = nl::json::array();
+        reply["user_expressions"] = nl::json::object();
+    }
+
     void xcuda_interpreter::report_startup_problems()
     {
         if (m_startup_problems.empty())
@@ -258,6 +287,7 @@ namespace xcuda::kernel
             reply = xpyt::interpreter::execute_request_impl(execution_counter, code, silent, store_history,
                                                             std::move(user_expressions), allow_stdin);
         }
+        fail_reply_of_unshown_error(reply);
         // An interrupt that arrived as the cell ended was tripped but not raised: consume
         // it here so it cannot surface in the next cell.
         py::gil_scoped_acquire acquire;

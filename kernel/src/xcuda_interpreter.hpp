@@ -58,6 +58,7 @@ namespace xcuda::kernel
         void build_shell();
         void report_startup_problems();
         void name_errors_like_ipykernel();
+        void fail_reply_of_unshown_error(nl::json& reply);
 
         python_output& m_output;
         interrupt_router& m_interrupts;

@@ -112,7 +112,7 @@ if has bench; then
     note "bench: no .whl/ carried (tests/gpu/wheels.sh): part 5's CuPy peer falls back to Python 3.11's ipykernel, which has no CuPy"
   fi
   # XCUDA_BENCH_ARGS: extra bench/run.py arguments (e.g. --only launch,startup when device time is short)
-  PYTHONPATH="$modpath" timeout 200 python3 bench/run.py --out "$OUT" "${startup[@]}" ${XCUDA_BENCH_ARGS:-} >"$OUT/bench.log" 2>&1; rc=$?
+  PYTHONPATH="$modpath" timeout 420 python3 bench/run.py --out "$OUT" "${startup[@]}" ${XCUDA_BENCH_ARGS:-} >"$OUT/bench.log" 2>&1; rc=$?
   note "bench rc=$rc"; tail -40 "$OUT/bench.log"
 fi
 

@@ -92,12 +92,17 @@ def test_unknown_magic_option_is_a_usage_error_naming_it(kernel):
     assert_answers_kernel_info(kc)
 
 
-@pytest.mark.xfail(strict=True, reason="xeus-python 0.14.3 replies status ok to a cell whose magic raised "
-                                       "UsageError (ipykernel replies error), so Run All goes on past it")
-def test_a_usage_error_marks_the_cell_failed(kernel):
+def test_a_usage_error_marks_the_cell_failed_as_ipykernel_does(kernel):
+    # xeus-python alone replies "ok" (IPython never records a UsageError as last_error)
     km, kc = kernel
-    reply, _ = execute(kc, "%%cuda --bogus\n")
-    assert reply["content"]["status"] == "error"
+    reply, messages = execute(kc, '%%cuda --bogus\nextern "C" __global__ void k() {}\n')
+    content = reply["content"]
+    assert content["status"] == "error"
+    assert content["ename"] == "UsageError" and "--bogus" in content["evalue"]
+    shown = usage_error_text(messages)
+    assert shown.count("UsageError") == 1 and content["evalue"] in shown  # shown once, on stderr
+    reply, _ = execute(kc, "print('next')")
+    assert reply["content"]["status"] == "ok"
 
 
 def test_empty_cuda_cell_is_a_usage_error_saying_the_body_is_empty(kernel):

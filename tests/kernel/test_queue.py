@@ -64,6 +64,17 @@ def test_cells_queued_behind_an_error_are_aborted_each_with_a_reply(kernel):
     assert reply["content"]["status"] == "ok"
 
 
+def test_cells_queued_behind_a_magic_usage_error_are_aborted(kernel):
+    # Run All stops at a mistyped magic option as at any other error
+    km, kc = kernel
+    flush_iopub(kc)
+    failing = kc.execute("%%cuda --bogus\n")
+    queued = kc.execute("print('must not run')")
+    first, second = kc.get_shell_msg(timeout=20), kc.get_shell_msg(timeout=20)
+    assert first["parent_header"]["msg_id"] == failing and first["content"]["status"] == "error"
+    assert second["parent_header"]["msg_id"] == queued and second["content"]["status"] == "aborted"
+
+
 def test_without_stop_on_error_queued_cells_run(kernel):
     km, kc = kernel
     flush_iopub(kc)
