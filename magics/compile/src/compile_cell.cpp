@@ -249,7 +249,7 @@ CompileOutcome CompileSession::compile_cell(std::string_view source, const CellO
         for (const auto& b : bindings)
             if (!b.name_expression.empty()) co.name_expressions.push_back(b.name_expression);
         co.toolkit_includes = true;
-        co.resource_usage = true;  // measured: ptxas -v adds no measurable time (see tests)
+        co.resource_usage = true;  // ptxas -v costs no measurable time (bench/probes/compile_probe.py, H200)
         const bool minimal = minimal_supported_ && may_compile_minimal(source, opts, !used.empty());
         if (minimal) co.options.push_back("-minimal");
         auto run_compiler = [&] {

@@ -409,26 +409,3 @@ TEST(CompileCell, InjectedCompilerSeesTheOptions) {
     EXPECT_EQ(s.compiler_calls(), 2u);
 }
 
-// What ptxas -v costs, to justify always asking for it. Interleaved runs, means compared:
-// on this 2-core CI machine under load the difference was within noise (55-87 ms either way).
-TEST(CompileCell, ResourceUsageCostsLittle) {
-    xcuda::rt::CompileOptions o;
-    o.arch = "sm_90";
-    xcuda::rt::compile(saxpy, o);  // the first compile in a process pays NVRTC's start-up
-    double total[2] = {0, 0};
-    constexpr int runs = 6;
-    for (int i = 0; i < runs; ++i)
-        for (int verbose = 0; verbose < 2; ++verbose) {
-            o.resource_usage = verbose == 1;
-            // a unique source each time: with a driver, NVRTC would otherwise answer repeats from
-            // the driver's compute cache (which -Xptxas=-v turns off), timing a cache, not ptxas
-            std::string src = std::string(saxpy) + "// run " + std::to_string(i) + "." + std::to_string(verbose) + "\n";
-            auto t0 = std::chrono::steady_clock::now();
-            xcuda::rt::compile(src, o);
-            total[verbose] += ms(std::chrono::steady_clock::now() - t0);
-        }
-    double plain = total[0] / runs, verbose = total[1] / runs;
-    std::printf("[ bench    ] saxpy sm_90 cubin: mean %.1f ms plain, %.1f ms with -Xptxas=-v (%d interleaved runs)\n",
-                plain, verbose, runs);
-    EXPECT_LT(verbose, plain * 2 + 20);
-}
