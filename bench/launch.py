@@ -112,13 +112,7 @@ def run(env, res, cfg) -> None:
         # cuda.core
         n = name_of(CORE, kind)
         try:
-            core = env.cuda_core
-            if core is None:
-                raise RuntimeError(env.why("cuda.core"))
-            core.Device(0).set_current()
-            kk = core.ObjectCode.from_cubin(cubin_path).get_kernel("saxpy")
-            cs = peers.core_stream(core, handle)
-            lc = core.LaunchConfig(grid=GRID, block=BLOCK)
+            core, kk, cs, lc = _core_setup(env, cubin_path, "saxpy", handle, GRID, BLOCK)
             n32 = np.int32(N)
             launchers[n] = (lambda k=kk, s=cs, c=lc, a=(x, y, out), p=ptr:
                             core.launch(s, c, k, p(a[0]), p(a[1]), p(a[2]), n32), out)
@@ -213,6 +207,18 @@ def run(env, res, cfg) -> None:
     _goals(res)
 
 
+def _core_setup(env, cubin_path, name, handle, grid, block):
+    """cuda.core's kernel `name` from the shared cubin, the benchmark stream and a launch
+    configuration: (module, kernel, stream, config). Each row builds its own lambda around
+    core.launch, so the timed call is the one a cuda.core user writes."""
+    core = env.cuda_core
+    if core is None:
+        raise RuntimeError(env.why("cuda.core"))
+    core.Device(0).set_current()
+    kernel = core.ObjectCode.from_cubin(cubin_path).get_kernel(name)
+    return core, kernel, peers.core_stream(core, handle), core.LaunchConfig(grid=grid, block=block)
+
+
 def _empty_launchers(env, res, cp, np, stream, handle, workdir) -> dict:
     """xcuda, CuPy and cuda.core launching `empty()` (1 block of 32 threads) on the same stream:
     the part of every launch row that no argument handling can remove."""
@@ -235,11 +241,7 @@ def _empty_launchers(env, res, cp, np, stream, handle, workdir) -> dict:
         res.fail(PART, n, "ns", UNAVAILABLE, describe(exc))
     n = name_of(CORE, EMPTY_KIND)
     try:
-        core = env.cuda_core
-        if core is None:
-            raise RuntimeError(env.why("cuda.core"))
-        kk = core.ObjectCode.from_cubin(cubin_path).get_kernel("empty")
-        cs, lc = peers.core_stream(core, handle), core.LaunchConfig(grid=1, block=32)
+        core, kk, cs, lc = _core_setup(env, cubin_path, "empty", handle, 1, 32)
         out[n] = (lambda k=kk, s=cs, c=lc: core.launch(s, c, k), None)
     except Exception as exc:
         res.fail(PART, n, "ns", UNAVAILABLE, describe(exc))
