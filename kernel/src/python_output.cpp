@@ -177,7 +177,6 @@ namespace xcuda::kernel
     void python_output::begin_cell()
     {
         m_capture.begin_request();
-        m_coalescer.begin_cell();
     }
 
     void python_output::end_cell()
@@ -185,7 +184,7 @@ namespace xcuda::kernel
         struct end_coalescing
         {
             stream_coalescer& coalescer;
-            ~end_coalescing() { coalescer.end_cell(); }  // publishes what waits, whatever failed above
+            ~end_coalescing() { coalescer.flush(); }  // publishes what waits, whatever failed above
         } end_guard{m_coalescer};
         py::gil_scoped_acquire acquire;
         std::fflush(nullptr);

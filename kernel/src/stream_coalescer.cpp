@@ -27,11 +27,6 @@ namespace xcuda::kernel
             return;
         }
         std::lock_guard<std::mutex> lock(m_mutex);
-        if (!m_in_cell)
-        {
-            m_publish(stream, text);
-            return;
-        }
         if (!m_pending.empty() && m_pending_stream != stream)
         {
             publish_pending_locked();
@@ -53,19 +48,6 @@ namespace xcuda::kernel
     {
         std::lock_guard<std::mutex> lock(m_mutex);
         publish_pending_locked();
-    }
-
-    void stream_coalescer::begin_cell()
-    {
-        std::lock_guard<std::mutex> lock(m_mutex);
-        m_in_cell = true;
-    }
-
-    void stream_coalescer::end_cell()
-    {
-        std::lock_guard<std::mutex> lock(m_mutex);
-        publish_pending_locked();
-        m_in_cell = false;
     }
 
     void stream_coalescer::publish_pending_locked()

@@ -15,12 +15,13 @@ namespace xcuda::kernel
     // sent 12,000 messages, past zmq's high-water mark, and lost lines and the cell's
     // idle with them (the frontend stayed busy forever).
     //
-    // During a cell, text waits at most flush_after (a background thread publishes it,
-    // so a print before a long computation still shows at once) or until max_pending
-    // bytes. Text on the other stream, any other message the cell publishes and an
-    // input() prompt flush it first (flush()), so every message keeps its order. Outside
-    // a cell (a Python thread printing between cells) each write is published at once:
-    // the flusher publishes only while the cell's parent header is the current one.
+    // Text waits at most flush_after (a background thread publishes it, so a print before
+    // a long computation still shows at once) or until max_pending bytes. Text on the other
+    // stream, any other message the kernel publishes and an input() prompt flush it first
+    // (flush()), and so does the end of a cell, so every message keeps its order. Between
+    // cells (a Python thread printing) text is joined the same way, so such a thread cannot
+    // flood iopub either; it goes out with the parent header current when it is published,
+    // as in ipykernel: a cell started within flush_after of the write shows it.
     class stream_coalescer
     {
     public:
@@ -38,10 +39,6 @@ namespace xcuda::kernel
         void append(std::size_t stream, const std::string& text);
         void flush();
 
-        // The cell's start; end_cell flushes, then writes publish at once again.
-        void begin_cell();
-        void end_cell();
-
     private:
         void publish_pending_locked();
         void run_flusher();
@@ -52,7 +49,6 @@ namespace xcuda::kernel
         std::string m_pending;
         std::size_t m_pending_stream = 0;
         std::chrono::steady_clock::time_point m_pending_since{};
-        bool m_in_cell = false;
         bool m_stopping = false;
         std::thread m_flusher;
     };

@@ -59,7 +59,6 @@ def test_a_thread_printing_after_its_cell_ended_still_reaches_the_notebook(kerne
     km, kc = kernel
     reply, messages = execute(kc, "import threading; threading.Timer(0.3, print, ['late']).start()")
     assert reply["content"]["status"] == "ok"
-    # Outside a cell each write goes out at once (print's text and its newline apart).
     text = ""
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline and "late\n" not in text:
@@ -67,6 +66,30 @@ def test_a_thread_printing_after_its_cell_ended_still_reaches_the_notebook(kerne
         if msg["msg_type"] == "stream":
             text += msg["content"]["text"]
     assert text == "late\n"
+
+
+def test_a_thread_printing_between_cells_is_joined_too(kernel):
+    # Without joining, 20,000 lines from a thread were 40,000 messages between two cells.
+    km, kc = kernel
+    code = ("import threading\n"
+            "def chatter():\n"
+            "    for i in range(20000):\n"
+            "        print(i)\n"
+            "    print('done')\n"
+            "threading.Timer(0.2, chatter).start()\n")
+    reply, _ = execute(kc, code)
+    assert reply["content"]["status"] == "ok"
+    text, count = "", 0
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not text.endswith("done\n"):
+        msg = kc.get_iopub_msg(timeout=10)
+        if msg["msg_type"] == "stream":
+            text += msg["content"]["text"]
+            count += 1
+    assert text == "".join(f"{i}\n" for i in range(20000)) + "done\n"
+    assert count < 100, f"{count} stream messages for 20,001 lines"
+    reply, messages = execute(kc, "print('next cell')")
+    assert stream_text(messages) == "next cell\n"
 
 
 def test_write_takes_str_only_and_counts_characters(kernel):
