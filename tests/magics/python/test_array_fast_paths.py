@@ -187,6 +187,47 @@ def test_cupy_stream_is_waited_for_like_the_cai_stream():
     assert "reads 0" in out
 
 
+# cupy.cuda.stream's Cython C-API table, as CuPy exports it: capsules named by C signature.
+CAPI = r'''
+import ctypes
+python_calls = {"n": 0}
+capi_calls = {"n": 0}
+def python_get_current_stream():
+    python_calls["n"] += 1
+    return current["stream"]
+sys.modules["cupy.cuda.stream"].get_current_stream = python_get_current_stream
+def capi_get_current_stream_ptr():
+    capi_calls["n"] += 1
+    return current["stream"].ptr
+callback = ctypes.CFUNCTYPE(ctypes.c_ssize_t)(capi_get_current_stream_ptr)
+new_capsule = ctypes.pythonapi.PyCapsule_New
+new_capsule.restype, new_capsule.argtypes = ctypes.py_object, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+def export(signature):  # the capsule keeps a pointer to its name: `signature` must outlive it
+    capsule = new_capsule(ctypes.cast(callback, ctypes.c_void_p), signature, None)
+    sys.modules["cupy.cuda.stream"].__pyx_capi__ = {"get_current_stream_ptr": capsule}
+'''
+
+
+@needs_sim
+@pytest.mark.parametrize("signature, expect", [(b"intptr_t (void)", "capi"), (b"int (void)", "python")])
+def test_cupy_current_stream_comes_from_its_c_api_when_the_signature_matches(signature, expect):
+    # What CuPy's own CAI calls, without a Python call and a Stream object per launch; any other
+    # signature is not trusted and the Python function is called as before.
+    out = run_with_fakes(CAPI + textwrap.dedent(f'''
+        NAME = {signature!r}
+        export(NAME)
+        s = xcuda.Stream()
+        current["stream"] = CupyStream(s.handle)
+        x = ndarray(xcuda.zeros(8, np.float32))
+        for _ in range(3):
+            k[1, 32](2.0, x, x, 8)
+        xcuda.synchronize()
+        print("capi", capi_calls["n"], "python", python_calls["n"], "reads", cai_reads["cupy"])
+    '''))
+    want = "capi 3 python 0" if expect == "capi" else "capi 0 python 3"
+    assert f"{want} reads 0" in out, out
+
+
 @needs_sim
 def test_cupy_subclass_overriding_the_cai_keeps_it():
     out = run_with_fakes('''
