@@ -386,3 +386,14 @@ def test_torch_saxpy_through_the_fast_path(saxpy3):
     assert m.startswith("argument `y` (const float*) got a non-contiguous device array")
     m = message(lambda: saxpy3[4, 256](x.cpu(), y, out, N))
     assert m.startswith("argument `x` (const float*) got a tensor in host memory")
+
+
+def test_installed_cupy_exports_the_current_stream_function_xcuda_calls():
+    # When this fails, CuPy changed the C function its own CAI calls: launches still work (the
+    # Python get_current_stream is called instead) but pay for it; see array_protocols.cpp.
+    cp = need("cupy")
+    import ctypes
+    capsule = cp.cuda.stream.__pyx_capi__["get_current_stream_ptr"]
+    get_name = ctypes.pythonapi.PyCapsule_GetName
+    get_name.restype, get_name.argtypes = ctypes.c_char_p, [ctypes.py_object]
+    assert get_name(capsule) == b"intptr_t (void)"
