@@ -127,6 +127,14 @@ module("torch", Tensor=Tensor, strided=strided, **torch_dtypes)
 k = xcuda.compile(r"""
 extern "C" __global__ void plain(float a, const float* x, float* y, int n) {}
 """, arch="compute_90").kernels["plain"]
+
+def message(*args):
+    """The TypeError a launch of `k` with `args` raises."""
+    try:
+        k[1, 32](*args)
+    except TypeError as e:
+        return str(e)
+    raise AssertionError("no TypeError")
 '''
 
 
@@ -153,13 +161,6 @@ def test_cupy_array_skips_the_cai_dict_and_launches():
 @needs_sim
 def test_cupy_refusals_are_the_generic_paths_type_errors():
     out = run_with_fakes('''
-        import re
-        def message(*args):
-            try:
-                k[1, 32](*args)
-            except TypeError as e:
-                return str(e)
-            raise AssertionError("no TypeError")
         f32 = xcuda.zeros(8, np.float32)
         m = message(2.0, ndarray(xcuda.zeros(8, np.float64)), f32, 8)
         assert m == "argument `x` expects const float*: got a float64 array; pass x.astype(cupy.float32)", m
@@ -245,12 +246,6 @@ def test_cupy_subclass_overriding_the_cai_keeps_it():
 @needs_sim
 def test_torch_tensor_skips_the_cai_and_refusals_are_unchanged():
     out = run_with_fakes('''
-        def message(*args):
-            try:
-                k[1, 32](*args)
-            except TypeError as e:
-                return str(e)
-            raise AssertionError("no TypeError")
         f32 = xcuda.zeros(8, np.float32)
         t = Tensor(f32, "float32")
         k[1, 32](2.0, t, t, 8)
