@@ -45,6 +45,13 @@ namespace xcuda::kernel
             return type;
         }
 
+        class conforming_server;
+
+        // The running server, for publish_stream_with_parent; the mutex keeps it alive
+        // while a message goes out.
+        std::mutex running_mutex;
+        conforming_server* running = nullptr;
+
         class conforming_server final : public xeus::xserver_shell_main
         {
         public:
@@ -55,6 +62,25 @@ namespace xcuda::kernel
                 , m_user_name(xeus::get_user_name())
                 , m_session_id(xeus::new_xguid())
             {
+                std::lock_guard<std::mutex> lock(running_mutex);
+                running = this;
+            }
+
+            ~conforming_server() override
+            {
+                std::lock_guard<std::mutex> lock(running_mutex);
+                running = nullptr;
+            }
+
+            void publish_stream(const nl::json& parent, const std::string& name, const std::string& text)
+            {
+                xeus::xpub_message message("stream",
+                                           xeus::make_header("stream", m_user_name, m_session_id),
+                                           parent,
+                                           nl::json::object(),
+                                           nl::json{{"name", name}, {"text", text}},
+                                           xeus::buffer_sequence());
+                publish_serialised(std::move(message), xeus::channel::SHELL);
             }
 
         private:
@@ -194,6 +220,15 @@ namespace xcuda::kernel
     void set_output_barrier(std::function<void()> barrier)
     {
         output_barrier() = std::move(barrier);
+    }
+
+    void publish_stream_with_parent(const nl::json& parent, const std::string& name, const std::string& text)
+    {
+        std::lock_guard<std::mutex> lock(running_mutex);
+        if (running != nullptr)
+        {
+            running->publish_stream(parent, name, text);
+        }
     }
 
     std::unique_ptr<xeus::xserver> make_conforming_server(xeus::xcontext& context,

@@ -2,6 +2,7 @@
 
 #include <functional>
 #include <memory>
+#include <string>
 
 #include <xeus/xeus_context.hpp>
 #include <xeus/xkernel_configuration.hpp>
@@ -24,6 +25,12 @@ namespace xcuda::kernel
     // input_request goes out, so stream text still waiting to be published goes first
     // (see stream_coalescer). Publishing is serialised: several threads publish.
     void set_output_barrier(std::function<void()> barrier);
+
+    // Publishes a stream message under `parent` (a request header the caller copied on the
+    // main thread) through the running server; dropped when no server runs (before start,
+    // after shutdown). Safe from any thread: xeus's own publish_stream reads the kernel's
+    // current parent header, which the main thread rewrites for every request.
+    void publish_stream_with_parent(const nl::json& parent, const std::string& name, const std::string& text);
 
     std::unique_ptr<xeus::xserver> make_conforming_server(xeus::xcontext& context,
                                                           const xeus::xconfiguration& config,

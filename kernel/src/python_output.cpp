@@ -1,4 +1,5 @@
 #include "python_output.hpp"
+#include "conforming_server.hpp"
 
 #include <cstdio>
 
@@ -74,9 +75,16 @@ namespace xcuda::kernel
 
     python_output::python_output(output_capture& capture)
         : m_capture(capture)
-        , m_coalescer([](std::size_t stream, const std::string& text) {
-            // xeus's own publish: C++ only (no GIL), with the current request's parent header.
-            xeus::get_interpreter().publish_stream(stream == 0 ? "stdout" : "stderr", text);
+        , m_coalescer([this](std::size_t stream, const std::string& text) {
+            // C++ only (no GIL). Not xeus's publish_stream: it reads the kernel's current
+            // parent header, which the main thread rewrites when the next request arrives,
+            // while this runs on the flusher thread too.
+            nlohmann::json parent;
+            {
+                std::lock_guard<std::mutex> lock(m_parent_mutex);
+                parent = m_cell_parent;
+            }
+            publish_stream_with_parent(parent, stream == 0 ? "stdout" : "stderr", text);
         })
     {
         m_capture.on_queued([this] {
@@ -177,6 +185,10 @@ namespace xcuda::kernel
     void python_output::begin_cell()
     {
         m_capture.begin_request();
+        // What waits from before this cell goes out under the cell it came after.
+        m_coalescer.flush();
+        std::lock_guard<std::mutex> lock(m_parent_mutex);
+        m_cell_parent = xeus::get_interpreter().parent_header();
     }
 
     void python_output::end_cell()

@@ -1,7 +1,10 @@
 #pragma once
 
 #include <atomic>
+#include <mutex>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include <pybind11/pybind11.h>
 
@@ -13,8 +16,9 @@ namespace xcuda::kernel
     // Publishes what output_capture read from fd 1/2 to the running cell, on the main
     // thread, and replaces xeus-python's sys.stdout/sys.stderr: a Python print first
     // takes the C output written before it, so each descriptor is one ordered stream.
-    // Both go through a stream_coalescer to xeus (stream messages with the request's
-    // parent header).
+    // Both go through a stream_coalescer to xeus, as stream messages whose parent is the
+    // header of the cell last started (copied on the main thread at begin_cell): output a
+    // thread writes after its cell ended goes to that cell, as the last one that ran.
     class python_output
     {
     public:
@@ -51,6 +55,8 @@ namespace xcuda::kernel
         std::string m_partial[2];   // bytes of a UTF-8 character cut by a read
         bool m_delivering = false;
         std::atomic<bool> m_call_scheduled{false};
-        stream_coalescer m_coalescer;
+        std::mutex m_parent_mutex;
+        nlohmann::json m_cell_parent = nlohmann::json::object();  // guarded by m_parent_mutex
+        stream_coalescer m_coalescer;                 // last: its flusher thread reads the above
     };
 }

@@ -20,8 +20,7 @@ namespace xcuda::kernel
     // stream, any other message the kernel publishes and an input() prompt flush it first
     // (flush()), and so does the end of a cell, so every message keeps its order. Between
     // cells (a Python thread printing) text is joined the same way, so such a thread cannot
-    // flood iopub either; it goes out with the parent header current when it is published,
-    // as in ipykernel: a cell started within flush_after of the write shows it.
+    // flood iopub either (python_output publishes it under the cell that ran last).
     class stream_coalescer
     {
     public:

@@ -56,16 +56,21 @@ def test_output_of_an_error_comes_before_its_traceback(kernel):
 
 
 def test_a_thread_printing_after_its_cell_ended_still_reaches_the_notebook(kernel):
+    # ... in the cell that started it, even when another request came in meanwhile
     km, kc = kernel
     reply, messages = execute(kc, "import threading; threading.Timer(0.3, print, ['late']).start()")
     assert reply["content"]["status"] == "ok"
+    cell = reply["parent_header"]["msg_id"]
+    info = kc.kernel_info()
     text = ""
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline and "late\n" not in text:
         msg = kc.get_iopub_msg(timeout=5)
         if msg["msg_type"] == "stream":
+            assert msg["parent_header"]["msg_id"] == cell
             text += msg["content"]["text"]
     assert text == "late\n"
+    assert shell_reply(kc, info, timeout=5)["msg_type"] == "kernel_info_reply"
 
 
 def test_a_thread_printing_between_cells_is_joined_too(kernel):
