@@ -218,14 +218,15 @@ namespace xcuda::kernel
         {
             return;
         }
+        // success is False exactly when one of the two holds an exception
         py::object error = result.attr("error_in_exec");
         if (error.is_none())
         {
             error = result.attr("error_before_exec");
         }
         reply["status"] = "error";
-        reply["ename"] = error.is_none() ? std::string("Error") : py::str(py::type::handle_of(error).attr("__name__")).cast<std::string>();
-        reply["evalue"] = error.is_none() ? std::string() : py::str(error).cast<std::string>();
+        reply["ename"] = py::str(py::type::handle_of(error).attr("__name__")).cast<std::string>();
+        reply["evalue"] = py::str(error).cast<std::string>();
         reply["traceback"] = nl::json::array();
         reply["user_expressions"] = nl::json::object();
     }

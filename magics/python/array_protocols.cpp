@@ -255,6 +255,30 @@ PyObject* attr_or_null(PyObject* obj, PyObject* name) {
     return v;
 }
 
+// CuPy's current stream handle as its own CAI reads it (0: its default stream): through the C
+// function when it was found, else the Python function and the Stream's .ptr. False when it
+// cannot be read.
+bool cupy_current_stream(const CupyState& cupy, std::uintptr_t& stream) {
+    if (cupy.current_stream_ptr) {
+        const std::intptr_t p = cupy.current_stream_ptr();
+        if (p == -1 && PyErr_Occurred()) {  // Cython 3 lets a cdef function raise
+            PyErr_Clear();
+            return false;
+        }
+        stream = static_cast<std::uintptr_t>(p);
+        return true;
+    }
+    py::object s = py::reinterpret_steal<py::object>(PyObject_CallNoArgs(cupy.get_current_stream));
+    if (!s) {
+        PyErr_Clear();
+        return false;
+    }
+    py::object sp = py::reinterpret_steal<py::object>(attr_or_null(s.ptr(), fast_names().ptr));
+    if (!sp || !PyLong_Check(sp.ptr())) return false;
+    stream = static_cast<std::uintptr_t>(PyLong_AsUnsignedLongLongMask(sp.ptr()));
+    return true;
+}
+
 // CuPy's CAI export version and, for v3, its current stream (0 reported as CuPy's default
 // stream), as its __cuda_array_interface__ would put them. False when they cannot be read.
 bool read_cupy_launch(KnownArrayLaunch& launch) {
@@ -265,23 +289,8 @@ bool read_cupy_launch(KnownArrayLaunch& launch) {
     const long ver = PyLong_AsLong(version.ptr());
     if (ver != 2 && ver != 3) return false;  // CuPy's own CAI raises the ValueError that explains it
     std::uintptr_t stream = 0;
-    if (ver == 3 && cupy.current_stream_ptr) {
-        const std::intptr_t p = cupy.current_stream_ptr();
-        if (p == -1 && PyErr_Occurred()) {  // Cython 3 lets a cdef function raise
-            PyErr_Clear();
-            return false;
-        }
-        stream = static_cast<std::uintptr_t>(p);
-        if (stream == 0) stream = cupy.default_stream;
-    } else if (ver == 3) {
-        py::object s = py::reinterpret_steal<py::object>(PyObject_CallNoArgs(cupy.get_current_stream));
-        if (!s) {
-            PyErr_Clear();
-            return false;
-        }
-        py::object sp = py::reinterpret_steal<py::object>(attr_or_null(s.ptr(), n.ptr));
-        if (!sp || !PyLong_Check(sp.ptr())) return false;
-        stream = static_cast<std::uintptr_t>(PyLong_AsUnsignedLongLongMask(sp.ptr()));
+    if (ver == 3) {
+        if (!cupy_current_stream(cupy, stream)) return false;
         if (stream == 0) stream = cupy.default_stream;
     }
     launch.cupy_read = true;
