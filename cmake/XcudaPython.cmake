@@ -1,45 +1,76 @@
-# Which Python this build embeds (the kernel) or extends (the module).
+# Which Python the `xcuda` package is built for, and where its files go.
 #
-# The kernel embeds the interpreter that libxeus-python was built for. Debian's
-# libxeus-python does not link libpython, so that interpreter is the one installed in the
-# same prefix as xeus-python (/usr/bin/python3 on Debian 12), not whatever python3 comes
-# first on PATH (a pyenv or virtualenv python3.11 has the same version but not Debian's
-# dist-packages, where IPython and xeus_python_shell live).
-#
-# The extension module builds for whatever Python_EXECUTABLE names (default: the first
-# python3 on PATH), so the GPU machine can build it for its own Python 3.12.
-if(XCUDA_BUILD_KERNEL)
-  # Located before find_package(xeus-python): that package finds pybind11, and pybind11
-  # searches for a Python of its own (the first python3 on PATH) unless Python_EXECUTABLE
-  # and PYBIND11_FINDPYTHON are already set.
-  if(NOT Python_EXECUTABLE)
-    find_library(_xpyt_lib NAMES xeus-python)
-    if(NOT _xpyt_lib)
-      message(FATAL_ERROR "libxeus-python not found: install xeus-python-dev (.ci/install-deps).")
-    endif()
-    get_filename_component(_xpyt_lib "${_xpyt_lib}" REALPATH)
-    get_filename_component(_xpyt_libdir "${_xpyt_lib}" DIRECTORY)
-    # <prefix>/lib/<multiarch>/libxeus-python.so or <prefix>/lib/libxeus-python.so
-    string(REGEX REPLACE "/lib(/[^/]+-linux-gnu)?$" "" _xpyt_prefix "${_xpyt_libdir}")
-    find_program(_xpyt_python NAMES python3 PATHS "${_xpyt_prefix}/bin" NO_DEFAULT_PATH)
-    if(NOT _xpyt_python)
-      message(FATAL_ERROR "No python3 next to xeus-python in ${_xpyt_prefix}/bin. "
-                          "Pass -DPython_EXECUTABLE=<the Python libxeus-python was built for>.")
-    endif()
-    set(Python_EXECUTABLE "${_xpyt_python}" CACHE FILEPATH "Python embedded by the xcuda kernel")
-  endif()
-  set(PYBIND11_FINDPYTHON ON)
-  find_package(xeus 2.4 REQUIRED)
-  find_package(xeus-python 0.14 REQUIRED)
-  find_package(Python 3.8 REQUIRED COMPONENTS Interpreter Development.Embed Development.Module)
-else()
-  find_package(Python 3.8 REQUIRED COMPONENTS Interpreter Development.Module)
+# pip (scikit-build-core) names the Python running it. A plain CMake build takes
+# -DPython_EXECUTABLE, else Debian's /usr/bin/python3, where apt's IPython, jupyter_client and
+# xeus-python-shell live (the tests need them), not whatever python3 comes first on PATH (pyenv
+# here, a 3.12 virtualenv on the GPU machine).
+if(NOT Python_EXECUTABLE AND NOT SKBUILD AND EXISTS /usr/bin/python3)
+  set(Python_EXECUTABLE /usr/bin/python3 CACHE FILEPATH "Python the xcuda package is built for")
 endif()
-# pybind11 then uses this same Python instead of searching again.
+set(_xcuda_python_components Interpreter Development.Module)
+if(XCUDA_BUILD_TESTS AND XCUDA_BUILD_KERNEL)
+  list(APPEND _xcuda_python_components Development.Embed)  # the interrupt router's unit test
+endif()
+find_package(Python 3.10 COMPONENTS ${_xcuda_python_components})
+if(NOT Python_FOUND)
+  message(FATAL_ERROR "xcuda needs CPython 3.10 or newer with its headers (${_xcuda_python_components}); "
+                      "found: ${Python_EXECUTABLE} ${Python_VERSION}. Debian/Ubuntu: apt install python3-dev; "
+                      "conda: conda install python>=3.10; or pass -DPython_EXECUTABLE=/path/to/python3.")
+endif()
+
+# pybind11: a CMake package (Debian's pybind11-dev, conda), else the one pip installed next to
+# the Python (`python -m pybind11 --cmakedir`).
 set(PYBIND11_FINDPYTHON ON)
-find_package(pybind11 2.6 CONFIG REQUIRED)
+find_package(pybind11 2.10 CONFIG QUIET)
+if(NOT pybind11_FOUND)
+  execute_process(COMMAND "${Python_EXECUTABLE}" -m pybind11 --cmakedir
+                  OUTPUT_VARIABLE _pybind11_dir OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+  find_package(pybind11 2.10 CONFIG QUIET HINTS "${_pybind11_dir}")
+endif()
+if(NOT pybind11_FOUND)
+  message(FATAL_ERROR "pybind11 2.10 or newer not found. Debian/Ubuntu: apt install pybind11-dev; "
+                      "pip: pip install pybind11; conda: conda install -c conda-forge pybind11.")
+endif()
 
 execute_process(
   COMMAND "${Python_EXECUTABLE}" -c "import sys; print(sys.prefix)"
   OUTPUT_VARIABLE XCUDA_PYTHON_PREFIX OUTPUT_STRIP_TRAILING_WHITESPACE)
-message(STATUS "xcuda: Python ${Python_VERSION} at ${Python_EXECUTABLE} (prefix ${XCUDA_PYTHON_PREFIX})")
+message(STATUS "xcuda: the package is built for Python ${Python_VERSION} at ${Python_EXECUTABLE} (prefix ${XCUDA_PYTHON_PREFIX})")
+
+# The package as Python sees it: in the build tree (tests import it from there) and installed.
+set(XCUDA_PACKAGE_BUILD_DIR "${CMAKE_BINARY_DIR}/python/xcuda")
+if(SKBUILD)
+  set(XCUDA_PACKAGE_INSTALL_DIR xcuda)  # relative to the wheel's site-packages
+else()
+  set(XCUDA_PYTHON_SITE_DIR "lib/python${Python_VERSION_MAJOR}.${Python_VERSION_MINOR}/site-packages"
+      CACHE STRING "Where `cmake --install` puts the xcuda package (relative to the prefix)")
+  set(XCUDA_PACKAGE_INSTALL_DIR "${XCUDA_PYTHON_SITE_DIR}/xcuda")
+endif()
+
+# Copies a layer's Python files (and data) into the build tree's package when they change,
+# and installs them with it. xcuda_package_files(TARGET name [SUBDIR dir] FILES f...)
+function(xcuda_package_files)
+  cmake_parse_arguments(ARG "" "TARGET;SUBDIR" "FILES" ${ARGN})
+  set(_outputs "")
+  foreach(_file IN LISTS ARG_FILES)
+    get_filename_component(_source "${_file}" ABSOLUTE)
+    get_filename_component(_name "${_file}" NAME)
+    set(_output "${XCUDA_PACKAGE_BUILD_DIR}/${ARG_SUBDIR}/${_name}")
+    add_custom_command(OUTPUT "${_output}"
+                       COMMAND "${CMAKE_COMMAND}" -E copy "${_source}" "${_output}"
+                       DEPENDS "${_source}" VERBATIM)
+    list(APPEND _outputs "${_output}")
+  endforeach()
+  add_custom_target(${ARG_TARGET} ALL DEPENDS ${_outputs})
+  install(FILES ${ARG_FILES} DESTINATION "${XCUDA_PACKAGE_INSTALL_DIR}/${ARG_SUBDIR}")
+endfunction()
+
+# An extension module of the package: xcuda_package_module(TARGET name MODULE _core SOURCES ...)
+function(xcuda_package_module)
+  cmake_parse_arguments(ARG "" "TARGET;MODULE" "SOURCES" ${ARGN})
+  pybind11_add_module(${ARG_TARGET} ${ARG_SOURCES})
+  set_target_properties(${ARG_TARGET} PROPERTIES
+    OUTPUT_NAME ${ARG_MODULE}
+    LIBRARY_OUTPUT_DIRECTORY "${XCUDA_PACKAGE_BUILD_DIR}")
+  install(TARGETS ${ARG_TARGET} LIBRARY DESTINATION "${XCUDA_PACKAGE_INSTALL_DIR}")
+endfunction()

@@ -3,7 +3,7 @@
 
 #include <cstdio>
 
-#include <pybind11/embed.h>
+#include <pybind11/pybind11.h>
 #include <xeus/xinterpreter.hpp>
 
 namespace py = pybind11;
@@ -32,15 +32,13 @@ namespace xcuda::kernel
     }
 
     // sys.stdout / sys.stderr while the kernel runs: flushes C output ahead of each
-    // Python write, then hands the write to the coalescer. Other attributes (encoding,
-    // name...) are xeus-python's stream's.
+    // Python write, then hands the write to the coalescer. A text stream as io.TextIOBase
+    // describes one (UTF-8, write-only, not a tty), so %timeit prints "µs", and tqdm and
+    // rich see a stream they can write to.
     class ordered_stream
     {
     public:
-        ordered_stream(python_output& output, py::object inner, int fd)
-            : m_output(output), m_inner(std::move(inner)), m_fd(fd)
-        {
-        }
+        ordered_stream(python_output& output, int fd) : m_output(output), m_fd(fd) {}
 
         // As io.TextIOBase.write: str only, returns the number of characters.
         Py_ssize_t write(py::handle text)
@@ -54,6 +52,14 @@ namespace xcuda::kernel
             return PyUnicode_GET_LENGTH(text.ptr());
         }
 
+        void writelines(py::iterable lines)
+        {
+            for (py::handle line : lines)
+            {
+                write(line);
+            }
+        }
+
         void flush()
         {
             m_output.deliver(true);
@@ -63,15 +69,20 @@ namespace xcuda::kernel
         // Code that writes to the descriptor (faulthandler, subprocess) lands in the
         // same captured pipe.
         int fileno() const { return m_fd; }
-
-        py::object getattr(const std::string& name) const { return m_inner.attr(name.c_str()); }
+        const char* name() const { return m_fd == 1 ? "<stdout>" : "<stderr>"; }
 
     private:
         python_output& m_output;
-        py::object m_inner;
         int m_fd;
     };
 
+
+    namespace
+    {
+        // The instance a pending call may still reach: Python outlives the kernel's objects
+        // (it hosts them), so a call queued just before the kernel stopped must find none.
+        std::atomic<python_output*> live_instance{nullptr};
+    }
 
     python_output::python_output(output_capture& capture)
         : m_capture(capture)
@@ -87,6 +98,7 @@ namespace xcuda::kernel
             publish_stream_with_parent(parent, stream == 0 ? "stdout" : "stderr", text);
         })
     {
+        live_instance = this;
         m_capture.on_queued([this] {
             if (!m_call_scheduled.exchange(true))
             {
@@ -103,13 +115,30 @@ namespace xcuda::kernel
     void python_output::install()
     {
         py::module_ sys = py::module_::import("sys");
-        py::module_::import("_xcuda_kernel_io");  // registers ordered_stream
-        sys.attr("stdout") = py::cast(ordered_stream(*this, sys.attr("stdout"), 1));
-        sys.attr("stderr") = py::cast(ordered_stream(*this, sys.attr("stderr"), 2));
+        sys.attr("stdout") = py::cast(ordered_stream(*this, 1));
+        sys.attr("stderr") = py::cast(ordered_stream(*this, 2));
+    }
+
+    python_output::~python_output()
+    {
+        m_capture.on_queued(nullptr);
+        live_instance = nullptr;
+    }
+
+    void python_output::uninstall()
+    {
+        py::gil_scoped_acquire acquire;
+        py::module_ sys = py::module_::import("sys");
+        sys.attr("stdout") = sys.attr("__stdout__");
+        sys.attr("stderr") = sys.attr("__stderr__");
     }
 
     int python_output::pending_call(void* self)
     {
+        if (live_instance.load() != self)
+        {
+            return 0;
+        }
         auto* output = static_cast<python_output*>(self);
         output->m_call_scheduled = false;
         try
@@ -219,13 +248,25 @@ namespace xcuda::kernel
     }
 }
 
-PYBIND11_EMBEDDED_MODULE(_xcuda_kernel_io, m)
+namespace xcuda::kernel
 {
-    using xcuda::kernel::ordered_stream;
-    py::class_<ordered_stream>(m, "OrderedStream")
-        .def("write", &ordered_stream::write)
-        .def("flush", &ordered_stream::flush)
-        .def("fileno", &ordered_stream::fileno)
-        .def("isatty", [](const ordered_stream&) { return false; })
-        .def("__getattr__", &ordered_stream::getattr);
+    void define_output_streams(py::module_& m)
+    {
+        py::class_<ordered_stream>(m, "OrderedStream")
+            .def("write", &ordered_stream::write)
+            .def("writelines", &ordered_stream::writelines)
+            .def("flush", &ordered_stream::flush)
+            .def("fileno", &ordered_stream::fileno)
+            .def("isatty", [](const ordered_stream&) { return false; })
+            .def("readable", [](const ordered_stream&) { return false; })
+            .def("writable", [](const ordered_stream&) { return true; })
+            .def("seekable", [](const ordered_stream&) { return false; })
+            .def("close", [](const ordered_stream&) {})  // the kernel's streams outlive any caller
+            .def_property_readonly("closed", [](const ordered_stream&) { return false; })
+            .def_property_readonly("encoding", [](const ordered_stream&) { return "utf-8"; })
+            .def_property_readonly("errors", [](const ordered_stream&) { return "strict"; })
+            .def_property_readonly("newlines", [](const ordered_stream&) { return py::none(); })
+            .def_property_readonly("mode", [](const ordered_stream&) { return "w"; })
+            .def_property_readonly("name", &ordered_stream::name);
+    }
 }

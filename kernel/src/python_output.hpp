@@ -14,7 +14,7 @@
 namespace xcuda::kernel
 {
     // Publishes what output_capture read from fd 1/2 to the running cell, on the main
-    // thread, and replaces xeus-python's sys.stdout/sys.stderr: a Python print first
+    // thread, and replaces sys.stdout/sys.stderr: a Python print first
     // takes the C output written before it, so each descriptor is one ordered stream.
     // Both go through a stream_coalescer to xeus, as stream messages whose parent is the
     // header of the cell last started (copied on the main thread at begin_cell): output a
@@ -23,12 +23,15 @@ namespace xcuda::kernel
     {
     public:
         explicit python_output(output_capture& capture);
+        ~python_output();
         python_output(const python_output&) = delete;
         python_output& operator=(const python_output&) = delete;
 
-        // With the GIL, after xeus-python installed its streams (kept for their other
-        // attributes; publishing goes through the coalescer, which needs no Python).
+        // With the GIL, once the shell is built: replaces sys.stdout and sys.stderr
+        // (publishing goes through the coalescer, which needs no Python).
         void install();
+        // Puts Python's own streams back: the hosting Python outlives this object.
+        void uninstall();
 
         // Start and end of an execute request; end_cell publishes everything C wrote
         // during the cell before the reply goes out. Take the GIL themselves.
@@ -59,4 +62,7 @@ namespace xcuda::kernel
         nlohmann::json m_cell_parent = nlohmann::json::object();  // guarded by m_parent_mutex
         stream_coalescer m_coalescer;                 // last: its flusher thread reads the above
     };
+
+    // OrderedStream, the type of the streams install() puts in sys.
+    void define_output_streams(pybind11::module_& m);
 }

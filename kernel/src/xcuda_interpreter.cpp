@@ -8,13 +8,11 @@
 #include <string>
 
 #include <pybind11/pybind11.h>
+#include <pybind11_json/pybind11_json.hpp>
 
-#include "build_paths.hpp"
+#include "build_info.hpp"
 #include "handler_errors.hpp"
 #include "shutdown_watchdog.hpp"
-#ifdef XCUDA_WITH_MAGICS
-#include "magics_extension.hpp"
-#endif
 
 namespace py = pybind11;
 
@@ -34,23 +32,28 @@ namespace xcuda::kernel
     }
 
     xcuda_interpreter::xcuda_interpreter(python_output& output, interrupt_router& interrupts)
-        : xpyt::interpreter(true, true)
-        , m_output(output)
+        : m_output(output)
         , m_interrupts(interrupts)
     {
+        xeus::register_interpreter(this);
     }
 
     namespace
     {
         // The bulk of what building the shell imports: IPython with its completer (jedi)
-        // and magics, and the %%cuda magics' module. Not "ipykernel.comm": xeus-python puts
-        // its own module under that name, and importing the real one first costs 8 MiB.
+        // and magics, and the comm package. Not "ipykernel.comm": the shell puts xcuda's own
+        // module under that name, and importing the real one first costs 8 MiB.
         const char* const shell_modules[] = {
             "xeus_python_shell.shell",
-#ifdef XCUDA_WITH_MAGICS
-            "xcuda",
-#endif
+            "comm",
         };
+
+        // The hosting interpreter's path, for messages: sys.executable.
+        std::string python_executable()
+        {
+            py::gil_scoped_acquire acquire;
+            return py::str(py::module_::import("sys").attr("executable"));
+        }
 
         // The running interpreter's version ("3.11.2"): Py_GetVersion is a constant
         // string, readable without the GIL.
@@ -107,7 +110,6 @@ namespace xcuda::kernel
             // be this one, not the import thread.
             py::module_::import("threading");
         }
-        m_release_gil_at_startup = false;  // given up here instead, before the import thread runs
         m_gil_given_up = std::make_unique<py::gil_scoped_release>();
         m_shell_imports = std::thread([this] { import_shell_modules(); });
     }
@@ -153,8 +155,8 @@ namespace xcuda::kernel
         catch (const std::exception& e)
         {
             m_shell_failure = std::string("the Python shell could not be started: ") + e.what()
-                              + " (check that IPython and xeus-python's Python package work in "
-                              + build::python_executable + "; restart the kernel after fixing it)";
+                              + " (check that IPython and xeus-python-shell import in " + python_executable()
+                              + "; restart the kernel after fixing it)";
             write_to_log(STDERR_FILENO, "xcuda: " + m_shell_failure);
         }
     }
@@ -170,65 +172,15 @@ namespace xcuda::kernel
 
     void xcuda_interpreter::build_shell()
     {
-        // xeus-python's configuration (imports, shell, displayhook, streams) takes the GIL itself.
-        xpyt::interpreter::configure_impl();
         py::gil_scoped_acquire acquire;
-        // Like ipykernel: modules next to the notebook import.
-        py::module_::import("sys").attr("path").attr("insert")(0, "");
+        m_glue = py::module_::import("xcuda._hosted_shell");
+        m_shell = m_glue.attr("build_shell")();
         m_output.install();
-        name_errors_like_ipykernel();
-#ifdef XCUDA_WITH_MAGICS
-        m_startup_problems = load_magics_extension(m_ipython_shell);
+        m_startup_problems = m_glue.attr("load_magics")(m_shell).cast<std::string>();
         if (!m_startup_problems.empty())
         {
             write_to_log(STDERR_FILENO, m_startup_problems);
         }
-#endif
-    }
-
-    void xcuda_interpreter::name_errors_like_ipykernel()
-    {
-        // xeus_python_shell records str(etype), "<class 'ZeroDivisionError'>", as ename;
-        // frontends and nbconvert expect the bare class name.
-        py::handle shell = m_ipython_shell;
-        shell.attr("_showtraceback") = py::cpp_function(
-            [shell](py::object etype, py::object evalue, py::object stb) {
-                py::list error;
-                error.append(etype.attr("__name__"));
-                error.append(py::str(evalue));
-                error.append(stb);
-                shell.attr("last_error") = error;
-            });
-    }
-
-    void xcuda_interpreter::fail_reply_of_unshown_error(nl::json& reply)
-    {
-        // IPython shows a magic's UsageError as one stderr line without calling
-        // _showtraceback, and xeus-python decides the reply from what _showtraceback recorded:
-        // the cell replied "ok", so Run All went on past a cell that did nothing. IPython's own
-        // record of the run says it failed; the reply says so as ipykernel's does (status
-        // error, the exception's name and text, no traceback: the message is already shown).
-        if (reply.value("status", "") != "ok")
-        {
-            return;
-        }
-        py::gil_scoped_acquire acquire;
-        py::object result = py::getattr(m_ipython_shell, "last_execution_result", py::none());
-        if (result.is_none() || py::bool_(result.attr("success")))
-        {
-            return;
-        }
-        // success is False exactly when one of the two holds an exception
-        py::object error = result.attr("error_in_exec");
-        if (error.is_none())
-        {
-            error = result.attr("error_before_exec");
-        }
-        reply["status"] = "error";
-        reply["ename"] = py::str(py::type::handle_of(error).attr("__name__")).cast<std::string>();
-        reply["evalue"] = py::str(error).cast<std::string>();
-        reply["traceback"] = nl::json::array();
-        reply["user_expressions"] = nl::json::object();
     }
 
     void xcuda_interpreter::report_startup_problems()
@@ -275,23 +227,23 @@ namespace xcuda::kernel
         return reply;
     }
 
-    nl::json xcuda_interpreter::run_cell(int execution_counter,
+    nl::json xcuda_interpreter::run_cell(int /*execution_counter: IPython keeps its own*/,
                                          const std::string& code,
                                          bool silent,
                                          bool store_history,
                                          nl::json user_expressions,
                                          bool allow_stdin)
     {
+        py::gil_scoped_acquire acquire;
         nl::json reply;
         {
             interrupt_router::cell_scope scope(m_interrupts);
-            reply = xpyt::interpreter::execute_request_impl(execution_counter, code, silent, store_history,
-                                                            std::move(user_expressions), allow_stdin);
+            reply = m_glue.attr("execute")(m_shell, code, silent, store_history, py::object(py::cast(user_expressions)),
+                                           allow_stdin)
+                        .cast<nl::json>();
         }
-        fail_reply_of_unshown_error(reply);
         // An interrupt that arrived as the cell ended was tripped but not raised: consume
         // it here so it cannot surface in the next cell.
-        py::gil_scoped_acquire acquire;
         if (PyErr_CheckSignals() != 0)
         {
             PyErr_Clear();
@@ -303,7 +255,8 @@ namespace xcuda::kernel
     {
         return answer_always("complete_request", [&] {
             ensure_shell();
-            return xpyt::interpreter::complete_request_impl(code, cursor_pos);
+            py::gil_scoped_acquire acquire;
+            return m_glue.attr("complete")(m_shell, code, cursor_pos).cast<nl::json>();
         });
     }
 
@@ -311,7 +264,8 @@ namespace xcuda::kernel
     {
         return answer_always("inspect_request", [&] {
             ensure_shell();
-            return xpyt::interpreter::inspect_request_impl(code, cursor_pos, detail_level);
+            py::gil_scoped_acquire acquire;
+            return m_glue.attr("inspect_object")(m_shell, code, cursor_pos, detail_level).cast<nl::json>();
         });
     }
 
@@ -319,7 +273,8 @@ namespace xcuda::kernel
     {
         return answer_always("is_complete_request", [&] {
             ensure_shell();
-            return xpyt::interpreter::is_complete_request_impl(code);
+            py::gil_scoped_acquire acquire;
+            return m_glue.attr("is_complete")(m_shell, code).cast<nl::json>();
         });
     }
 
@@ -335,13 +290,5 @@ namespace xcuda::kernel
         // Runs on the control thread, possibly while the main thread is busy: touch no
         // Python state here, just make sure the process ends.
         exit_after(shutdown_grace);
-    }
-
-    nl::json xcuda_interpreter::internal_request_impl(const nl::json& content)
-    {
-        return answer_always("internal_request", [&] {
-            ensure_shell();
-            return xpyt::interpreter::internal_request_impl(content);
-        });
     }
 }

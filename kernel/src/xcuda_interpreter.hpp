@@ -6,24 +6,25 @@
 
 #include <nlohmann/json.hpp>
 #include <pybind11/pybind11.h>
-#include <xeus-python/xinterpreter.hpp>
+#include <xeus/xinterpreter.hpp>
 
 #include "interrupt_router.hpp"
 #include "python_output.hpp"
 
 namespace xcuda::kernel
 {
-    // xeus-python's interpreter with what the xcuda kernel adds: interrupts that reach the
-    // cell, C-level output that reaches the cell, the %%cuda magics, and handlers that
-    // always answer (xeus 2.4.1 logs an escaping exception and sends no reply, which
-    // leaves the frontend waiting forever).
+    // The kernel's interpreter: xeus requests answered by IPython's shell, built and wired by
+    // the Python half (xcuda/_hosted_shell.py) in whatever Python hosts the kernel, the way
+    // xeus-python's interpreter wires it. Adds interrupts that reach the cell, C-level output
+    // that reaches the cell, the %%cuda magics, and handlers that always answer (xeus 2.4.1
+    // logs an escaping exception and sends no reply, which leaves the frontend waiting forever).
     //
     // Start-up: kernel_info is answered as soon as the sockets are up, from facts known
-    // without Python. IPython and xeus-python's shell (~0.3 s of imports) are imported on a
+    // without IPython. IPython and xeus-python's shell (~0.3 s of imports) are imported on a
     // background thread meanwhile, and the shell is built in the main thread by the first
     // request that needs it (execute, complete, inspect, is_complete), which waits for
     // those imports if they are still running.
-    class xcuda_interpreter final : public xpyt::interpreter
+    class xcuda_interpreter final : public xeus::xinterpreter
     {
     public:
         xcuda_interpreter(python_output& output, interrupt_router& interrupts);
@@ -44,7 +45,6 @@ namespace xcuda::kernel
         nl::json is_complete_request_impl(const std::string& code) override;
         nl::json kernel_info_request_impl() override;
         void shutdown_request_impl() override;
-        nl::json internal_request_impl(const nl::json& content) override;
 
         nl::json run_cell(int execution_counter,
                           const std::string& code,
@@ -57,13 +57,14 @@ namespace xcuda::kernel
         void ensure_shell();      // throws that failure
         void build_shell();
         void report_startup_problems();
-        void name_errors_like_ipykernel();
-        void fail_reply_of_unshown_error(nl::json& reply);
 
         python_output& m_output;
         interrupt_router& m_interrupts;
         nl::json m_kernel_info;
         std::string m_startup_problems;
+        // xcuda._hosted_shell and the shell it built; released after the GIL is taken back.
+        pybind11::object m_glue;
+        pybind11::object m_shell;
         // The main thread's hold on the GIL from start-up, given up in configure_impl so
         // the import thread can run (xeus-python gives it up the same way).
         std::unique_ptr<pybind11::gil_scoped_release> m_gil_given_up;

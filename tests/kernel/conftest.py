@@ -1,7 +1,9 @@
 """Fixtures and helpers for the xcuda kernel's protocol tests (jupyter_client, no GPU)."""
 
+import functools
 import os
 import signal
+import subprocess
 import time
 from queue import Empty
 
@@ -23,6 +25,21 @@ def per_test_timeout(request):
     yield
     signal.alarm(0)
     signal.signal(signal.SIGALRM, previous)
+
+
+@functools.lru_cache(maxsize=None)
+def kernel_python():
+    """The Python the kernelspec under test starts (its argv[0]): the kernel's own, which
+    need not be the one running these tests (a pip-installed kernel in a virtualenv)."""
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    return KernelSpecManager().get_kernel_spec(KERNEL_NAME).argv[0]
+
+
+def in_kernel_python(code):
+    """What `code` prints when the kernel's Python runs it as a script."""
+    return subprocess.run([kernel_python(), "-c", code], check=True, capture_output=True,
+                          text=True, timeout=60).stdout
 
 
 def start_kernel(env=None):

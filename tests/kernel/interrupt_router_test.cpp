@@ -8,7 +8,6 @@
 
 #include <chrono>
 
-#include "embedded_python.hpp"
 #include "interrupt_router.hpp"
 
 namespace py = pybind11;
@@ -126,7 +125,7 @@ int main(int argc, char** argv)
     // As in the kernel's main: signals blocked before any thread exists.
     interrupt_router::block_signals_in_this_thread();
     ::testing::InitGoogleTest(&argc, argv);
-    py::scoped_interpreter python = xcuda::kernel::start_embedded_python(argc, argv);
+    py::scoped_interpreter python;
     interrupt_router routing;
     router = &routing;
     return RUN_ALL_TESTS();

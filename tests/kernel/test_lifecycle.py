@@ -5,7 +5,7 @@ import sys
 import tempfile
 import time
 
-from conftest import connect, execute, start_kernel, stop_kernel, stream_text
+from conftest import connect, execute, in_kernel_python, start_kernel, stop_kernel, stream_text
 
 SHUTDOWN_BUDGET_S = 2.5
 
@@ -64,10 +64,10 @@ def test_restart_request_ends_the_process_within_budget_and_a_new_kernel_answers
         kc2.stop_channels()
 
 
-def test_a_virtualenv_python3_first_on_path_does_not_change_the_embedded_python():
+def test_a_virtualenv_python3_first_on_path_does_not_change_the_kernels_python():
     # A virtualenv of another Python (3.12-style pyvenv.cfg, empty site-packages) first on
-    # PATH: an embedded interpreter that looked python3 up on PATH would take its prefix and
-    # lose the dist-packages where IPython lives.
+    # PATH: the kernel runs in the Python its kernelspec names, not in whatever python3 the
+    # PATH offers (which would lose the site-packages where IPython lives).
     with tempfile.TemporaryDirectory() as venv:
         os.makedirs(os.path.join(venv, "bin"))
         os.makedirs(os.path.join(venv, "lib", "python3.12", "site-packages"))
@@ -93,6 +93,23 @@ def test_a_virtualenv_python3_first_on_path_does_not_change_the_embedded_python(
             stop_kernel(km, kc)
 
 
+def test_the_kernel_runs_in_the_python_its_kernelspec_names_with_that_pythons_packages():
+    # The kernel is an extension module of the Python that starts it: sys.executable,
+    # sys.prefix and the xcuda package are that Python's (a user's venv: its torch and CuPy).
+    script = "import os, sys; print(os.path.realpath(sys.executable)); print(sys.prefix)"
+    expected = in_kernel_python(script)
+    km, kc = start_kernel()
+    try:
+        reply, messages = execute(kc, script)
+        assert reply["content"]["status"] == "ok"
+        assert stream_text(messages) == expected
+        reply, messages = execute(kc, "import sys, xcuda, xcuda._kernel as k; "
+                                      "print(sys.modules['xcuda._kernel'] is k, k.__file__.startswith(os.path.dirname(xcuda.__file__)))")
+        assert stream_text(messages) == "True True\n"
+    finally:
+        stop_kernel(km, kc)
+
+
 def test_kernel_info_says_python_as_ipykernel_does_before_any_cell():
     # Answered before the shell exists (IPython is still importing in the background): the
     # facts must not depend on it, and the frontend's highlighting needs the ipython mode.
@@ -101,7 +118,7 @@ def test_kernel_info_says_python_as_ipykernel_does_before_any_cell():
         content = kc.kernel_info(reply=True, timeout=10)["content"]
         info = content["language_info"]
         assert info["name"] == "python" and info["file_extension"] == ".py"
-        assert info["version"] == ".".join(map(str, sys.version_info[:3]))
+        assert info["version"] == in_kernel_python("import sys; print(*sys.version_info[:3], sep='.')").strip()
         assert info["codemirror_mode"] == {"name": "ipython", "version": 3}
         assert info["pygments_lexer"] == "ipython3"
         assert content["implementation"] == "xcuda"
@@ -110,10 +127,13 @@ def test_kernel_info_says_python_as_ipykernel_does_before_any_cell():
         assert "import" in reply["content"]["matches"]
         reply, _ = execute(kc, "get_ipython().__class__.__name__")
         assert reply["content"]["status"] == "ok"
-        # Comms (ipywidgets) go through xeus-python's own ipykernel.comm, which the background
-        # imports must not have pre-empted with the real ipykernel's.
-        reply, messages = execute(kc, "import ipykernel.comm as c; print(getattr(c, '__file__', None), c.Comm.__module__)")
-        assert stream_text(messages) == "None comm\n"
+        # Comms (ipywidgets) go through the kernel's own Comm, under the comm package's
+        # create_comm and ipykernel.comm's old name, which the background imports must not
+        # have pre-empted with the real ipykernel's.
+        reply, messages = execute(kc, "import ipykernel.comm as c, comm; "
+                                      "print(getattr(c, '__file__', None), c.Comm.__module__, "
+                                      "comm.create_comm is not comm._create_comm)")
+        assert stream_text(messages) == "None xcuda._kernel True\n"
     finally:
         stop_kernel(km, kc)
 

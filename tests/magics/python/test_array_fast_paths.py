@@ -22,11 +22,12 @@ from conftest import requires_gpu
 
 
 def simulator_path():
-    """XCUDA_CUDA_DRIVER when ctest sets it, else the simulator built next to this xcuda module."""
+    """XCUDA_CUDA_DRIVER when ctest sets it, else the simulator of the build tree whose xcuda
+    package (BUILD/python/xcuda) this is."""
     env = os.environ.get("XCUDA_CUDA_DRIVER", "")
     if env:
         return env
-    built = pathlib.Path(xcuda.__file__).resolve().parent.parent / "tests" / "cuda-runtime" / "libxcuda-sim-cuda.so"
+    built = pathlib.Path(xcuda.__file__).resolve().parents[2] / "tests" / "cuda-runtime" / "libxcuda-sim-cuda.so"
     return str(built) if built.exists() else ""
 
 

@@ -1,0 +1,69 @@
+// xcuda._kernel: the kernel, as an extension module of whatever Python runs
+// `python -m xcuda -f CONNECTION_FILE` (xcuda/__main__.py). That Python hosts the kernel:
+// its sys.prefix, its packages (torch, CuPy, RAPIDS) are the cells'.
+#include <unistd.h>
+
+#include <memory>
+#include <string>
+
+#include <pybind11/pybind11.h>
+#include <xeus/xhelper.hpp>
+#include <xeus/xkernel.hpp>
+#include <xeus/xkernel_configuration.hpp>
+#include <zmq.hpp>
+
+#include "build_info.hpp"
+#include "conforming_server.hpp"
+#include "execution_history.hpp"
+#include "interrupt_router.hpp"
+#include "output_capture.hpp"
+#include "python_comm.hpp"
+#include "python_output.hpp"
+#include "shell_bridge.hpp"
+#include "xcuda_interpreter.hpp"
+
+namespace py = pybind11;
+
+namespace
+{
+    // Serves the connection file's ports until a shutdown_request; returns the exit status.
+    int run(const std::string& connection_file)
+    {
+        using namespace xcuda::kernel;
+
+        xeus::xconfiguration config = xeus::load_configuration(connection_file);
+
+        // Order matters: signals blocked before any of the kernel's threads exist (all
+        // inherit the mask), fd 1/2 captured before xeus writes anything.
+        interrupt_router::block_signals_in_this_thread();
+        output_capture capture({STDOUT_FILENO, STDERR_FILENO});
+        set_log_fd(capture.original_fd(1));
+        python_output output(capture);
+        interrupt_router interrupts;
+        set_output_barrier([&output] { output.flush_streams(); });
+
+        xeus::xkernel kernel(config,
+                             xeus::get_user_name(),
+                             xeus::make_context<zmq::context_t>(),
+                             std::make_unique<xcuda_interpreter>(output, interrupts),
+                             make_conforming_server,
+                             std::make_unique<execution_history>());
+        kernel.start();
+        output.uninstall();
+        set_output_barrier(nullptr);
+        set_log_fd(STDERR_FILENO);
+        return 0;
+    }
+}
+
+PYBIND11_MODULE(_kernel, m)
+{
+    using namespace xcuda::kernel;
+    m.doc() = "The xcuda Jupyter kernel (xeus); started by `python -m xcuda -f CONNECTION_FILE`";
+    m.attr("__version__") = build::version;
+    m.def("run", &run, py::arg("connection_file"),
+          "Runs the kernel on the connection file's ports until it is shut down; returns the exit status.");
+    define_shell_bridge(m);
+    define_comms(m);
+    define_output_streams(m);
+}

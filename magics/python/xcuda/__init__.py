@@ -1,0 +1,19 @@
+"""xcuda: CUDA C++ kernels compiled in-process with NVRTC and launched through the CUDA driver
+API, on numpy, CuPy, PyTorch or xcuda's own device arrays.
+
+In a notebook: the xcuda Jupyter kernel (`python -m xcuda install`), or `%load_ext xcuda` in
+any IPython kernel. The API (Module, Kernel, DeviceArray, Device, Stream, Event, compile, the
+CudaError tree) is defined in C++ (xcuda._core) and re-exported here.
+"""
+
+from xcuda import _core
+from xcuda._core import *  # noqa: F401,F403  (every public name of the C++ module)
+
+__version__ = _core.__version__
+
+# Classes and errors name themselves as users import them (xcuda.Kernel, xcuda.CompileError)
+# and as pickle looks them up, not after the extension module that defines them.
+for _value in vars(_core).values():
+    if isinstance(_value, type) and _value.__module__ == _core.__name__:
+        _value.__module__ = __name__
+del _value
