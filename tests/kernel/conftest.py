@@ -36,6 +36,24 @@ def kernel_python():
     return KernelSpecManager().get_kernel_spec(KERNEL_NAME).argv[0]
 
 
+def xcuda_command():
+    """How the kernelspec under test runs the xcuda package: [python, -m, xcuda] when it is
+    installed in that Python, [python, launcher] for a CMake build or install."""
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    argv = KernelSpecManager().get_kernel_spec(KERNEL_NAME).argv
+    return argv[:argv.index("-f")]
+
+
+def package_env():
+    """The environment in which `python -m xcuda` imports the package under test: as it is
+    for a pip install, with the package's parent on PYTHONPATH for a CMake build."""
+    command = xcuda_command()
+    if command[1:] == ["-m", "xcuda"]:
+        return dict(os.environ)
+    return dict(os.environ, PYTHONPATH=os.path.dirname(command[1]))
+
+
 def in_kernel_python(code):
     """What `code` prints when the kernel's Python runs it as a script."""
     return subprocess.run([kernel_python(), "-c", code], check=True, capture_output=True,

@@ -1,0 +1,129 @@
+"""`python -m xcuda install` and `python -m xcuda` itself, run by the Python of the kernel
+under test (Debian's for the build tree, a virtualenv's for a pip install)."""
+
+import json
+import os
+import subprocess
+
+from conftest import connect, execute, kernel_python, package_env, stop_kernel, stream_text
+from jupyter_client.manager import KernelManager
+
+
+def run_xcuda(*args, env=None):
+    return subprocess.run([kernel_python(), "-m", "xcuda", *args], env=env or package_env(),
+                          capture_output=True, text=True, timeout=60)
+
+
+def spec_dir(prefix, name="xcuda"):
+    return os.path.join(prefix, "share", "jupyter", "kernels", name)
+
+
+def python_path(python):
+    return subprocess.run([python, "-c", "import sys; print(sys.executable)"], capture_output=True,
+                          text=True, check=True).stdout.strip()
+
+
+def test_install_prefix_writes_a_kernelspec_that_runs_this_python(tmp_path):
+    result = run_xcuda("install", "--prefix", str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    directory = spec_dir(tmp_path)
+    assert directory in result.stdout
+    with open(os.path.join(directory, "kernel.json")) as f:
+        spec = json.load(f)
+    assert spec["argv"] == [python_path(kernel_python()), "-m", "xcuda", "-f", "{connection_file}"]
+    assert spec["interrupt_mode"] == "signal"
+    assert spec["language"] == "python"
+    assert spec["display_name"] == "Python 3 (xcuda)"
+    assert sorted(os.listdir(directory)) == ["kernel.json", "logo-32x32.png", "logo-64x64.png", "logo-svg.svg"]
+    # nothing else left beside it (no staging directories)
+    assert os.listdir(os.path.dirname(directory)) == ["xcuda"]
+
+
+def test_name_and_display_name(tmp_path):
+    result = run_xcuda("install", "--prefix", str(tmp_path), "--name", "xcuda-torch",
+                       "--display-name", "CUDA (torch env)")
+    assert result.returncode == 0, result.stderr
+    with open(os.path.join(spec_dir(tmp_path, "xcuda-torch"), "kernel.json")) as f:
+        assert json.load(f)["display_name"] == "CUDA (torch env)"
+
+
+def test_an_invalid_name_is_refused_with_what_to_pass(tmp_path):
+    result = run_xcuda("install", "--prefix", str(tmp_path), "--name", "my kernel!")
+    assert result.returncode == 1
+    assert "'my kernel!' is not valid" in result.stderr and "--name" in result.stderr
+    assert not os.path.exists(os.path.join(tmp_path, "share", "jupyter", "kernels", "my kernel!"))
+
+
+def test_sys_prefix_and_user_go_where_jupyter_looks(tmp_path):
+    env = dict(package_env(), JUPYTER_DATA_DIR=str(tmp_path / "user-data"))
+    result = run_xcuda("install", "--user", env=env)
+    assert result.returncode == 0, result.stderr
+    assert os.path.isfile(tmp_path / "user-data" / "kernels" / "xcuda" / "kernel.json")
+    result = run_xcuda("install", "--sys-prefix", "--prefix", str(tmp_path), env=env)
+    assert result.returncode == 2 and "not allowed with" in result.stderr
+
+
+def test_an_unwritable_prefix_is_a_clear_error_and_nothing_is_written(tmp_path):
+    # A regular file where a directory must be: refused even for root (CI runs as root).
+    blocker = tmp_path / "not-a-directory"
+    blocker.write_text("")
+    result = run_xcuda("install", "--prefix", str(blocker / "env"))
+    assert result.returncode == 1
+    assert "cannot write the kernelspec to" in result.stderr
+    assert "--user" in result.stderr  # what to do instead
+    assert "Traceback" not in result.stderr
+    assert blocker.read_text() == ""
+
+
+def test_a_second_environment_says_it_replaced_the_first(tmp_path):
+    directory = spec_dir(tmp_path)
+    os.makedirs(directory)
+    with open(os.path.join(directory, "kernel.json"), "w") as f:
+        json.dump({"argv": ["/opt/other-env/bin/python", "-m", "xcuda", "-f", "{connection_file}"],
+                   "display_name": "old", "language": "python"}, f)
+    with open(os.path.join(directory, "stale-file"), "w") as f:
+        f.write("from the other install")
+    result = run_xcuda("install", "--prefix", str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    assert "replaced the kernelspec xcuda that started /opt/other-env/bin/python" in result.stdout
+    assert not os.path.exists(os.path.join(directory, "stale-file"))
+    assert sorted(os.listdir(os.path.dirname(directory))) == ["xcuda"]
+    # The same environment again replaces silently.
+    again = run_xcuda("install", "--prefix", str(tmp_path))
+    assert again.returncode == 0 and "replaced" not in again.stdout
+
+
+def test_a_kernelspec_found_first_on_jupyters_path_is_named(tmp_path):
+    earlier = tmp_path / "earlier"
+    os.makedirs(spec_dir(earlier))
+    with open(os.path.join(spec_dir(earlier), "kernel.json"), "w") as f:
+        json.dump({"argv": ["/opt/shadow/bin/python", "-m", "xcuda"], "display_name": "x", "language": "python"}, f)
+    env = dict(package_env(), JUPYTER_PATH=str(earlier / "share" / "jupyter"))
+    result = run_xcuda("install", "--prefix", str(tmp_path / "env"), env=env)
+    assert result.returncode == 0, result.stderr
+    assert "finds the kernelspec xcuda in" in result.stdout and "/opt/shadow/bin/python" in result.stdout
+
+
+def test_the_installed_kernelspec_starts_a_kernel_in_that_python(tmp_path):
+    assert run_xcuda("install", "--prefix", str(tmp_path)).returncode == 0
+    km = KernelManager(kernel_name="xcuda")
+    km.kernel_spec_manager.kernel_dirs = [os.path.join(tmp_path, "share", "jupyter", "kernels")]
+    km.start_kernel(env=package_env())
+    kc = connect(km)
+    try:
+        reply, messages = execute(kc, "import sys; print(sys.executable)")
+        assert reply["content"]["status"] == "ok"
+        assert stream_text(messages).strip() == python_path(kernel_python())
+    finally:
+        stop_kernel(km, kc)
+
+
+def test_the_command_line_says_how_it_is_used():
+    result = run_xcuda()
+    assert result.returncode == 2
+    assert "python -m xcuda install" in result.stderr and "-f CONNECTION_FILE" in result.stderr
+    missing = run_xcuda("-f", "/nonexistent/kernel-1.json")
+    assert missing.returncode == 2
+    assert "'/nonexistent/kernel-1.json' does not exist" in missing.stderr
+    version = run_xcuda("--version")
+    assert version.returncode == 0 and version.stdout.startswith("xcuda ")
