@@ -252,7 +252,8 @@ namespace xcuda::kernel
 {
     void define_output_streams(py::module_& m)
     {
-        py::class_<ordered_stream>(m, "OrderedStream")
+        // dynamic_attr: IPython 9 wraps a running cell's sys.stdout.write in one of its own (_tee).
+        py::class_<ordered_stream>(m, "OrderedStream", py::dynamic_attr())
             .def("write", &ordered_stream::write)
             .def("writelines", &ordered_stream::writelines)
             .def("flush", &ordered_stream::flush)

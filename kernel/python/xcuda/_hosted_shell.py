@@ -86,11 +86,15 @@ def _initialize(app):
         app.initialize(argv=[])
 
 
-def _keep_ipythons_loop_runner(shell):
-    # xeus-python-shell 0.7+ swaps in a loop runner for xeus-python's asynchronous cells; this
-    # kernel runs cells synchronously, as IPython does, and top-level await needs IPython's.
+def _run_cells_as_ipython_does(shell):
+    # xeus-python-shell 0.7+ replaces run_cell_async (another signature: it takes a callback)
+    # and the loop runner for xeus-python's asynchronous cells. This kernel runs cells through
+    # IPython's own synchronous run_cell, which calls IPython's run_cell_async, and top-level
+    # await needs IPython's loop runner: both put back on this shell.
     from IPython.core.async_helpers import _asyncio_runner
+    from IPython.core.interactiveshell import InteractiveShell
 
+    shell.run_cell_async = types.MethodType(InteractiveShell.run_cell_async, shell)
     shell.loop_runner = _asyncio_runner
 
 
@@ -102,7 +106,7 @@ def build_shell():
     app = XPythonShellApp()
     _initialize(app)
     shell = app.shell
-    _keep_ipythons_loop_runner(shell)
+    _run_cells_as_ipython_does(shell)
     shell.kernel = _KernelFacade(comm_manager)
     shell.display_pub.publish_display_data = _kernel.publish_display_data
     shell.display_pub.clear_output = _kernel.clear_output
