@@ -1,6 +1,7 @@
 #include "python_comm.hpp"
 
 #include <memory>
+#include <set>
 #include <string>
 #include <utility>
 
@@ -88,6 +89,35 @@ namespace xcuda::kernel
                             "buffers"_a = buffers);
         }
 
+        // xeus 2.4.1 hands out a target by name with std::map::operator[]: a name never
+        // registered yields an empty target whose manager is null, and a comm made on it
+        // crashes the process. So every target a comm uses is registered first (with no-op
+        // open handling until a library registers a handler), and none is ever erased while
+        // comms may point at it (unregistering installs the no-op instead).
+        std::set<std::string>& registered_targets()
+        {
+            static std::set<std::string> names;
+            return names;
+        }
+
+        void register_target(const std::string& name, xeus::xcomm_manager::target_function_type callback)
+        {
+            xeus::get_interpreter().comm_manager().register_comm_target(name, std::move(callback));
+            registered_targets().insert(name);
+        }
+
+        // A comm the frontend opens to a target nobody handles: accepted and left alone.
+        void ignore_comm(xeus::xcomm&&, xeus::xmessage) {}
+
+        xeus::xtarget* registered_target(const std::string& name)
+        {
+            if (registered_targets().count(name) == 0)
+            {
+                register_target(name, &ignore_comm);
+            }
+            return xeus::get_interpreter().comm_manager().target(name);
+        }
+
         class python_comm
         {
         public:
@@ -96,7 +126,7 @@ namespace xcuda::kernel
                         const py::object& metadata,
                         const py::object& buffers,
                         const py::kwargs& kwargs)
-                : m_comm(xeus::get_interpreter().comm_manager().target(target_name), requested_id(kwargs))
+                : m_comm(registered_target(target_name), requested_id(kwargs))
                 , m_target_name(target_name)
             {
                 m_comm.open(to_json(metadata), to_json(data), to_buffers(buffers));
@@ -162,7 +192,7 @@ namespace xcuda::kernel
             void register_target(const std::string& target_name, const py::object& callback)
             {
                 auto fn = std::make_shared<python_callback>(callback);
-                xeus::get_interpreter().comm_manager().register_comm_target(
+                xcuda::kernel::register_target(
                     target_name, [fn, target_name](xeus::xcomm&& comm, xeus::xmessage request) {
                         py::gil_scoped_acquire acquire;
                         (*fn)(python_comm(std::move(comm), target_name), to_python(request));
@@ -171,7 +201,7 @@ namespace xcuda::kernel
 
             void unregister_target(const std::string& target_name, const py::object&)
             {
-                xeus::get_interpreter().comm_manager().unregister_comm_target(target_name);
+                xcuda::kernel::register_target(target_name, &ignore_comm);
             }
 
             // xeus registers a comm when it is made; the comm package's callers still call this.
