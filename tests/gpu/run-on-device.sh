@@ -7,7 +7,8 @@
 # xeus-python-shell, comm, jupyter_client, nbclient, ipykernel, jupyter_kernel_test: wheels.sh).
 # The wheel is installed into that machine's own python3 (a venv holding PyTorch and CuPy), as a
 # user installs it; the kernel then runs hosted by that Python.
-# Logs go to $OUT. Parts: runtime | module | kernel | notebooks | bench (default: all).
+# Logs go to $OUT. Parts: runtime | module | kernel | notebooks | probe | bench (default: all
+# but probe, bench/probes/startup_probe.sh).
 set -u
 # At most 8 files come back from $OUT: the logs go to one tarball at the end.
 RESULTS=${OUT:-/tmp/xcuda-out}; OUT=/tmp/xcuda-logs; rm -rf "$OUT"; mkdir -p "$OUT" "$RESULTS"
@@ -42,13 +43,13 @@ if has runtime; then
   done
 fi
 
-if has module || has kernel || has notebooks || has bench; then
+if has module || has kernel || has notebooks || has probe || has bench; then
   # As a user installs it: into the environment's own python3, from wheels only (no registry there).
   time_start=$(date +%s.%N)
   python3 -m pip install --no-index --find-links .whl --find-links .device/wheel xcuda >"$OUT/pip-install.log" 2>&1; rc=$?
   note "pip install --no-index xcuda (into $(python3 -c 'import sys; print(sys.prefix)')) rc=$rc in $(python3 -c "import time; print(round(time.time() - $time_start, 1))") s"
   # the test tools (and ipykernel, bench part 5's peer): not the package's own dependencies
-  python3 -m pip install --no-index --find-links .whl jupyter_client jupyter_kernel_test nbclient nbformat ipykernel >>"$OUT/pip-install.log" 2>&1
+  python3 -m pip install --no-index --find-links .whl jupyter_client jupyter_kernel_test nbclient nbformat ipykernel ipywidgets >>"$OUT/pip-install.log" 2>&1
   python3 -m xcuda install --sys-prefix >"$OUT/xcuda-install.log" 2>&1; rc=$?
   note "python -m xcuda install --sys-prefix rc=$rc: $(head -1 "$OUT/xcuda-install.log")"
   python3 -c "import xcuda, sys; print(xcuda.__file__, sys.version.split()[0])" >>"$OUT/xcuda-install.log" 2>&1
@@ -61,13 +62,19 @@ if has module; then
 fi
 
 if has kernel; then
-  (cd tests/kernel && timeout 300 python3 -m pytest -q -rs -p no:cacheprovider .) >"$OUT/kernel-tests.log" 2>&1; rc=$?
+  # the simulated-fault cases too, against the simulated libcuda carried in .device/bin
+  (cd tests/kernel && XCUDA_SIM_DRIVER="$root/.device/bin/libxcuda-sim-cuda.so" timeout 300 python3 -m pytest -q -rs -p no:cacheprovider .) >"$OUT/kernel-tests.log" 2>&1; rc=$?
   note "kernel pytest (hosted kernel) rc=$rc $(tail -1 "$OUT/kernel-tests.log")"
 fi
 
 if has notebooks; then
   XCUDA_ARTIFACTS_DIR="$OUT/notebooks" timeout 200 python3 -m pytest -q -rs -p no:cacheprovider tests/notebooks >"$OUT/notebook-tests.log" 2>&1; rc=$?
   note "notebook pytest (xcuda kernel, CuPy/PyTorch required) rc=$rc $(tail -1 "$OUT/notebook-tests.log")"
+fi
+
+if has probe; then
+  bash bench/probes/startup_probe.sh python3 >"$OUT/startup-probe.log" 2>&1; rc=$?
+  note "startup probe rc=$rc"; cat "$OUT/startup-probe.log"
 fi
 
 if has bench; then

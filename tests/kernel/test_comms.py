@@ -85,3 +85,17 @@ def test_an_error_in_a_comm_callback_is_shown_and_the_kernel_lives(kernel):
     assert "ValueError" in text
     messages = run_ok(kc, "print('alive')")
     assert stream_text(messages) == "alive\n"
+
+
+def test_an_ipywidget_opens_its_comm_and_displays(kernel):
+    km, kc = kernel
+    found = stream_text(run_ok(kc, "import importlib.util as u; print(bool(u.find_spec('ipywidgets')))")).strip()
+    if found != "True":
+        pytest.skip("ipywidgets is not installed in the kernel's Python (.ci/hosted's venvs have it)")
+    messages = run_ok(kc, "import ipywidgets as w\ns = w.IntSlider(value=3)\ndisplay(s)\ns.value = 5")
+    opened = [c for t, c in comm_messages(messages) if t == "comm_open"]
+    assert any(c["data"]["state"].get("_model_name") == "IntSliderModel" for c in opened)
+    views = [m["content"]["data"] for m in messages if m["msg_type"] == "display_data"]
+    assert any("application/vnd.jupyter.widget-view+json" in v for v in views)
+    updates = [c["data"] for t, c in comm_messages(messages) if t == "comm_msg"]
+    assert {"method": "update", "state": {"value": 5}, "buffer_paths": []} in updates
