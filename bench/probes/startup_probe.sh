@@ -24,7 +24,7 @@ t "python -m xcuda --version" "$py" -m xcuda --version
 t "import IPython" "$py" -c "import IPython"
 t "import ipykernel.kernelapp" "$py" -c "import ipykernel.kernelapp"
 "$py" -X importtime -c "import xcuda._kernel" 2>&1 | sort -t'|' -k2 -n | tail -6
-"$py" -c "import site, sys; print('site-packages .pth files:', sum(1 for d in site.getsitepackages() for f in __import__('os').listdir(d) if f.endswith('.pth')), sys.path)"
+"$py" -c "import os, site; print('.pth files in site-packages:', sorted(f for d in site.getsitepackages() if os.path.isdir(d) for f in os.listdir(d) if f.endswith('.pth')))"
 # Spawn to "shell port accepts a TCP connection" (the kernel has bound its sockets), polled every
 # 1 ms: start-up without the client's ZeroMQ reconnect interval (100 ms steps) on top.
 "$py" - "$py" <<'PY'
