@@ -17,6 +17,7 @@
 #include "execution_history.hpp"
 #include "interrupt_router.hpp"
 #include "output_capture.hpp"
+#include "parent_watch.hpp"
 #include "python_comm.hpp"
 #include "python_output.hpp"
 #include "shell_bridge.hpp"
@@ -40,6 +41,7 @@ namespace
         set_log_fd(capture.original_fd(1));
         python_output output(capture);
         interrupt_router interrupts;
+        parent_watch frontend_watch;
         set_output_barrier([&output] { output.flush_streams(); });
 
         xeus::xkernel kernel(config,

@@ -41,22 +41,22 @@ namespace xcuda::kernel
                                          object_or_empty(transient));
             }
         }
+    }
 
-        // As write(2) until all is written; the log is best effort (a closed terminal).
-        void write_log(const std::string& text)
+    // As write(2) until all is written; the log is best effort (a closed terminal).
+    void write_log(const std::string& text)
+    {
+        const char* data = text.data();
+        std::size_t left = text.size();
+        while (left > 0)
         {
-            const char* data = text.data();
-            std::size_t left = text.size();
-            while (left > 0)
+            ssize_t written = ::write(log_fd.load(), data, left);
+            if (written <= 0)
             {
-                ssize_t written = ::write(log_fd.load(), data, left);
-                if (written <= 0)
-                {
-                    return;
-                }
-                data += written;
-                left -= static_cast<std::size_t>(written);
+                return;
             }
+            data += written;
+            left -= static_cast<std::size_t>(written);
         }
     }
 

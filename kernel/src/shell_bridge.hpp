@@ -1,5 +1,7 @@
 #pragma once
 
+#include <string>
+
 #include <pybind11/pybind11.h>
 
 namespace xcuda::kernel
@@ -11,4 +13,5 @@ namespace xcuda::kernel
 
     // The kernel's log (the stderr it was started with, outside the fd capture).
     void set_log_fd(int fd);
+    void write_log(const std::string& text);
 }

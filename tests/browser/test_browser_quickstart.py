@@ -7,7 +7,7 @@ tests/notebooks/notebook_checks.py), and saves a screenshot.
 
 Environment:
   XCUDA_BROWSER_VENV     the venv holding jupyter-lab (setup.sh VENV)
-  JUPYTER_PATH           leads to the installed xcuda kernelspec
+  JUPYTER_PATH           leads to an xcuda kernelspec (ctest: the build tree's)
   XCUDA_ARTIFACTS_DIR    where browser-quickstart.png goes
   XCUDA_BROWSER_NOTEBOOK the notebook to open (default notebooks/01-quickstart.ipynb)
   XCUDA_GPU_TESTS        "1" when the kernel has a GPU (its launching cells then must launch)

@@ -127,3 +127,26 @@ def test_the_command_line_says_how_it_is_used():
     assert "'/nonexistent/kernel-1.json' does not exist" in missing.stderr
     version = run_xcuda("--version")
     assert version.returncode == 0 and version.stdout.startswith("xcuda ")
+
+
+def test_an_ipc_path_too_long_for_the_platform_is_refused_saying_why(tmp_path):
+    deep = tmp_path / ("d" * 60) / ("e" * 60)
+    deep.mkdir(parents=True)
+    connection = tmp_path / "kernel.json"
+    ports = {p: n for n, p in enumerate(["shell_port", "iopub_port", "stdin_port", "control_port", "hb_port"], 1)}
+    connection.write_text(json.dumps({"transport": "ipc", "ip": str(deep / "kernel-ipc"), "key": "k",
+                                      "signature_scheme": "hmac-sha256", **ports}))
+    result = run_xcuda("-f", str(connection))
+    assert result.returncode == 2
+    assert "socket paths of at most" in result.stderr and "JUPYTER_RUNTIME_DIR" in result.stderr
+
+
+def test_the_ipc_transport_serves_a_frontend(tmp_path):
+    km = KernelManager(kernel_name="xcuda", transport="ipc", ip=str(tmp_path / "k"))
+    km.start_kernel(env=package_env())
+    kc = connect(km)
+    try:
+        reply, messages = execute(kc, "print(6 * 7)")
+        assert reply["content"]["status"] == "ok" and stream_text(messages) == "42\n"
+    finally:
+        stop_kernel(km, kc)

@@ -1,6 +1,8 @@
-"""Start-up with a foreign python3 on PATH, shutdown and restart within 2.5 s."""
+"""Start-up with a foreign python3 on PATH, the Python that hosts the kernel, shutdown and restart
+within 2.5 s, and no kernel left running when its frontend dies."""
 
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -166,3 +168,40 @@ def test_a_python_shell_that_cannot_start_is_an_error_in_each_cell_and_the_kerne
             assert km.is_alive()
         finally:
             stop_kernel(km, kc)
+
+
+FRONTEND = """
+import sys, time
+from jupyter_client.manager import KernelManager
+km = KernelManager(kernel_name="xcuda")
+km.start_kernel()
+print(km.provisioner.pid if getattr(km, "provisioner", None) else km.kernel.pid, flush=True)
+kc = km.client(); kc.start_channels(); kc.wait_for_ready(timeout=30)
+print("ready", flush=True)
+time.sleep(600)
+"""
+
+
+def process_gone(pid):
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            return any(line.split()[:2] == ["State:", "Z"] for line in f)  # exited, not yet reaped
+    except FileNotFoundError:
+        return True
+
+
+def test_the_kernel_exits_when_its_frontend_is_killed():
+    # jupyter_client names itself in JPY_PARENT_PID; a frontend killed with SIGKILL cannot shut
+    # its kernel down, which must then end by itself (ipykernel polls its parent the same way).
+    frontend = subprocess.Popen([sys.executable, "-c", FRONTEND], stdout=subprocess.PIPE, text=True)
+    try:
+        kernel_pid = int(frontend.stdout.readline())
+        assert frontend.stdout.readline().strip() == "ready"
+        assert not process_gone(kernel_pid)
+    finally:
+        frontend.kill()
+        frontend.wait()
+    deadline = time.monotonic() + 10
+    while not process_gone(kernel_pid):
+        assert time.monotonic() < deadline, f"kernel {kernel_pid} still runs 10 s after its frontend died"
+        time.sleep(0.1)

@@ -1,7 +1,8 @@
 """Executes every notebook in notebooks/ with the xcuda kernel and checks what the cells print.
 
 Environment:
-  JUPYTER_PATH           must lead to the installed kernelspec (ctest sets it to the build's prefix)
+  JUPYTER_PATH           must lead to an xcuda kernelspec (ctest: the build tree's; the GPU run: the
+                         one `python -m xcuda install --sys-prefix` wrote)
   XCUDA_NOTEBOOK_KERNEL  kernel to run them with (default "xcuda"; "python3" runs them in ipykernel
                          with the `xcuda` extension module, e.g. on the GPU machine's Python 3.12)
   XCUDA_GPU_TESTS        "1": the machine must have a GPU and every launching cell must launch;

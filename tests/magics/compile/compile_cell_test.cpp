@@ -271,19 +271,19 @@ TEST(CompileCell, WarningsAreRelabelledForTheCellThatAsks) {
 }
 
 TEST(CompileCell, RerunIsAMemoryHitWithNoCompilerCall) {
+    // Behaviour only: how fast a hit is belongs to bench/ (compile part, "memory hit"); a time
+    // limit here failed under the sanitizer build about half the time.
     Fixture f;
     auto first = f.compile(saxpy, "", "cell_1");
     auto again = f.compile(saxpy, "", "cell_2");  // a re-run gets a new execution count
     EXPECT_EQ(f.session.compiler_calls(), 1u);
     EXPECT_EQ(again.cache, CacheLevel::memory);
     EXPECT_EQ(again.module, first.module);
-    constexpr int n = 2000;
-    auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < n; ++i) f.compile(saxpy);
-    double us = ms(std::chrono::steady_clock::now() - t0) * 1000 / n;
-    std::printf("[ bench    ] memory hit: %.2f us per compile_cell (saxpy, %d runs); first compile %.1f ms\n", us, n,
-                first.milliseconds);
-    EXPECT_LT(us, 100.0);
+    for (int i = 0; i < 200; ++i) {
+        auto hit = f.compile(saxpy);
+        ASSERT_EQ(hit.cache, CacheLevel::memory);
+        ASSERT_EQ(hit.module, first.module);  // the same module object: nothing copied
+    }
     EXPECT_EQ(f.session.compiler_calls(), 1u);
 }
 
