@@ -1,4 +1,5 @@
 #include "conforming_server.hpp"
+#include "wire_guard.hpp"
 
 #include <signal.h>
 #include <unistd.h>
@@ -55,13 +56,16 @@ namespace xcuda::kernel
         class conforming_server final : public xeus::xserver_shell_main
         {
         public:
+            // xeus binds the guard's inproc endpoints; the guard, the connection file's ports.
             conforming_server(zmq::context_t& context,
-                              const xeus::xconfiguration& config,
+                              std::unique_ptr<wire_guard> guard,
                               nl::json::error_handler_t eh)
-                : xeus::xserver_shell_main(context, config, eh)
+                : xeus::xserver_shell_main(context, guard->internal_config(), eh)
+                , m_guard(std::move(guard))
                 , m_user_name(xeus::get_user_name())
                 , m_session_id(xeus::new_xguid())
             {
+                m_guard->start();
                 std::lock_guard<std::mutex> lock(running_mutex);
                 running = this;
             }
@@ -207,6 +211,7 @@ namespace xcuda::kernel
                 xeus::xserver_zmq_split::publish_impl(std::move(message), c);
             }
 
+            std::unique_ptr<wire_guard> m_guard;
             std::string m_user_name;
             std::string m_session_id;
             std::mutex m_mutex;
@@ -235,7 +240,7 @@ namespace xcuda::kernel
                                                           const xeus::xconfiguration& config,
                                                           nl::json::error_handler_t eh)
     {
-        return std::make_unique<conforming_server>(
-            context.get_wrapped_context<zmq::context_t>(), config, eh);
+        zmq::context_t& zmq_context = context.get_wrapped_context<zmq::context_t>();
+        return std::make_unique<conforming_server>(zmq_context, std::make_unique<wire_guard>(zmq_context, config), eh);
     }
 }

@@ -24,78 +24,28 @@ def _connection_file(argv):
 
 # The longest socket path the platform's AF_UNIX addresses hold (sun_path less its NUL).
 _IPC_PATH_LIMIT = 103 if sys.platform == "darwin" else 107
-# xeus 2.4.1 reads each bound endpoint back into 32 bytes (ZMQ_LAST_ENDPOINT): a longer ipc
-# endpoint fails with a bare "Invalid argument", which Jupyter's own paths
-# (~/.local/share/jupyter/runtime/kernel-<uuid>-ipc-N) always are.
-_XEUS_ENDPOINT_LIMIT = 31
 _PORTS = ("shell_port", "iopub_port", "stdin_port", "control_port", "hb_port")
 
 
-class ConnectionError_(Exception):
-    """A connection file the kernel cannot serve; the message says why and what to do."""
-
-
-def _read_connection(connection_file):
+def _connection_problem(connection_file):
+    """Why the kernel cannot serve this connection file, or None. (ZeroMQ's own answer to an
+    ipc socket path that is too long is a bare "File name too long".)"""
     try:
         with open(connection_file, encoding="utf-8") as f:
             info = json.load(f)
     except (OSError, ValueError) as e:
-        raise ConnectionError_(f"cannot read the connection file {connection_file!r}: {e}") from None
+        return f"cannot read the connection file {connection_file!r}: {e}"
     if not isinstance(info, dict):
-        raise ConnectionError_(f"the connection file {connection_file!r} holds no JSON object")
-    return info
-
-
-def _ipc_socket_paths(info):
-    return {port: f"{info.get('ip', '')}-{info.get(port, '')}" for port in _PORTS}
-
-
-def _short_ipc_endpoints(connection_file, info):
-    """For the ipc transport: binds the kernel's sockets at short paths in a private directory
-    and links the paths the frontend connects to (from the connection file) to them, so that
-    xeus reads every endpoint back. Returns (connection file to serve, cleanup)."""
-    paths = _ipc_socket_paths(info)
-    for path in paths.values():
+        return f"the connection file {connection_file!r} holds no JSON object"
+    if info.get("transport") != "ipc":
+        return None
+    for port in _PORTS:
+        path = f"{info.get('ip', '')}-{info.get(port, '')}"
         if len(path.encode()) > _IPC_PATH_LIMIT:
-            raise ConnectionError_(
-                f"the ipc transport needs socket paths of at most {_IPC_PATH_LIMIT} bytes on this platform, "
-                f"and {path!r} has {len(path.encode())}: set JUPYTER_RUNTIME_DIR to a shorter directory "
-                "(or use the tcp transport)")
-    if all(len(f"ipc://{p}") <= _XEUS_ENDPOINT_LIMIT for p in paths.values()):
-        return connection_file, lambda: None
-    import shutil
-    import tempfile
-
-    short = tempfile.mkdtemp(prefix="xc", dir="/tmp" if os.path.isdir("/tmp") else None)
-    links = []
-
-    def cleanup():
-        for link in links:
-            if os.path.islink(link):
-                os.unlink(link)
-        shutil.rmtree(short, ignore_errors=True)
-
-    try:
-        served = dict(info, ip=os.path.join(short, "p"))
-        for port, path in paths.items():
-            target = f"{served['ip']}-{info.get(port, '')}"
-            if len(f"ipc://{target}") > _XEUS_ENDPOINT_LIMIT:
-                raise ConnectionError_(f"the temporary directory {short!r} is too long for xeus's ipc endpoints; "
-                                       "use the tcp transport")
-            if os.path.lexists(path):  # a stale socket of an earlier kernel
-                os.unlink(path)
-            os.symlink(target, path)
-            links.append(path)
-        served_file = os.path.join(short, "connection.json")
-        with open(served_file, "w", encoding="utf-8") as f:
-            json.dump(served, f)
-    except OSError as e:
-        cleanup()
-        raise ConnectionError_(f"cannot prepare the ipc sockets next to {info.get('ip')!r}: {e}") from None
-    except ConnectionError_:
-        cleanup()
-        raise
-    return served_file, cleanup
+            return (f"the ipc transport needs socket paths of at most {_IPC_PATH_LIMIT} bytes on this platform, "
+                    f"and {path!r} has {len(path.encode())}: set JUPYTER_RUNTIME_DIR to a shorter directory "
+                    "(or use the tcp transport)")
+    return None
 
 
 def main(argv=None):
@@ -122,19 +72,13 @@ def main(argv=None):
               "before it starts the kernel (run the kernel from Jupyter, or pass an existing file)",
               file=sys.stderr)
         return 2
-    try:
-        info = _read_connection(connection_file)
-        served, cleanup = (_short_ipc_endpoints(connection_file, info) if info.get("transport") == "ipc"
-                           else (connection_file, lambda: None))
-    except ConnectionError_ as e:
-        print(f"xcuda: {e}", file=sys.stderr)
+    problem = _connection_problem(connection_file)
+    if problem is not None:
+        print(f"xcuda: {problem}", file=sys.stderr)
         return 2
     from xcuda import _kernel
 
-    try:
-        return _kernel.run(served)
-    finally:
-        cleanup()
+    return _kernel.run(connection_file)
 
 
 if __name__ == "__main__":
