@@ -5,14 +5,7 @@ import uuid
 
 import pytest
 
-from conftest import execute, start_kernel, stop_kernel, stream_text
-
-
-@pytest.fixture(scope="module")
-def kernel():
-    km, kc = start_kernel()
-    yield km, kc
-    stop_kernel(km, kc)
+from conftest import execute, stream_text
 
 
 def run_ok(kc, code):

@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from conftest import execute, start_kernel, stop_kernel, stream_text
+from conftest import execute, stream_text
 
 SAXPY = ('%%cuda\nextern "C" __global__ void saxpy(float a, const float* x, float* y, int n) {\n'
          '    int i = blockIdx.x * blockDim.x + threadIdx.x;\n'
@@ -24,13 +24,6 @@ saxpy[(n + 255) // 256, 256](3.0, xc, yc, n)
 torch.cuda.synchronize(); cupy.cuda.runtime.deviceSynchronize()
 print(np.allclose(yt.cpu().numpy(), expected_t, rtol=1e-6), np.allclose(yc.get(), expected_c, rtol=1e-6))
 """
-
-
-@pytest.fixture(scope="module")
-def kernel():
-    km, kc = start_kernel()
-    yield km, kc
-    stop_kernel(km, kc)
 
 
 def run(kc, code):

@@ -8,19 +8,12 @@ import time
 import pytest
 import zmq
 
-from conftest import execute, start_kernel, stop_kernel, stream_text
+from conftest import execute, stream_text
 
 CHANNELS = ("shell", "control", "stdin")
 FUZZ_MESSAGES_PER_BATCH = 500
 FUZZ_BATCHES = 6
 FUZZ_SEED = 14
-
-
-@pytest.fixture(scope="module")
-def kernel():
-    km, kc = start_kernel()
-    yield km, kc
-    stop_kernel(km, kc)
 
 
 @pytest.fixture(scope="module")
