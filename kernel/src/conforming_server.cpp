@@ -108,6 +108,17 @@ namespace xcuda::kernel
                     std::lock_guard<std::mutex> lock(m_mutex);
                     m_last_reply_parent = message.parent_header().value("msg_id", "");
                 }
+                if (message.header().value("msg_type", "") == "history_reply" && !message.content().is_object())
+                {
+                    // xeus answers a hist_access_type it does not know ("bogus") with null content;
+                    // ipykernel answers it with no history.
+                    message = xeus::xmessage(message.identities(),
+                                             message.header(),
+                                             message.parent_header(),
+                                             message.metadata(),
+                                             nl::json{{"status", "ok"}, {"history", nl::json::array()}},
+                                             std::move(message).buffers());
+                }
                 xeus::xserver_zmq_split::send_shell_impl(std::move(message));
             }
 

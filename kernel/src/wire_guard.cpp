@@ -10,8 +10,11 @@
 #include <string_view>
 
 #include <nlohmann/json.hpp>
+#include <xeus/xguid.hpp>
+#include <xeus/xmessage.hpp>
 #include <zmq_addon.hpp>
 
+#include "request_schema.hpp"
 #include "shell_bridge.hpp"
 
 namespace xcuda::kernel
@@ -104,6 +107,7 @@ namespace xcuda::kernel
     {
         // xeus binds "inproc://xcuda-<port>": short, so xeus 2.4.1 can read each endpoint
         // back (it allows 32 bytes, which Jupyter's ipc paths exceed).
+        m_session = xeus::new_xguid();
         m_internal.m_transport = "inproc";
         m_internal.m_ip = "xcuda";
         if (!m_public.m_key.empty())
@@ -146,76 +150,143 @@ namespace xcuda::kernel
         m_thread = std::thread([this] { forward_loop(); });
     }
 
-    std::string wire_guard::check(const zmq::multipart_t& message)
+    std::string wire_guard::signature(const std::string& header, const std::string& parent,
+                                      const std::string& metadata, const std::string& content) const
     {
-        std::size_t at = 0;
-        while (at < message.size() && message[at].to_string_view() != delimiter)
-        {
-            ++at;
-        }
-        if (at == message.size())
-        {
-            return "no <IDS|MSG> delimiter";
-        }
-        if (at == 0)
-        {
-            return "no routing identity before the delimiter";
-        }
-        if (message.size() - at - 1 < 5)
-        {
-            return "fewer than five frames after the delimiter (signature, header, parent header, metadata, content)";
-        }
-        const zmq::message_t& signature = message[at + 1];
-        if (!header_is_valid(message[at + 2]))
-        {
-            return "the header is not a JSON object with string msg_id and msg_type";
-        }
-        for (std::size_t i = at + 3; i < at + 6; ++i)
-        {
-            if (!is_json_object(message[i]))
-            {
-                return "the parent header, metadata or content is not a JSON object (or not UTF-8)";
-            }
-        }
         if (m_public.m_key.empty())
         {
             return {};
         }
-        if (signature.size() != m_digest_hex_size)
-        {
-            return "the signature has " + std::to_string(signature.size()) + " bytes, not "
-                   + std::to_string(m_digest_hex_size);
-        }
-        // HMAC over header, parent header, metadata and content, as signed by the frontend
-        std::string signed_bytes;
-        for (std::size_t i = at + 2; i < at + 6; ++i)
-        {
-            signed_bytes.append(message[i].data<char>(), message[i].size());
-        }
+        std::string signed_bytes = header + parent + metadata + content;
         std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
         unsigned int digest_size = 0;
         if (HMAC(digest_of(m_public.m_signature_scheme), m_public.m_key.data(), static_cast<int>(m_public.m_key.size()),
                  reinterpret_cast<const unsigned char*>(signed_bytes.data()), signed_bytes.size(), digest.data(),
                  &digest_size) == nullptr)
         {
-            return "the signature could not be computed (OpenSSL failed)";
+            throw std::runtime_error("OpenSSL could not compute an HMAC");
         }
-        std::string expected = hex(digest.data(), digest_size);
-        if (CRYPTO_memcmp(expected.data(), signature.data(), expected.size()) != 0)
+        return hex(digest.data(), digest_size);
+    }
+
+    wire_guard::verdict wire_guard::check(const zmq::multipart_t& message)
+    {
+        verdict v;
+        std::size_t at = 0;
+        while (at < message.size() && message[at].to_string_view() != delimiter)
         {
-            return "the signature does not match the connection file's key";
+            ++at;
         }
-        if (!m_seen.insert(expected).second)
+        v.delimiter = at;
+        if (at == message.size())
         {
-            return "a replay: this signature was already seen in this session";
+            v.drop_reason = "no <IDS|MSG> delimiter";
+            return v;
         }
-        m_seen_order.push_back(expected);
-        if (m_seen_order.size() > seen_limit)
+        if (at == 0)
         {
-            m_seen.erase(m_seen_order.front());
-            m_seen_order.pop_front();
+            v.drop_reason = "no routing identity before the delimiter";
+            return v;
         }
-        return {};
+        if (message.size() - at - 1 < 5)
+        {
+            v.drop_reason = "fewer than five frames after the delimiter (signature, header, parent header, metadata, content)";
+            return v;
+        }
+        if (!header_is_valid(message[at + 2]))
+        {
+            v.drop_reason = "the header is not a JSON object with string msg_id and msg_type";
+            return v;
+        }
+        for (std::size_t i = at + 3; i < at + 6; ++i)
+        {
+            if (!is_json_object(message[i]))
+            {
+                v.drop_reason = "the parent header, metadata or content is not a JSON object (or not UTF-8)";
+                return v;
+            }
+        }
+        if (!m_public.m_key.empty())
+        {
+            const zmq::message_t& given = message[at + 1];
+            if (given.size() != m_digest_hex_size)
+            {
+                v.drop_reason = "the signature has " + std::to_string(given.size()) + " bytes, not "
+                                + std::to_string(m_digest_hex_size);
+                return v;
+            }
+            std::string expected = signature(message[at + 2].to_string(), message[at + 3].to_string(),
+                                             message[at + 4].to_string(), message[at + 5].to_string());
+            if (CRYPTO_memcmp(expected.data(), given.data(), expected.size()) != 0)
+            {
+                v.drop_reason = "the signature does not match the connection file's key";
+                return v;
+            }
+            if (!m_seen.insert(expected).second)
+            {
+                v.drop_reason = "a replay: this signature was already seen in this session";
+                return v;
+            }
+            m_seen_order.push_back(expected);
+            if (m_seen_order.size() > seen_limit)
+            {
+                m_seen.erase(m_seen_order.front());
+                m_seen_order.pop_front();
+            }
+        }
+        v.header = nlohmann::json::parse(message[at + 2].to_string());
+        const std::string msg_type = v.header["msg_type"].get<std::string>();
+        v.bad_fields = field_type_problem(msg_type, nlohmann::json::parse(message[at + 5].to_string()));
+        if (!v.bad_fields.empty() && !expects_reply(msg_type))
+        {
+            v.drop_reason = v.bad_fields;  // no reply exists for it: comm messages, input_reply
+            v.bad_fields.clear();
+        }
+        return v;
+    }
+
+    void wire_guard::publish_status(const nlohmann::json& parent, const char* state)
+    {
+        std::string header = xeus::make_header("status", "xcuda", m_session).dump();
+        std::string parent_text = parent.dump();
+        std::string metadata = "{}";
+        std::string content = nlohmann::json{{"execution_state", state}}.dump();
+        zmq::multipart_t out;
+        out.addstr("kernel.xcuda.status");
+        out.addstr(delimiter);
+        out.addstr(signature(header, parent_text, metadata, content));
+        out.addstr(header);
+        out.addstr(parent_text);
+        out.addstr(metadata);
+        out.addstr(content);
+        out.send(m_iopub);
+    }
+
+    void wire_guard::answer_bad_request(zmq::socket_t& channel, const zmq::multipart_t& request, const verdict& v)
+    {
+        std::string type = v.header["msg_type"].get<std::string>();
+        type.replace(type.rfind("_request"), std::string::npos, "_reply");
+        std::string header = xeus::make_header(type, "xcuda", m_session).dump();
+        std::string parent = request[v.delimiter + 2].to_string();
+        std::string metadata = "{}";
+        std::string content = nlohmann::json{{"status", "error"},
+                                             {"ename", "BadRequest"},
+                                             {"evalue", v.bad_fields},
+                                             {"traceback", nlohmann::json::array()}}.dump();
+        publish_status(v.header, "busy");
+        zmq::multipart_t out;
+        for (std::size_t i = 0; i < v.delimiter; ++i)
+        {
+            out.addstr(request[i].to_string());
+        }
+        out.addstr(delimiter);
+        out.addstr(signature(header, parent, metadata, content));
+        out.addstr(header);
+        out.addstr(parent);
+        out.addstr(metadata);
+        out.addstr(content);
+        out.send(channel);
+        publish_status(v.header, "idle");
     }
 
     void wire_guard::forward_loop()
@@ -262,11 +333,17 @@ namespace xcuda::kernel
                     }
                     if (routes[i].checked_channel != nullptr)
                     {
-                        std::string why = check(message);
-                        if (!why.empty())
+                        verdict v = check(message);
+                        if (!v.drop_reason.empty())
                         {
                             write_log(std::string("xcuda: dropped a message on the ") + routes[i].checked_channel
-                                      + " port (" + std::to_string(message.size()) + " frames): " + why + "\n");
+                                      + " port (" + std::to_string(message.size()) + " frames): " + v.drop_reason + "\n");
+                            continue;
+                        }
+                        if (!v.bad_fields.empty())
+                        {
+                            write_log(std::string("xcuda: answered a malformed request with an error: ") + v.bad_fields + "\n");
+                            answer_bad_request(routes[i].from, message, v);
                             continue;
                         }
                     }

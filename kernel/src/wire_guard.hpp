@@ -6,6 +6,7 @@
 #include <thread>
 #include <unordered_set>
 
+#include <nlohmann/json.hpp>
 #include <xeus/xkernel_configuration.hpp>
 #include <zmq.hpp>
 #include <zmq_addon.hpp>
@@ -23,7 +24,9 @@ namespace xcuda::kernel
     // header, parent header, metadata and content, each a JSON object, UTF-8), its signature
     // matches the whole frame (constant time) and was not seen before in this session (as
     // ipykernel keeps its digest history); anything else is dropped with a line in the
-    // kernel's log. Replies and IOPub go out unchanged; the heartbeat is echoed here.
+    // kernel's log. A request whose fields have the wrong types (xeus would throw and never
+    // answer) gets an error reply and its busy/idle pair from here. Replies and IOPub go out
+    // unchanged; the heartbeat is echoed here.
     class wire_guard
     {
     public:
@@ -38,12 +41,25 @@ namespace xcuda::kernel
         // Once xeus has bound them: connects to them and starts forwarding.
         void start();
 
-        // Why a message from a frontend may not reach xeus, or "" when it may. Records
-        // the signature of an accepted message (a second copy is a replay).
-        std::string check(const zmq::multipart_t& message);
+        // What a message from a frontend is: to drop (drop_reason says why), a request to
+        // answer with an error here (bad_fields says which), or fit for xeus (both empty).
+        // Records the signature of a signed message it lets through (a second is a replay).
+        struct verdict
+        {
+            std::string drop_reason;
+            std::string bad_fields;
+            nlohmann::json header;
+            std::size_t delimiter = 0;
+        };
+        verdict check(const zmq::multipart_t& message);
 
     private:
         void forward_loop();
+        std::string signature(const std::string& header, const std::string& parent,
+                              const std::string& metadata, const std::string& content) const;
+        // One reply (status error) and one busy/idle pair, as xeus would have sent.
+        void answer_bad_request(zmq::socket_t& channel, const zmq::multipart_t& request, const verdict& v);
+        void publish_status(const nlohmann::json& parent, const char* state);
 
         zmq::context_t& m_context;
         xeus::xconfiguration m_public;
@@ -53,6 +69,7 @@ namespace xcuda::kernel
         // connected to xeus's inproc endpoints
         zmq::socket_t m_shell_in, m_control_in, m_stdin_in, m_iopub_in;
         std::size_t m_digest_hex_size = 0;
+        std::string m_session;  // of the replies the guard sends itself
         // signatures seen, oldest first; bounded as ipykernel's digest history
         std::unordered_set<std::string> m_seen;
         std::deque<std::string> m_seen_order;

@@ -140,3 +140,46 @@ def test_thousands_of_random_and_truncated_messages_leave_the_kernel_answering(k
             socket.close()
     reply, messages = execute(kc, "print('still here')")
     assert stream_text(messages) == "still here\n"
+
+
+def request(kc, msg_type, content, channel="shell"):
+    msg = kc.session.msg(msg_type, content)
+    getattr(kc, channel + "_channel").send(msg)
+    return msg["header"]["msg_id"]
+
+
+def reply_and_status(kc, msg_id, channel="shell"):
+    reply = getattr(kc, f"get_{channel}_msg")(timeout=10)
+    assert reply["parent_header"]["msg_id"] == msg_id
+    states = []
+    while states[-1:] != ["idle"]:
+        msg = kc.get_iopub_msg(timeout=10)
+        if msg["parent_header"].get("msg_id") == msg_id and msg["msg_type"] == "status":
+            states.append(msg["content"]["execution_state"])
+    return reply, states
+
+
+@pytest.mark.parametrize("msg_type, content, field", [
+    ("execute_request", {"code": 123, "silent": False}, "code"),
+    ("execute_request", {"code": "1", "silent": "no"}, "silent"),
+    ("complete_request", {"code": "imp", "cursor_pos": "3"}, "cursor_pos"),
+    ("inspect_request", {"code": "len", "cursor_pos": 3, "detail_level": None}, "detail_level"),
+    ("history_request", {"hist_access_type": "tail", "n": "ten"}, "n"),
+])
+def test_a_signed_request_with_fields_of_the_wrong_type_gets_one_error_reply(kernel, msg_type, content, field):
+    km, kc = kernel
+    msg_id = request(kc, msg_type, content)
+    reply, states = reply_and_status(kc, msg_id)
+    assert reply["msg_type"] == msg_type.replace("_request", "_reply")
+    assert reply["content"]["status"] == "error" and reply["content"]["ename"] == "BadRequest"
+    assert f"'{field}'" in reply["content"]["evalue"]
+    assert states == ["busy", "idle"]
+    assert_alive(km, kc)
+
+
+def test_history_with_an_unknown_access_type_gets_an_empty_history(kernel):
+    km, kc = kernel
+    msg_id = request(kc, "history_request", {"hist_access_type": "bogus", "output": False, "raw": True})
+    reply, states = reply_and_status(kc, msg_id)
+    assert reply["content"] == {"status": "ok", "history": []}
+    assert states == ["busy", "idle"]
