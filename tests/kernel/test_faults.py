@@ -492,6 +492,42 @@ def test_gpu_interrupt_while_waiting_on_a_spinning_kernel_is_keyboardinterrupt_w
     run_ok(kc, "xcuda.synchronize()", timeout=30)   # the spin ends; the context still works
 
 
+SPIN_FILL = ('%%cuda\nextern "C" __global__ void spin_fill(long long cycles, float* out) '
+             '{ long long t = clock64(); while (clock64() - t < cycles) {} out[0] = 1.0f; }\n')
+
+# Where the cell waits for the spinning kernel: numpy's copy-back inside the launch call, the
+# cell's closing synchronisation for a DeviceArray and for a CuPy array.
+ARGUMENTS = {
+    "numpy": "arg = np.zeros(4, np.float32)",
+    "DeviceArray": "arg = xcuda.zeros((4,), np.float32)",
+    "cupy": "import cupy; arg = cupy.zeros(4, dtype=cupy.float32)",
+}
+
+
+@pytest.mark.parametrize("argument", sorted(ARGUMENTS))
+def test_gpu_interrupt_of_every_wait_a_launch_makes_is_keyboardinterrupt_within_1_s(gpu_kernel, argument):
+    km, kc = gpu_kernel
+    run_ok(kc, SPIN_FILL)
+    reply, messages = execute(kc, "import numpy as np, importlib.util as u\nprint(u.find_spec('cupy') is not None)")
+    if argument == "cupy" and stream_text(messages, "stdout").strip() != "True":
+        if os.environ.get("XCUDA_REQUIRE_INTEROP") == "1":
+            pytest.fail("CuPy is not installed in the kernel's Python, but XCUDA_REQUIRE_INTEROP=1")
+        pytest.skip("CuPy is not installed in the kernel's Python")
+    run_ok(kc, ARGUMENTS[argument])
+    msg_id = kc.execute("print('launched', flush=True)\nspin_fill[1, 1](4_000_000_000, arg)")
+    wait_for_stdout(kc, msg_id, "launched")
+    time.sleep(0.3)
+    start = time.monotonic()
+    km.interrupt_kernel()
+    reply = shell_reply(kc, msg_id, timeout=10)
+    elapsed = time.monotonic() - start
+    assert reply["content"]["ename"] == "KeyboardInterrupt", reply["content"]
+    assert elapsed < 1.0, f"interrupt took {elapsed:.2f} s"
+    collect(kc, msg_id)
+    assert_answers_kernel_info(kc)
+    run_ok(kc, "xcuda.synchronize()", timeout=30)   # the spin ends; the context still works
+
+
 STICKY = {
     "out_of_bounds_store": 'extern "C" __global__ void oob_store(float* p) { p[1ull << 40] = 1.0f; }',
     "trap": 'extern "C" __global__ void trap_now(float* p) { __trap(); }',
