@@ -182,6 +182,18 @@ void ArgumentPacker::pack_pointer(const ParamPacker& p, std::size_t index, py::h
     if (d.keepalive) out.keepalive.push_back(std::move(d.keepalive));
 }
 
+namespace {
+
+// An interrupted (or failed) wait leaves the kernel running with the staging buffers: freeing
+// them as the arguments unwind would block in cuMemFree until it ends.
+void abandon_staging(PackedArgs& args) {
+    for (HostStaging& s : args.staging) {
+        if (s.device.size() > 0) abandon_staging_buffer(std::move(s.device));
+    }
+}
+
+}  // namespace
+
 void stage_host_arrays(PackedArgs& args, CUstream stream, int device) {
     if (args.staging.empty()) return;
     for (HostStaging& s : args.staging) {
@@ -192,22 +204,32 @@ void stage_host_arrays(PackedArgs& args, CUstream stream, int device) {
     // stream it is (a synchronous copy returns before its DMA is done, and a non-blocking stream
     // would not wait for it). From pageable memory the driver first waits for the stream, in a
     // wait nobody can interrupt: the stream is polled idle here first.
-    wait_without_gil([&] {
-        rt::synchronize_stream(stream);
-        for (const HostStaging& s : args.staging) {
-            if (s.bytes > 0) rt::copy_to_device_async(s.device.get(), s.host, s.bytes, stream);
-        }
-    });
+    try {
+        wait_without_gil([&] {
+            rt::synchronize_stream(stream);
+            for (const HostStaging& s : args.staging) {
+                if (s.bytes > 0) rt::copy_to_device_async(s.device.get(), s.host, s.bytes, stream);
+            }
+        });
+    } catch (...) {
+        abandon_staging(args);
+        throw;
+    }
 }
 
 void unstage_host_arrays(PackedArgs& args, CUstream stream, int device) {
     if (args.staging.empty()) return;
-    wait_without_gil([&] {
-        rt::synchronize_stream(stream);  // also when nothing is copied back: the buffers go back to the pool
-        for (const HostStaging& s : args.staging) {
-            if (s.copy_back && s.bytes > 0) rt::copy_to_host_after(s.host, s.device.get(), s.bytes, stream);
-        }
-    });
+    try {
+        wait_without_gil([&] {
+            rt::synchronize_stream(stream);  // also when nothing is copied back: the buffers go back to the pool
+            for (const HostStaging& s : args.staging) {
+                if (s.copy_back && s.bytes > 0) rt::copy_to_host_after(s.host, s.device.get(), s.bytes, stream);
+            }
+        });
+    } catch (...) {
+        abandon_staging(args);
+        throw;
+    }
     for (HostStaging& s : args.staging) give_back_staging_buffer(device, std::move(s.device));
 }
 

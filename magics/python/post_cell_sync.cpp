@@ -11,8 +11,16 @@ namespace {
 bool enabled = true;
 py::object* callback = nullptr;  // the registered function (never freed: lives with the interpreter)
 
+// The user stopped the cell (KeyboardInterrupt): control comes back now, not after the kernel
+// it left running; the next cell's end (or an explicit wait) synchronises instead.
+bool interrupted(const py::object& result) {
+    if (result.is_none()) return false;
+    py::object error = result.attr("error_in_exec");
+    return !error.is_none() && PyErr_GivenExceptionMatches(error.ptr(), PyExc_KeyboardInterrupt);
+}
+
 void after_cell(py::object result) {
-    if (!enabled || !launched_since_sync()) return;
+    if (!enabled || !launched_since_sync() || interrupted(result)) return;
     try {
         // Through Python, so the runtime's exceptions arrive translated to xcuda's classes.
         py::module_::import("xcuda").attr("synchronize")();

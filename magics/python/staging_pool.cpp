@@ -58,6 +58,13 @@ void give_back_staging_buffer(int device, rt::DeviceBuffer buffer) {
     cache.free.push_back(std::move(buffer));
 }
 
+void abandon_staging_buffer(rt::DeviceBuffer buffer) {
+    // Never destroyed, not even at exit: a static destructor would cuMemFree behind the kernel
+    // that still runs, and the driver frees a process's memory when it ends anyway.
+    static auto* abandoned = new std::vector<rt::DeviceBuffer>();
+    abandoned->push_back(std::move(buffer));
+}
+
 std::size_t staging_cached_bytes(int device) {
     auto it = caches().find(device);
     return it == caches().end() ? 0 : it->second.bytes;

@@ -21,6 +21,11 @@ rt::DeviceBuffer take_staging_buffer(int device, std::size_t bytes);
 // Returns a buffer no launch uses any more; it is cached, or freed when the cache is full.
 void give_back_staging_buffer(int device, rt::DeviceBuffer buffer);
 
+// Keeps a buffer that work still running on the GPU may use after the wait for it was abandoned
+// (an interrupt): freeing it would block in cuMemFree until that kernel ends, which is what
+// the interrupt was for. Kept, unused, until the process exits.
+void abandon_staging_buffer(rt::DeviceBuffer buffer);
+
 // Bytes cached for `device`, for tests.
 std::size_t staging_cached_bytes(int device);
 

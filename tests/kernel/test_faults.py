@@ -693,6 +693,25 @@ def test_sim_interrupt_while_waiting_on_a_spinning_kernel_is_keyboardinterrupt_w
     run_ok(kc, "sim.xcuda_sim_release()\nxcuda.synchronize()")
 
 
+def test_sim_interrupt_while_a_numpy_launch_waits_to_copy_back_returns_at_once(sim_kernel):
+    # The launch itself waits (numpy's copy-back); after the interrupt the cell's closing
+    # synchronisation must not wait again for the kernel the user just stopped.
+    km, kc = sim_kernel
+    run_ok(kc, '%%cuda --arch compute_90\nextern "C" __global__ void spin(float* out) {}\n')
+    msg_id = kc.execute("print('launched', flush=True)\nspin[1, 1](np.zeros(4, np.float32))")
+    wait_for_stdout(kc, msg_id, "launched")
+    time.sleep(0.2)
+    start = time.monotonic()
+    km.interrupt_kernel()
+    reply = shell_reply(kc, msg_id, timeout=10)
+    elapsed = time.monotonic() - start
+    assert reply["content"]["ename"] == "KeyboardInterrupt"
+    assert elapsed < 1.0, f"interrupt took {elapsed:.2f} s"
+    collect(kc, msg_id)
+    assert_answers_kernel_info(kc)
+    run_ok(kc, "sim.xcuda_sim_release()\nxcuda.synchronize()")
+
+
 @pytest.mark.parametrize("name", ["wild", "trap"])
 def test_sim_sticky_fault_is_context_lost_once_naming_the_kernel_then_fails_fast(sim_kernel, name):
     km, kc = sim_kernel
