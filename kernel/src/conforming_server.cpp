@@ -4,7 +4,9 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <mutex>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -21,6 +23,7 @@ namespace xcuda::kernel
         // Long enough for a frontend's burst of queued cells to arrive, short enough that
         // 100 aborted cells do not take seconds (xeus waits this long after each one).
         constexpr long abort_polling_ms = 10;
+        constexpr std::chrono::milliseconds in_flight_grace{20};
 
         std::function<void()>& output_barrier()
         {
@@ -92,6 +95,10 @@ namespace xcuda::kernel
             // before its idle: only collect here, answer once that idle is out.
             void abort_queue_impl(const listener&, long) override
             {
+                // xeus collects only what is queued at this instant; requests sent right behind
+                // the failed one still pass through the wire guard's thread (microseconds, more
+                // on a loaded machine). Like ipykernel's stop_on_error_timeout: a short wait.
+                std::this_thread::sleep_for(in_flight_grace);
                 std::vector<xeus::xmessage> aborted;
                 xeus::xserver_zmq_split::abort_queue_impl(
                     [&aborted](xeus::xmessage request) { aborted.push_back(std::move(request)); },
