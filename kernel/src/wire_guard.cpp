@@ -92,8 +92,7 @@ namespace xcuda::kernel
     }
 
     wire_guard::wire_guard(zmq::context_t& context, const xeus::xconfiguration& public_config)
-        : m_context(context)
-        , m_public(public_config)
+        : m_public(public_config)
         , m_internal(public_config)
         , m_shell(bound(context, zmq::socket_type::router, public_endpoint(public_config, public_config.m_shell_port)))
         , m_control(bound(context, zmq::socket_type::router, public_endpoint(public_config, public_config.m_control_port)))

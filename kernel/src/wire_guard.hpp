@@ -61,7 +61,6 @@ namespace xcuda::kernel
         void answer_bad_request(zmq::socket_t& channel, const zmq::multipart_t& request, const verdict& v);
         void publish_status(const nlohmann::json& parent, const char* state);
 
-        zmq::context_t& m_context;
         xeus::xconfiguration m_public;
         xeus::xconfiguration m_internal;
         // bound to the connection file's ports (used by the forwarding thread once started)
