@@ -98,4 +98,29 @@ std::string to_hex(const Sha256::Digest& d) {
 
 std::string sha256_hex(std::string_view bytes) { return to_hex(Sha256().update(bytes).finish()); }
 
+Sha256::Digest hmac_sha256(std::string_view secret, std::string_view message) {
+    constexpr std::size_t block = 64;
+    std::array<std::uint8_t, block> padded_key{};
+    if (secret.size() > block) {
+        auto d = Sha256().update(secret).finish();
+        std::copy(d.begin(), d.end(), padded_key.begin());
+    } else {
+        std::copy(secret.begin(), secret.end(), padded_key.begin());
+    }
+    std::array<std::uint8_t, block> ipad, opad;
+    for (std::size_t i = 0; i < block; ++i) {
+        ipad[i] = std::uint8_t(padded_key[i] ^ 0x36);
+        opad[i] = std::uint8_t(padded_key[i] ^ 0x5c);
+    }
+    auto inner = Sha256().update(ipad.data(), block).update(message).finish();
+    return Sha256().update(opad.data(), block).update(inner.data(), inner.size()).finish();
+}
+
+bool equal_in_constant_time(std::string_view a, std::string_view b) {
+    if (a.size() != b.size()) return false;
+    unsigned char diff = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
+    return diff == 0;
+}
+
 }  // namespace xcuda::compile

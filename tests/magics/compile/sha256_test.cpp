@@ -26,3 +26,20 @@ TEST(Sha256, GivesTheSameDigestWhateverTheChunking) {
 TEST(Sha256, FieldsCannotCollideByMovingBytesAcrossABoundary) {
     EXPECT_NE(to_hex(Sha256().field("ab").field("c").finish()), to_hex(Sha256().field("a").field("bc").finish()));
 }
+
+// RFC 4231 test cases 1, 2, 6 (short key, short text, key longer than a block).
+TEST(HmacSha256, MatchesTheRfc4231TestVectors) {
+    EXPECT_EQ(to_hex(hmac_sha256(std::string(20, '\x0b'), "Hi There")),
+              "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7");
+    EXPECT_EQ(to_hex(hmac_sha256("Jefe", "what do ya want for nothing?")),
+              "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+    EXPECT_EQ(to_hex(hmac_sha256(std::string(131, '\xaa'), "Test Using Larger Than Block-Size Key - Hash Key First")),
+              "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54");
+}
+
+TEST(HmacSha256, ConstantTimeEqualityComparesWholeStrings) {
+    EXPECT_TRUE(equal_in_constant_time("abc", "abc"));
+    EXPECT_FALSE(equal_in_constant_time("abc", "abd"));
+    EXPECT_FALSE(equal_in_constant_time("abc", "abcd"));
+    EXPECT_TRUE(equal_in_constant_time("", ""));
+}

@@ -1,4 +1,5 @@
-// SHA-256 (FIPS 180-4), self-contained: the cache key and the cache entries' checksum.
+// SHA-256 (FIPS 180-4) and HMAC-SHA256 (RFC 2104), self-contained: the cache key and the
+// cache entries' authentication tag.
 #pragma once
 
 #include <array>
@@ -29,5 +30,12 @@ private:
 
 std::string to_hex(const Sha256::Digest& d);
 std::string sha256_hex(std::string_view bytes);
+
+// HMAC-SHA256 of `message` under `secret` (any length; longer than a block is hashed first).
+Sha256::Digest hmac_sha256(std::string_view secret, std::string_view message);
+
+// Compares two byte strings in time that depends only on their lengths: a tag check must not
+// tell an attacker how many leading bytes they got right.
+bool equal_in_constant_time(std::string_view a, std::string_view b);
 
 }  // namespace xcuda::compile
