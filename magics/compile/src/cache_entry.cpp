@@ -2,7 +2,6 @@
 
 #include "xcuda/compile/sha256.hpp"
 
-#include <cstring>
 
 namespace xcuda::compile {
 namespace {
@@ -48,7 +47,7 @@ struct Reader {
 
 }  // namespace
 
-std::string serialize_cache_entry(std::string_view key, const CachePayload& p) {
+std::string serialize_cache_entry(std::string_view key, const CachePayload& p, std::string_view secret) {
     std::string out(magic, sizeof magic);
     put(out, cache_format_version, 4);
     put_bytes(out, key, 4);
@@ -60,12 +59,13 @@ std::string serialize_cache_entry(std::string_view key, const CachePayload& p) {
         put_bytes(out, expr, 4);
         put_bytes(out, lowered, 4);
     }
-    auto digest = Sha256().update(out).finish();
+    auto digest = hmac_sha256(secret, out);
     out.append(reinterpret_cast<const char*>(digest.data()), digest.size());
     return out;
 }
 
-std::optional<CachePayload> parse_cache_entry(std::string_view bytes, std::string_view expected_key) {
+std::optional<CachePayload> parse_cache_entry(std::string_view bytes, std::string_view expected_key,
+                                              std::string_view secret) {
     constexpr std::size_t digest_size = 32;
     if (bytes.size() < sizeof magic + digest_size) return std::nullopt;
     std::string_view body = bytes.substr(0, bytes.size() - digest_size);
@@ -73,9 +73,11 @@ std::optional<CachePayload> parse_cache_entry(std::string_view bytes, std::strin
     if (r.bytes(sizeof magic) != std::string_view(magic, sizeof magic)) return std::nullopt;
     if (r.get(4) != cache_format_version) return std::nullopt;
     if (r.sized(4) != expected_key || !r.ok) return std::nullopt;
-    // The checksum before the (possibly huge) copies: a damaged entry costs one hash.
-    auto digest = Sha256().update(body).finish();
-    if (std::memcmp(digest.data(), bytes.data() + body.size(), digest_size) != 0) return std::nullopt;
+    // The tag before the (possibly huge) copies: a damaged or forged entry costs one hash.
+    auto digest = hmac_sha256(secret, body);
+    if (!equal_in_constant_time({reinterpret_cast<const char*>(digest.data()), digest_size},
+                                bytes.substr(body.size())))
+        return std::nullopt;
     CachePayload p;
     p.cubin = std::string(r.sized(8));
     p.ptx = std::string(r.sized(8));
