@@ -327,6 +327,9 @@ CompiledPythonModule compile_to_module(const std::string& source, const compile:
     } catch (const std::invalid_argument& e) {
         raise(PyExc_ValueError, e.what());
     }
+    if (!outcome.cache_warning.empty()) {
+        py::print(outcome.cache_warning, py::arg("file") = py::module_::import("sys").attr("stderr"));
+    }
     auto impl = std::make_shared<ModuleImpl>(outcome.module, source, label, outcome.cache);
     ModuleHandle handle{impl, py::dict(), options.name};
     std::map<std::string, std::shared_ptr<KernelTemplate>> templates;

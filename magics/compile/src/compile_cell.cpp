@@ -224,7 +224,7 @@ CompileOutcome CompileSession::compile_cell(std::string_view source, const CellO
                 relabelled->cell_label = cell_label;
                 m = relabelled;
             }
-            return {m, CacheLevel::memory, ms_since(t0)};
+            return {m, CacheLevel::memory, ms_since(t0), {}};
         }
     }
 
@@ -285,8 +285,11 @@ CompileOutcome CompileSession::compile_cell(std::string_view source, const CellO
     m->nvrtc_options = opts;
     for (const auto& [name, text] : used) m->headers_used.push_back(name);
     m->cache_key = key;
-    if (use_cache) cache_->set_memo(key, m);
-    return {m, level, ms_since(t0)};
+    if (use_cache) {
+        // the module holds its own copies of the payload's CUBIN, PTX and log
+        cache_->set_memo(key, m, m->cubin.size() + m->ptx.size() + m->log.size());
+    }
+    return {m, level, ms_since(t0), use_cache ? cache_->take_warning() : std::string()};
 }
 
 }  // namespace xcuda::compile

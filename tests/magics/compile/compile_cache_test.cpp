@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include <fstream>
+#include <unistd.h>
 #include <thread>
 
 using namespace xcuda::compile;
@@ -133,7 +134,8 @@ TEST(CompileCache, FailedWriteDegradesToMemory) {
     EXPECT_TRUE(c.lookup(key_of('a')));
     EXPECT_NE(c.take_warning(), "");
     for (const auto& e : fs::directory_iterator(tmp.path()))
-        EXPECT_EQ(e.path().extension(), ".xcc") << "temporary left behind: " << e.path();
+        EXPECT_TRUE(e.path().extension() == ".xcc" || e.path().filename() == ".hmac-key")
+            << "temporary left behind: " << e.path();
 }
 
 TEST(CompileCache, ReadOnlyDirectoryDegradesToMemory) {
@@ -170,6 +172,7 @@ TEST(CompileCache, TwoThreadsWritingTheSameEntryLeaveOneIntactEntry) {
     reader.join();
     std::size_t files = 0;
     for (const auto& e : fs::directory_iterator(tmp.path())) {
+        if (e.path().filename() == ".hmac-key") continue;
         ++files;
         EXPECT_EQ(e.path().filename().string(), key_of('d') + ".xcc");
     }
@@ -185,7 +188,7 @@ TEST(CompileCache, ClearEmptiesMemoryAndOnlyItsOwnFiles) {
     CompileCache c(tmp.path());
     c.store(key_of('a'), payload("a"));
     c.store(key_of('b'), payload("b"));
-    c.set_memo(key_of('a'), std::make_shared<int>(1));
+    c.set_memo(key_of('a'), std::make_shared<int>(1), 10);
     write_bytes(tmp.path() / "keep.txt", "user file");
     EXPECT_EQ(c.info().disk_entries, 2u);
     c.clear();
@@ -219,4 +222,242 @@ TEST(CompileCache, DefaultDirFollowsXdgThenHome) {
     EXPECT_FALSE(default_cache_dir());
     if (old_xdg) ::setenv("XDG_CACHE_HOME", saved_xdg.c_str(), 1);
     if (old_home) ::setenv("HOME", saved_home.c_str(), 1);
+}
+
+namespace {
+
+CacheSettings settings_for(const fs::path& dir, uid_t owner = ::geteuid()) {
+    CacheSettings s;
+    s.dir = dir;
+    s.owner = owner;
+    return s;
+}
+
+std::size_t entry_files(const fs::path& dir) {
+    std::size_t n = 0;
+    for (const auto& e : fs::directory_iterator(dir)) n += e.path().extension() == ".xcc";
+    return n;
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+}  // namespace
+
+TEST(CompileCacheTrust, EntriesAreTaggedUnderAPrivateKeyMadeOnce) {
+    TempDir tmp;
+    CompileCache(tmp.path()).store(key_of('a'), payload("a"));
+    const fs::path key = tmp.path() / ".hmac-key";
+    ASSERT_TRUE(fs::exists(key));
+    EXPECT_EQ(mode_of(key), 0600u);
+    EXPECT_EQ(fs::file_size(key), 32u);
+    const std::string secret = read_bytes(key);
+    CompileCache(tmp.path()).store(key_of('b'), payload("b"));
+    EXPECT_EQ(read_bytes(key), secret);  // the second kernel reuses it
+    EXPECT_TRUE(CompileCache(tmp.path()).lookup(key_of('b')));
+}
+
+TEST(CompileCacheTrust, AnEntryCopiedFromAnotherUsersCacheIsAMiss) {
+    TempDir mine, theirs;
+    CompileCache(theirs.path()).store(key_of('a'), payload("planted"));
+    CompileCache(mine.path()).store(key_of('b'), payload("b"));  // my key exists
+    fs::copy_file(theirs.path() / (key_of('a') + ".xcc"), mine.path() / (key_of('a') + ".xcc"));
+    CompileCache c(mine.path());
+    EXPECT_FALSE(c.lookup(key_of('a')));
+    EXPECT_TRUE(c.lookup(key_of('b')));
+}
+
+TEST(CompileCacheTrust, AnEntryWithARecomputedChecksumButNoKeyIsAMiss) {
+    TempDir tmp;
+    CompileCache(tmp.path()).store(key_of('b'), payload("b"));
+    // what the attacker of a keyless format would write: a well-formed entry under a guessed key
+    write_bytes(tmp.path() / (key_of('a') + ".xcc"), serialize_cache_entry(key_of('a'), *payload("x"), ""));
+    fs::permissions(tmp.path() / (key_of('a') + ".xcc"), fs::perms::owner_read | fs::perms::owner_write);
+    EXPECT_FALSE(CompileCache(tmp.path()).lookup(key_of('a')));
+}
+
+TEST(CompileCacheTrust, ADirectoryOfAnotherUserIsNeitherReadNorWritten) {
+    TempDir tmp;
+    CompileCache(tmp.path()).store(key_of('a'), payload("a"));
+    CompileCache c(settings_for(tmp.path(), ::geteuid() + 1));  // as if someone else owned it
+    EXPECT_FALSE(c.lookup(key_of('a')));
+    const std::string w = c.take_warning();
+    EXPECT_TRUE(contains(w, "not you")) << w;
+    EXPECT_TRUE(contains(w, "memory only")) << w;
+    EXPECT_TRUE(contains(w, "XDG_CACHE_HOME")) << w;
+    c.store(key_of('b'), payload("b"));
+    EXPECT_EQ(entry_files(tmp.path()), 1u);
+    EXPECT_TRUE(c.lookup(key_of('b')));  // memory still works
+    EXPECT_EQ(c.take_warning(), "");      // said once
+    EXPECT_FALSE(c.info().disk_enabled);
+}
+
+TEST(CompileCacheTrust, AnEntryOthersCanWriteIsIgnoredWithOneWarning) {
+    TempDir tmp;
+    {
+        CompileCache w(tmp.path());
+        w.store(key_of('a'), payload("a"));
+        w.store(key_of('b'), payload("b"));
+    }
+    for (char k : {'a', 'b'}) fs::permissions(tmp.path() / (std::string(64, k) + ".xcc"), fs::perms::all);
+    CompileCache c(tmp.path());
+    EXPECT_FALSE(c.lookup(key_of('a')));
+    const std::string w = c.take_warning();
+    EXPECT_TRUE(contains(w, "others can write")) << w;
+    EXPECT_TRUE(contains(w, key_of('a'))) << w;
+    EXPECT_FALSE(c.lookup(key_of('b')));
+    EXPECT_EQ(c.take_warning(), "");
+    c.store(key_of('a'), payload("a2"));  // the store replaces it with a private entry
+    EXPECT_EQ(mode_of(tmp.path() / (key_of('a') + ".xcc")), 0600u);
+    EXPECT_TRUE(CompileCache(tmp.path()).lookup(key_of('a')));
+}
+
+TEST(CompileCacheTrust, ALinkPlantedUnderAnEntrysNameIsNotFollowed) {
+    TempDir tmp, elsewhere;
+    CompileCache(elsewhere.path()).store(key_of('a'), payload("a"));
+    fs::copy_file(elsewhere.path() / ".hmac-key", tmp.path() / ".hmac-key");  // even with the right key
+    fs::permissions(tmp.path() / ".hmac-key", fs::perms::owner_read | fs::perms::owner_write);
+    fs::create_symlink(elsewhere.path() / (key_of('a') + ".xcc"), tmp.path() / (key_of('a') + ".xcc"));
+    CompileCache c(tmp.path());
+    EXPECT_FALSE(c.lookup(key_of('a')));
+    EXPECT_TRUE(contains(c.take_warning(), "symbolic link"));
+}
+
+TEST(CompileCacheTrust, ADirectoryOpenToOthersIsClosedBeforeUse) {
+    TempDir tmp;
+    fs::path dir = tmp.path() / "xcuda";
+    fs::create_directory(dir);
+    fs::permissions(dir, fs::perms::all);
+    CompileCache c(dir);
+    EXPECT_FALSE(c.lookup(key_of('a')));
+    EXPECT_EQ(mode_of(dir), 0700u);
+}
+
+TEST(CompileCacheTrust, AKeyOthersCanReadTurnsTheDiskOffAndSaysHowToFixIt) {
+    TempDir tmp;
+    CompileCache(tmp.path()).store(key_of('a'), payload("a"));
+    fs::permissions(tmp.path() / ".hmac-key", fs::perms::owner_read | fs::perms::owner_write | fs::perms::others_read);
+    CompileCache c(tmp.path());
+    EXPECT_FALSE(c.lookup(key_of('a')));
+    const std::string w = c.take_warning();
+    EXPECT_TRUE(contains(w, ".hmac-key")) << w;
+    EXPECT_TRUE(contains(w, "others can read")) << w;
+    EXPECT_TRUE(contains(w, "delete")) << w;
+}
+
+TEST(CompileCacheTrust, AReadOnlyCacheIsStillReadAndAFailedWriteIsSaidOnce) {
+    if (::geteuid() == 0) GTEST_SKIP() << "running as root: permission bits do not stop root from writing";
+    TempDir tmp;
+    fs::path dir = tmp.path() / "ro";
+    CompileCache(dir).store(key_of('a'), payload("a"));
+    fs::permissions(dir, fs::perms::owner_read | fs::perms::owner_exec);
+    CompileCache c(dir);
+    CacheLevel level;
+    ASSERT_TRUE(c.lookup(key_of('a'), &level));
+    EXPECT_EQ(level, CacheLevel::disk);
+    c.store(key_of('b'), payload("b"));
+    const std::string w = c.take_warning();
+    EXPECT_TRUE(contains(w, "cannot write")) << w;
+    EXPECT_TRUE(contains(w, "still used")) << w;
+    c.store(key_of('c'), payload("c"));
+    EXPECT_EQ(c.take_warning(), "");
+    EXPECT_TRUE(c.lookup(key_of('b')));  // from memory
+    auto info = c.info();
+    EXPECT_TRUE(info.disk_enabled);
+    EXPECT_FALSE(info.disk_writable);
+}
+
+TEST(CompileCacheMemory, LeastRecentlyUsedEntriesGoFirstOnceOverTheLimit) {
+    CacheSettings s;
+    s.dir = std::nullopt;
+    const std::uint64_t one = 1000 + 20;  // payload("x"): 1006 + 4 + 4 + names
+    s.memory_limit_bytes = 2 * one + 100;
+    CompileCache c(s);
+    c.store(key_of('a'), payload("a"));
+    c.store(key_of('b'), payload("b"));
+    ASSERT_TRUE(c.lookup(key_of('a')));  // a is now the most recent
+    c.store(key_of('c'), payload("c"));
+    EXPECT_TRUE(c.lookup(key_of('a')));
+    EXPECT_FALSE(c.lookup(key_of('b')));
+    EXPECT_TRUE(c.lookup(key_of('c')));
+    auto info = c.info();
+    EXPECT_EQ(info.memory_entries, 2u);
+    EXPECT_LE(info.memory_bytes, s.memory_limit_bytes);
+    EXPECT_EQ(info.memory_limit_bytes, s.memory_limit_bytes);
+}
+
+TEST(CompileCacheMemory, MemosCountAgainstTheLimitAndGoWithTheirPayload) {
+    CacheSettings s;
+    s.dir = std::nullopt;
+    s.memory_limit_bytes = 5000;
+    CompileCache c(s);
+    c.store(key_of('a'), payload("a"));
+    c.store(key_of('b'), payload("b"));
+    c.set_memo(key_of('a'), std::make_shared<int>(1), 3000);  // a: ~4000, b: ~1000 -> over
+    EXPECT_TRUE(c.memo(key_of('a')));
+    EXPECT_FALSE(c.lookup(key_of('b')));
+    c.set_memo(key_of('a'), std::make_shared<int>(2), 4500);  // a alone is now over the limit
+    EXPECT_FALSE(c.memo(key_of('a')));
+    EXPECT_FALSE(c.lookup(key_of('a')));
+    EXPECT_EQ(c.info().memory_bytes, 0u);
+    c.set_memo(key_of('z'), std::make_shared<int>(3), 10);  // no payload: nothing to hang it on
+    EXPECT_FALSE(c.memo(key_of('z')));
+}
+
+TEST(CompileCacheMemory, AnEntryLargerThanTheLimitStaysOnDiskOnly) {
+    TempDir tmp;
+    CacheSettings s = settings_for(tmp.path());
+    s.memory_limit_bytes = 100;
+    CompileCache c(s);
+    c.store(key_of('a'), payload("a"));
+    CacheLevel level;
+    ASSERT_TRUE(c.lookup(key_of('a'), &level));
+    EXPECT_EQ(level, CacheLevel::disk);
+    EXPECT_EQ(c.info().memory_entries, 0u);
+}
+
+TEST(CompileCacheMemory, ClearAndALowerLimitFreeThePayloads) {
+    CompileCache c(std::nullopt);
+    std::weak_ptr<const CachePayload> a, b;
+    {
+        auto pa = payload("a"), pb = payload("b");
+        a = pa;
+        b = pb;
+        c.store(key_of('a'), pa);
+        c.store(key_of('b'), pb);
+    }
+    EXPECT_FALSE(a.expired());
+    c.set_memory_limit(1500);  // room for one: the older goes
+    EXPECT_TRUE(a.expired());
+    EXPECT_FALSE(b.expired());
+    c.clear();
+    EXPECT_TRUE(b.expired());
+    EXPECT_EQ(c.info().memory_bytes, 0u);
+}
+
+TEST(CompileCacheMemory, SizesParseWithBinaryUnits) {
+    EXPECT_EQ(parse_byte_size("0"), 0u);
+    EXPECT_EQ(parse_byte_size("4096"), 4096u);
+    EXPECT_EQ(parse_byte_size("512K"), 512u << 10);
+    EXPECT_EQ(parse_byte_size("256M"), 256u << 20);
+    EXPECT_EQ(parse_byte_size("256mb"), 256u << 20);
+    EXPECT_EQ(parse_byte_size("64MiB"), 64u << 20);
+    EXPECT_EQ(parse_byte_size("2G"), std::uint64_t(2) << 30);
+    EXPECT_FALSE(parse_byte_size(""));
+    EXPECT_FALSE(parse_byte_size("M"));
+    EXPECT_FALSE(parse_byte_size("12T"));
+    EXPECT_FALSE(parse_byte_size("-1"));
+    EXPECT_FALSE(parse_byte_size("1.5G"));
+}
+
+TEST(CompileCacheMemory, ABadEnvironmentLimitKeepsTheDefaultAndSaysSo) {
+    ::setenv("XCUDA_CACHE_MEMORY", "lots", 1);
+    CacheSettings s = cache_settings_from_environment();
+    ::unsetenv("XCUDA_CACHE_MEMORY");
+    EXPECT_EQ(s.memory_limit_bytes, default_memory_limit_bytes);
+    s.dir = std::nullopt;
+    CompileCache c(s);
+    EXPECT_TRUE(contains(c.take_warning(), "XCUDA_CACHE_MEMORY=lots"));
+    ::setenv("XCUDA_CACHE_MEMORY", "1G", 1);
+    EXPECT_EQ(cache_settings_from_environment().memory_limit_bytes, std::uint64_t(1) << 30);
+    ::unsetenv("XCUDA_CACHE_MEMORY");
 }

@@ -119,6 +119,20 @@ def test_cache_info_and_clear(ip, capsys):
     assert not r.success
 
 
+def test_cache_memory_limit_bounds_the_memory_part(ip, capsys):
+    try:
+        ip.run_line_magic("cuda_cache", "limit 0")
+        assert "memory limit 0" in capsys.readouterr().out
+        run(ip, CELL)
+        ip.run_line_magic("cuda_cache", "info")
+        memory_row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("memory"))
+        assert memory_row.split()[1] == "0", memory_row
+        r = run(ip, "%cuda_cache limit lots")
+        assert not r.success and "512M" in str(r.error_in_exec)
+    finally:
+        ip.run_line_magic("cuda_cache", "limit 256M")
+
+
 @pytest.mark.skipif(xcuda.driver_available(), reason="a CUDA device is present")
 def test_cuda_info_says_there_is_no_gpu(ip, capsys):
     ip.run_line_magic("cuda_info", "")

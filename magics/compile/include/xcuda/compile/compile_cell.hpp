@@ -59,6 +59,7 @@ struct CompileOutcome {
     std::shared_ptr<const CompiledModule> module;  // shared with the memory cache: immutable
     CacheLevel cache = CacheLevel::none;           // none = compiled now (or --no-cache)
     double milliseconds = 0;                       // wall time of this call
+    std::string cache_warning;                     // the cache's news for this cell ("" mostly)
 };
 
 // What does the compiling; tests inject a counting or failing one. Same contract as
