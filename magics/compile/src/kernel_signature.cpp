@@ -727,4 +727,64 @@ KernelDecl instantiate(const KernelDecl& decl, const std::vector<std::string>& a
     return d;
 }
 
+std::map<std::string, std::string> parse_type_aliases(std::string_view source) {
+    std::vector<Tok> t = tokenize(source);
+    std::map<std::string, std::string> out;
+    auto accept = [&](const std::string& name, std::vector<std::string> type) {
+        for (const auto& w : type)
+            if (w == "(" || w == "[" || w == "{" || w == "}") return;
+        if (!name.empty() && !type.empty()) out[name] = join(type);
+    };
+    for (std::size_t i = 0; i < t.size(); ++i) {
+        if (t[i].kind != Tk::word) continue;
+        std::size_t end = i + 1;
+        while (end < t.size() && !is(t[end], ";") && !is(t[end], "{")) ++end;
+        if (end >= t.size() || !is(t[end], ";")) continue;
+        if (t[i].text == "typedef" && end >= i + 3 && t[end - 1].kind == Tk::word) {
+            accept(t[end - 1].text, texts(t, i + 1, end - 1));
+        } else if (t[i].text == "using" && end >= i + 4 && t[i + 1].kind == Tk::word && is(t[i + 2], "=")) {
+            accept(t[i + 1].text, texts(t, i + 3, end));
+        }
+    }
+    return out;
+}
+
+void resolve_type_aliases(KernelDecl& decl, const std::map<std::string, std::string>& aliases) {
+    if (aliases.empty()) return;
+    for (auto& p : decl.params) {
+        std::vector<std::string> toks = word_tokens(p.type);
+        // cut a default argument off: it is not part of the type
+        if (auto eq = std::find(toks.begin(), toks.end(), "="); eq != toks.end()) toks.erase(eq, toks.end());
+        bool changed = false;
+        for (int round = 0; round < 8; ++round) {  // alias chains; a cycle stops here
+            std::vector<std::string> next;
+            bool any = false;
+            for (const auto& w : toks) {
+                auto it = aliases.find(w);
+                if (it == aliases.end()) {
+                    next.push_back(w);
+                    continue;
+                }
+                any = true;
+                for (auto& x : word_tokens(it->second)) next.push_back(std::move(x));
+            }
+            if (!any) break;
+            toks = std::move(next);
+            changed = true;
+        }
+        if (!changed) continue;
+        Param resolved = p;
+        classify(resolved, toks);
+        // Only what the alias made known: a still unknown type keeps its original classification.
+        if (resolved.kind == ParamKind::other) continue;
+        if (resolved.kind == ParamKind::pointer && resolved.scalar == ScalarType::none && p.kind == ParamKind::pointer)
+            continue;
+        p.kind = resolved.kind;
+        p.scalar = resolved.scalar;
+        p.pointee = resolved.pointee;
+        p.pointee_const = resolved.pointee_const;
+        p.pointer_depth = resolved.pointer_depth;
+    }
+}
+
 }  // namespace xcuda::compile

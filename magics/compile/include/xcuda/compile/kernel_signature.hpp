@@ -4,6 +4,7 @@
 // else as ParamKind::other rather than guessing.
 #pragma once
 
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -85,5 +86,15 @@ bool split_template_expr(std::string_view expr, std::string& name, std::vector<s
 // as `typename Traits<T>::type` stay ParamKind::other. Throws std::invalid_argument naming the
 // expression when the argument count does not fit.
 KernelDecl instantiate(const KernelDecl& decl, const std::vector<std::string>& args);
+
+// Type aliases of `source`: `typedef T name;` and `using name = T;` at any scope, keyed by the
+// bare name (a later one wins). Function-pointer, array and struct-body typedefs are left out:
+// they name no scalar.
+std::map<std::string, std::string> parse_type_aliases(std::string_view source);
+
+// Classifies each parameter again with `aliases` applied (whole words, through chains of
+// aliases), so `typedef unsigned int uint; ... (uint n, uint* out)` binds a uint32 scalar and a
+// uint32 pointer. The types as written stay in Param::type and the signature.
+void resolve_type_aliases(KernelDecl& decl, const std::map<std::string, std::string>& aliases);
 
 }  // namespace xcuda::compile
