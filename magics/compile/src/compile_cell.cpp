@@ -99,7 +99,8 @@ std::vector<Binding> plan_bindings(const std::vector<KernelDecl>& decls, const C
 }
 
 std::shared_ptr<CompiledModule> build_module(std::string_view source, const std::vector<Binding>& bindings,
-                                             const CachePayload& payload, const std::string& label) {
+                                             const CachePayload& payload, const std::string& label,
+                                             const std::map<std::string, std::string>& type_aliases) {
     auto m = std::make_shared<CompiledModule>();
     m->cubin = payload.cubin;
     m->ptx = payload.ptx;
@@ -120,6 +121,8 @@ std::shared_ptr<CompiledModule> build_module(std::string_view source, const std:
         }
         auto r = resources.find(k.lowered_name);
         if (r != resources.end()) k.resources = r->second;
+        resolve_type_aliases(k.decl, type_aliases);
+        k.layouts = value_layouts(k.decl, ptx_entry_params(payload.ptx, k.lowered_name));
         m->kernels.push_back(std::move(k));
     }
     return m;
@@ -278,7 +281,11 @@ CompileOutcome CompileSession::compile_cell(std::string_view source, const CellO
         if (use_cache) cache_->store(key, payload);
         level = CacheLevel::none;
     }
-    auto m = build_module(source, bindings, *payload, cell_label);
+    auto aliases = parse_type_aliases(source);
+    for (const auto& [name, text] : used) {
+        for (auto& [alias, type] : parse_type_aliases(text)) aliases.emplace(alias, type);  // the cell's win
+    }
+    auto m = build_module(source, bindings, *payload, cell_label, aliases);
     m->notes = std::move(notes);
     m->arch = arch;
     m->arch_source = arch_source;

@@ -7,6 +7,7 @@
 #include "xcuda/compile/diagnostics.hpp"
 #include "xcuda/compile/header_registry.hpp"
 #include "xcuda/compile/kernel_signature.hpp"
+#include "xcuda/compile/param_layout.hpp"
 
 #include "xcuda/rt/compiler.hpp"
 
@@ -30,6 +31,7 @@ struct CompiledKernel {
     std::string name_expression;  // what NVRTC was asked to resolve ("&ns::k"); "" for extern "C"
     std::string instantiation;    // "float" for --instantiate 'axpy<float>' (Python: axpy["float"]); "" otherwise
     std::optional<rt::KernelResources> resources;  // from ptxas -v; absent when ptxas gave none
+    std::vector<ValueLayout> layouts;             // per parameter, from the PTX entry (param_layout.hpp)
 };
 
 // Where the arch came from, so the caller can say it ("sm_90 (no GPU: default)").
