@@ -101,6 +101,55 @@ bool immutable_config_item(PyObject* item) {
     return py::isinstance<Stream>(item);
 }
 
+const char* packer_kind_name(ParamPacker::Kind k) {
+    switch (k) {
+        case ParamPacker::Kind::scalar: return "scalar";
+        case ParamPacker::Kind::pointer: return "pointer";
+        case ParamPacker::Kind::vector: return "vector";
+        case ParamPacker::Kind::complex: return "complex";
+        case ParamPacker::Kind::sized_integer: return "integer";
+        case ParamPacker::Kind::bytes: return "struct";
+        case ParamPacker::Kind::unsupported: break;
+    }
+    return "unsupported";
+}
+
+std::size_t packed_size(const ParamPacker& p) {
+    if (p.size > 0) return p.size;
+    if (p.kind == ParamPacker::Kind::pointer) return sizeof(void*);
+    return compile::scalar_size(p.scalar);
+}
+
+py::list parameter_table(const Kernel& k) {
+    py::list out;
+    for (const ParamPacker& p : k.packer().params()) {
+        py::dict d;
+        d["name"] = p.name;
+        d["type"] = p.type;
+        d["kind"] = packer_kind_name(p.kind);
+        d["size"] = packed_size(p);
+        d["align"] = p.align ? p.align : packed_size(p);
+        if (p.kind == ParamPacker::Kind::vector || p.kind == ParamPacker::Kind::complex) {
+            d["element"] = compile::scalar_name(p.scalar);
+            d["components"] = p.components;
+        }
+        if (!p.default_text.empty()) d["default"] = p.default_text;
+        out.append(d);
+    }
+    return out;
+}
+
+py::list packed_argument_bytes(const Kernel& k, py::args args) {
+    PackedArgs packed;
+    k.packer().pack(args, nullptr, packed);
+    py::list out;
+    const auto& params = k.packer().params();
+    for (std::size_t i = 0; i < params.size(); ++i) {
+        out.append(py::bytes(static_cast<const char*>(packed.params()[i]), packed_size(params[i])));
+    }
+    return out;
+}
+
 }  // namespace
 
 // The cache holds the config tuple, so the objects compared by identity stay alive.
@@ -263,7 +312,7 @@ Kernel::Kernel(std::shared_ptr<ModuleImpl> module, const compile::CompiledKernel
       lowered_name_(kernel.lowered_name),
       instantiation_(kernel.instantiation),
       resources_(kernel.resources),
-      packer_(kernel.decl),
+      packer_(kernel.decl, kernel.layouts),
       description_("kernel `" + kernel.decl.name + (kernel.instantiation.empty() ? "" : "<" + kernel.instantiation + ">") +
                    "`") {}
 
@@ -397,6 +446,13 @@ void define_kernel_objects(py::module_& m) {
              },
              py::arg("block"), py::arg("shared_mem") = 0,
              "Theoretical occupancy from the driver for this block size and dynamic shared memory.")
+        .def_property_readonly("parameter_layout", &parameter_table,
+                               "Each parameter as the launch passes it: name, C++ type, how a Python value is "
+                               "read (scalar, pointer, vector, complex, integer, struct), and its size and "
+                               "alignment in bytes as the compiled code lays it out.")
+        .def("_packed_arguments", &packed_argument_bytes,
+             "The bytes each parameter would receive for these arguments (numpy arrays are not staged: their "
+             "pointers read 0). For tests and debugging.")
         .def("__getitem__",
              [](const std::shared_ptr<Kernel>& k, py::handle config) { return launcher_for(k, config); })
         .def("__call__",

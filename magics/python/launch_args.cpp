@@ -4,6 +4,8 @@
 #include "interrupt.hpp"
 #include "scalar_convert.hpp"
 #include "staging_pool.hpp"
+#include "cpp_literal.hpp"
+#include "value_convert.hpp"
 
 #include <xcuda/rt/memory.hpp>
 #include <xcuda/rt/stream.hpp>
@@ -34,7 +36,7 @@ std::string astype_hint(py::handle value, const std::string& name, const ElemTyp
 
 }  // namespace
 
-void PackedArgs::reset(std::size_t n) {
+void PackedArgs::reset(std::size_t n, std::size_t wide_bytes) {
     known_arrays = KnownArrayLaunch{};
     if (n > inline_params) {
         heap_slots_.assign(n, 0);
@@ -42,11 +44,61 @@ void PackedArgs::reset(std::size_t n) {
         slots_ = heap_slots_.data();
         ptrs_ = heap_ptrs_.data();
     }
+    if (wide_bytes > sizeof inline_wide_) {
+        heap_wide_.resize((wide_bytes + sizeof(WideChunk) - 1) / sizeof(WideChunk));
+        wide_ = heap_wide_[0].bytes;
+    }
     for (std::size_t i = 0; i < n; ++i) ptrs_[i] = slots_ + i;
 }
 
-ArgumentPacker::ArgumentPacker(const compile::KernelDecl& decl) : signature_(decl.signature) {
+namespace {
+
+// The element types a pointer to a vector or complex type accepts: its components' (a float32
+// array for float2*), and for two-component float types the matching complex dtype.
+void vector_pointee(const compile::Param& src, ParamPacker& p) {
+    if (src.pointer_depth != 1) return;
+    bool is_complex = false;
+    auto [element, components] = compile::vector_type(src.pointee, &is_complex);
+    if (element == ScalarType::none) return;
+    const ElemType component = elem_type_of(element);
+    const bool complex_pair = components == 2 && (element == ScalarType::float32 || element == ScalarType::float64);
+    const ElemType as_complex{'c', component.bytes * 2};
+    p.pointee = is_complex ? as_complex : component;
+    p.pointee_alt = complex_pair ? (is_complex ? component : as_complex) : ElemType{};
+}
+
+void apply_layout(const compile::ValueLayout& layout, ParamPacker& p) {
+    using L = compile::ValueLayout::Kind;
+    p.size = layout.size;
+    p.align = layout.align;
+    switch (layout.kind) {
+        case L::declared:
+        case L::unknown: return;
+        case L::vector:
+            p.kind = ParamPacker::Kind::vector;
+            p.scalar = layout.element;
+            p.components = layout.components;
+            return;
+        case L::complex:
+            p.kind = ParamPacker::Kind::complex;
+            p.scalar = layout.element;
+            p.components = 2;
+            return;
+        case L::integer: p.kind = ParamPacker::Kind::sized_integer; return;
+        case L::floating:
+            p.kind = ParamPacker::Kind::scalar;
+            p.scalar = layout.size == 8 ? ScalarType::float64 : ScalarType::float32;
+            return;
+        case L::bytes: p.kind = ParamPacker::Kind::bytes; return;
+    }
+}
+
+}  // namespace
+
+ArgumentPacker::ArgumentPacker(const compile::KernelDecl& decl, const std::vector<compile::ValueLayout>& layouts)
+    : signature_(decl.signature) {
     params_.reserve(decl.params.size());
+    required_ = decl.params.size();
     for (std::size_t i = 0; i < decl.params.size(); ++i) {
         const compile::Param& src = decl.params[i];
         ParamPacker p;
@@ -61,16 +113,42 @@ ArgumentPacker::ArgumentPacker(const compile::KernelDecl& decl) : signature_(dec
             p.pointee_const = src.pointee_const;
             // void*, struct pointers and pointers to pointers take any element type.
             p.pointee = src.pointer_depth == 1 ? elem_type_of(src.scalar) : ElemType{};
+            vector_pointee(src, p);
+        }
+        if (i < layouts.size()) apply_layout(layouts[i], p);
+        if (p.size > sizeof(std::uint64_t)) {
+            const std::size_t align = std::max<std::size_t>(p.align, 1);
+            p.wide_offset = (wide_bytes_ + align - 1) / align * align;
+            wide_bytes_ = p.wide_offset + p.size;
+        }
+        if (!src.default_value.empty()) {
+            p.default_text = src.default_value;
+            p.default_value = python_value_of_cpp_literal(src.default_value);
+            if (p.default_value && p.default_value.is_none() && p.kind != ParamPacker::Kind::pointer) {
+                p.default_value = py::object();  // NULL for a number is not a value we can pass
+            }
+            if (p.default_value && p.kind == ParamPacker::Kind::pointer && !p.default_value.is_none()) {
+                // `T* p = 0`: a null pointer
+                p.default_value = PyLong_Check(p.default_value.ptr()) && PyLong_AsLong(p.default_value.ptr()) == 0
+                                      ? py::none()
+                                      : py::object();
+            }
+            if (required_ == decl.params.size()) required_ = i;
+        } else {
+            required_ = decl.params.size();  // a default followed by a parameter without one
         }
         params_.push_back(std::move(p));
     }
 }
 
 void ArgumentPacker::wrong_count(std::size_t got) const {
-    std::string msg = signature_ + " takes " + plural(params_.size(), "argument") + ", got " + std::to_string(got);
-    if (got < params_.size()) {
+    const std::string takes = required_ == params_.size()
+                                  ? plural(params_.size(), "argument")
+                                  : std::to_string(required_) + " to " + plural(params_.size(), "argument");
+    std::string msg = signature_ + " takes " + takes + ", got " + std::to_string(got);
+    if (got < required_) {
         msg += ": missing ";
-        for (std::size_t i = got; i < params_.size(); ++i) {
+        for (std::size_t i = got; i < required_; ++i) {
             msg += (i > got ? ", `" : "`") + params_[i].name + "` (" + params_[i].type + ")";
         }
     }
@@ -79,11 +157,19 @@ void ArgumentPacker::wrong_count(std::size_t got) const {
 
 void ArgumentPacker::pack(py::handle args, CUstream stream, PackedArgs& out) const {
     const auto n = static_cast<std::size_t>(PyTuple_GET_SIZE(args.ptr()));
-    if (n != params_.size()) wrong_count(n);
-    out.reset(n);
-    for (std::size_t i = 0; i < n; ++i) {
+    if (n != params_.size() && (n < required_ || n > params_.size())) wrong_count(n);
+    out.reset(params_.size(), wide_bytes_);
+    for (std::size_t i = 0; i < params_.size(); ++i) {
         const ParamPacker& p = params_[i];
-        py::handle value = PyTuple_GET_ITEM(args.ptr(), static_cast<Py_ssize_t>(i));
+        py::handle value;
+        if (i < n) {
+            value = PyTuple_GET_ITEM(args.ptr(), static_cast<Py_ssize_t>(i));
+        } else if (p.default_value) {
+            value = p.default_value;
+        } else {
+            raise(PyExc_TypeError, p.what + " was left out, and its default `" + p.default_text +
+                                       "` is not a literal xcuda can read from Python: pass it");
+        }
         switch (p.kind) {
             case ParamPacker::Kind::scalar:
                 convert_scalar(p.scalar, value, p.what, out.slot(i));
@@ -92,9 +178,29 @@ void ArgumentPacker::pack(py::handle args, CUstream stream, PackedArgs& out) con
                 pack_pointer(p, i, value, stream, out);
                 break;
             case ParamPacker::Kind::unsupported:
-                raise(PyExc_TypeError, p.what + ": xcuda cannot pass a parameter of this type from Python (its size is "
-                                                "unknown); pass a pointer to it instead, or a scalar");
+                raise(PyExc_TypeError, p.what + ": xcuda cannot pass a parameter of this type from Python (the "
+                                                "compiled code does not say its size); pass a pointer to it instead");
+            default:
+                pack_value(p, i, value, out);
         }
+    }
+}
+
+void ArgumentPacker::pack_value(const ParamPacker& p, std::size_t index, py::handle value, PackedArgs& out) const {
+    std::uint8_t* dst;
+    if (p.size > sizeof(std::uint64_t)) {
+        dst = out.wide() + p.wide_offset;
+        out.params()[index] = dst;
+    } else {
+        *out.slot(index) = 0;
+        dst = reinterpret_cast<std::uint8_t*>(out.slot(index));
+    }
+    switch (p.kind) {
+        case ParamPacker::Kind::vector: return convert_vector(p.scalar, p.components, value, p.what, dst);
+        case ParamPacker::Kind::complex: return convert_complex(p.scalar, value, p.what, dst);
+        case ParamPacker::Kind::sized_integer: return convert_sized_integer(p.size, value, p.what, dst);
+        case ParamPacker::Kind::bytes: return convert_struct_bytes(value, p.size, p.align, p.what, p.type, dst);
+        default: return;
     }
 }
 
@@ -107,7 +213,7 @@ void ArgumentPacker::pack_pointer(const ParamPacker& p, std::size_t index, py::h
         return;
     }
     auto check_type = [&](const ElemType& got, const char* what_kind) {
-        if (p.pointee.kind != 'V' && got != p.pointee) {
+        if (p.pointee.kind != 'V' && got != p.pointee && (p.pointee_alt.kind == 'V' || got != p.pointee_alt)) {
             raise(PyExc_TypeError, "argument `" + p.name + "` expects " + p.type + ": got a " + elem_type_name(got) +
                                        " " + what_kind + "; " + astype_hint(value, p.name, p.pointee));
         }

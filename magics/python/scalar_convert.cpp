@@ -11,11 +11,10 @@
 namespace py = pybind11;
 
 namespace xcuda::magics {
-namespace {
 
 using compile::ScalarType;
 
-std::string describe(py::handle value) {
+std::string describe_value(py::handle value) {
     std::string type = Py_TYPE(value.ptr())->tp_name;
     std::string text;
     try {
@@ -28,8 +27,10 @@ std::string describe(py::handle value) {
     return type + " " + text;
 }
 
+namespace {
+
 [[noreturn]] void wrong_kind(py::handle value, const std::string& what, const char* fix) {
-    raise(PyExc_TypeError, what + " got " + describe(value) + ": " + fix);
+    raise(PyExc_TypeError, what + " got " + describe_value(value) + ": " + fix);
 }
 
 template <typename T>
@@ -58,7 +59,7 @@ void convert_integer(ScalarType type, py::handle value, const std::string& what,
         else if (type == ScalarType::uint64) return store(slot, u);
     }
     auto out_of_range = [&](const char* range) {
-        raise(PyExc_OverflowError, what + " got " + describe(value) + ": out of range for " +
+        raise(PyExc_OverflowError, what + " got " + describe_value(value) + ": out of range for " +
                                        compile::scalar_name(type) + " (" + range + ")");
     };
     if (overflow != 0) {
@@ -100,7 +101,7 @@ double as_double(py::handle value, const std::string& what) {
         double d = PyLong_AsDouble(obj);
         if (d == -1.0 && PyErr_Occurred()) {
             PyErr_Clear();
-            raise(PyExc_OverflowError, what + " got " + describe(value) + ": too large for a floating-point parameter");
+            raise(PyExc_OverflowError, what + " got " + describe_value(value) + ": too large for a floating-point parameter");
         }
         return d;
     }
@@ -115,7 +116,7 @@ double as_double(py::handle value, const std::string& what) {
 
 void check_float_range(double d, double max, py::handle value, const std::string& what, ScalarType type) {
     if (std::isfinite(d) && std::fabs(d) > max) {
-        raise(PyExc_OverflowError, what + " got " + describe(value) + ": out of range for " +
+        raise(PyExc_OverflowError, what + " got " + describe_value(value) + ": out of range for " +
                                        compile::scalar_name(type) + " (magnitude up to " +
                                        py::repr(py::float_(max)).cast<std::string>() + ")");
     }

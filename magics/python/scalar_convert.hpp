@@ -14,6 +14,9 @@ namespace xcuda::magics {
 // of the wrong kind (a float for an int, a str, ...) and OverflowError for one out of range.
 void convert_scalar(compile::ScalarType type, pybind11::handle value, const std::string& what, std::uint64_t* slot);
 
+// A value as messages show it: "3", "2.5", "str 'abc'", "numpy.void (1, 2.)" (cut at 40 characters).
+std::string describe_value(pybind11::handle value);
+
 // IEEE binary16 and bfloat16 bits of `f`, rounded to nearest even.
 std::uint16_t float_to_half_bits(float f);
 std::uint16_t float_to_bfloat16_bits(float f);
