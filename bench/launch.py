@@ -37,6 +37,15 @@ X_NATIVE = f"xcuda on xcuda.DeviceArray, default stream, {SYNC} via .get()"
 X_NATIVE_STREAM = f"xcuda on xcuda.DeviceArray, non-blocking xcuda.Stream, {SYNC}"
 # Context rows, no goal: each library's fixed cost of a launch, before any argument is read.
 EMPTY_KIND = "empty kernel, no arguments"
+# A 32-byte struct by value (numpy structured scalar, as CuPy takes it) and one CuPy array.
+STRUCT_KIND = "32-byte struct by value + CuPy array"
+STRUCT = r'''
+struct Params { float a, b, c, d; int n, m; double scale; };
+extern "C" __global__ void with_struct(Params p, float* out) {
+    if (threadIdx.x == 0 && blockIdx.x == 0) out[0] = p.a + p.b * p.c + p.d + p.n - p.m + (float)p.scale;
+}
+'''
+STRUCT_DTYPE = [("a", "f4"), ("b", "f4"), ("c", "f4"), ("d", "f4"), ("n", "i4"), ("m", "i4"), ("scale", "f8")]
 
 
 class WrongResult(Exception):
@@ -127,6 +136,7 @@ def run(env, res, cfg) -> None:
             res.fail(PART, n, "ns", UNAVAILABLE, describe(exc))
 
     launchers.update(_empty_launchers(env, res, cp, np, stream, handle, workdir))
+    launchers.update(_struct_launchers(env, res, cp, np, stream, handle, workdir))
 
     def poison(out):
         if hasattr(out, "fill_"):
@@ -245,6 +255,46 @@ def _empty_launchers(env, res, cp, np, stream, handle, workdir) -> dict:
         out[n] = (lambda k=kk, s=cs, c=lc: core.launch(s, c, k), None)
     except Exception as exc:
         res.fail(PART, n, "ns", UNAVAILABLE, describe(exc))
+    return out
+
+
+def _struct_launchers(env, res, cp, np, stream, handle, workdir) -> dict:
+    """xcuda and CuPy launching `with_struct(Params, float*)` with the same numpy structured
+    scalar (32 bytes) on the same stream; each checked once against the value numpy computes."""
+    out = {}
+    dtype = np.dtype(STRUCT_DTYPE, align=True)
+    params = np.zeros(1, dtype)[0]
+    for name, value in zip(dtype.names, (1.5, 2.0, 3.0, 0.25, 7, 2, 0.125)):
+        params[name] = value
+    expected = np.float32(1.5 + 2.0 * 3.0 + 0.25 + 7 - 2 + 0.125)
+    result = cp.zeros(1, cp.float32)
+
+    def checked(call):
+        result.fill(np.nan)
+        with stream:
+            call()
+        stream.synchronize()
+        got = float(result.get()[0])
+        if got != expected:
+            raise WrongResult(f"out[0] = {got}, numpy says {expected}")
+        return call
+
+    module, xc_reason, cubin_path, _ = peers.shared_cubin(env, STRUCT, "with_struct", workdir)
+    n = name_of(X, STRUCT_KIND)
+    if module is None:
+        res.fail(PART, n, "ns", ERROR, xc_reason)
+    else:
+        try:
+            k = peers.xcuda_kernel(module, "with_struct")
+            out[n] = (checked(lambda k=k: k[1, 32, 0, handle](params, result)), None)
+        except Exception as exc:
+            res.fail(PART, n, "ns", WRONG if isinstance(exc, WrongResult) else ERROR, describe(exc))
+    n = name_of(CUPY, STRUCT_KIND)
+    try:
+        ck = cp.RawModule(path=cubin_path).get_function("with_struct")
+        out[n] = (checked(lambda k=ck: k((1,), (32,), (params, result))), None)
+    except Exception as exc:
+        res.fail(PART, n, "ns", WRONG if isinstance(exc, WrongResult) else UNAVAILABLE, describe(exc))
     return out
 
 
@@ -395,4 +445,5 @@ def _goals(res) -> None:
         res.goal(PART, f"launch <= 0.7x CuPy [{kind}]", name_of(X, kind), name_of(CUPY, kind), "<=", 0.7)
         res.goal(PART, f"launch <= 1.0x cuda.core [{kind}]", name_of(X, kind), name_of(CORE, kind), "<=", 1.0)
     res.goal(PART, "launch <= 1.5x C++ floor", name_of(X, KINDS[0]), FLOOR, "<=", 1.5)
+    res.goal(PART, "32-byte struct launch <= 0.7x CuPy", name_of(X, STRUCT_KIND), name_of(CUPY, STRUCT_KIND), "<=", 0.7)
     res.goal(PART, "launch+sync+readback <= 0.8x CuPy", X_NATIVE_STREAM, f"{CUPY}, {SYNC}", "<=", 0.8)
