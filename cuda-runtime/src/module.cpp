@@ -59,8 +59,10 @@ Function Module::function(const std::string& mangled_name) const {
     CUfunction f = nullptr;
     throw_if_context_lost();
     check(detail::driver().cuModuleGetFunction(&f, module_, mangled_name.c_str()), "cuModuleGetFunction",
-          "no kernel named '" + mangled_name + "' in this module (C++ kernels have mangled names: declare it "
-          "extern \"C\" or use the lowered name)");
+          "no kernel named '" + mangled_name + "' in this module" +
+              (mangled_name.rfind("_Z", 0) == 0 ? std::string()
+                                                : " (a C++ kernel's symbol is mangled: declare it extern \"C\" or "
+                                                  "look it up by its lowered name)"));
     return Function(f, mangled_name);
 }
 

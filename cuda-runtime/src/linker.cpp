@@ -1,0 +1,167 @@
+#include "nvjitlink_api.hpp"
+#include "nvrtc_api.hpp"
+
+#include <xcuda/rt/linker.hpp>
+
+#include <cuda.h>
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+
+namespace xcuda::rt {
+namespace fs = std::filesystem;
+namespace detail {
+namespace {
+
+std::string nvrtc_dir() {
+    try {
+        return fs::path(nvrtc().path).parent_path().string();
+    } catch (const CudaError&) {
+        return {};
+    }
+}
+
+NvJitLinkApi load() {
+    std::vector<std::string> names;
+    if (const char* path = std::getenv("XCUDA_NVJITLINK"); path != nullptr && *path != '\0') {
+        names = {path};
+    } else {
+        const std::string so = "libnvJitLink.so." + std::to_string(CUDA_VERSION / 1000);
+        names = {so};
+        if (std::string dir = nvrtc_dir(); !dir.empty()) names.push_back(dir + "/" + so);
+    }
+    std::string tried;
+    for (const auto& name : names) {
+        void* lib = ::dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
+        if (lib == nullptr) {
+            const char* why = ::dlerror();
+            tried += (tried.empty() ? "" : "; ") + name + " (" + (why ? why : "not found") + ")";
+            continue;
+        }
+        NvJitLinkApi api;
+        const char* missing = nullptr;
+#define XCUDA_RESOLVE(fn)                                                      \
+    api.fn = reinterpret_cast<decltype(&::fn)>(::dlsym(lib, #fn));            \
+    if (api.fn == nullptr && missing == nullptr) missing = #fn;
+        XCUDA_NVJITLINK_FUNCTIONS(XCUDA_RESOLVE)
+#undef XCUDA_RESOLVE
+        if (missing != nullptr) {
+            tried += (tried.empty() ? "" : "; ") + name + " (lacks " + missing + ": too old)";
+            ::dlclose(lib);
+            continue;
+        }
+        api.path = name;
+        return api;  // kept loaded for the life of the process
+    }
+    throw CudaError("nvJitLink, CUDA's device linker (needed for -dc/-rdc cells), could not be loaded: tried " + tried +
+                    ". Install the CUDA Toolkit's nvJitLink (CUDA " + std::to_string(CUDA_VERSION / 1000) +
+                    "), add its lib64 directory to LD_LIBRARY_PATH, or set XCUDA_NVJITLINK to the library's path");
+}
+
+}  // namespace
+
+const NvJitLinkApi& nvjitlink() {
+    static const NvJitLinkApi api = load();  // a failed load throws, so the next call tries again
+    return api;
+}
+
+}  // namespace detail
+
+namespace {
+
+struct Handle {
+    nvJitLinkHandle h = nullptr;
+    ~Handle() {
+        if (h) detail::nvjitlink().nvJitLinkDestroy(&h);
+    }
+};
+
+std::string error_log(const detail::NvJitLinkApi& api, nvJitLinkHandle h) {
+    std::size_t size = 0;
+    if (api.nvJitLinkGetErrorLogSize(h, &size) != NVJITLINK_SUCCESS || size == 0) return {};
+    std::string log(size, '\0');
+    if (api.nvJitLinkGetErrorLog(h, log.data()) != NVJITLINK_SUCCESS) return {};
+    while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
+    return log;
+}
+
+std::string info_log(const detail::NvJitLinkApi& api, nvJitLinkHandle h) {
+    std::size_t size = 0;
+    if (api.nvJitLinkGetInfoLogSize(h, &size) != NVJITLINK_SUCCESS || size == 0) return {};
+    std::string log(size, '\0');
+    if (api.nvJitLinkGetInfoLog(h, log.data()) != NVJITLINK_SUCCESS) return {};
+    while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
+    return log;
+}
+
+}  // namespace
+
+LinkError::LinkError(std::string log) : CudaError("device link failed:\n" + log), log_(std::move(log)) {}
+
+std::string cudadevrt_path() {
+    std::vector<fs::path> dirs;
+    if (std::string dir = detail::nvrtc_dir(); !dir.empty()) dirs.emplace_back(dir);
+    if (const char* home = std::getenv("CUDA_HOME"); home && *home) dirs.push_back(fs::path(home) / "lib64");
+    dirs.emplace_back("/usr/local/cuda/lib64");
+    for (const auto& d : dirs) {
+        std::error_code ec;
+        if (fs::is_regular_file(d / "libcudadevrt.a", ec)) return (d / "libcudadevrt.a").string();
+    }
+    return {};
+}
+
+std::pair<int, int> nvjitlink_version() {
+    unsigned major = 0, minor = 0;
+    detail::nvjitlink().nvJitLinkVersion(&major, &minor);
+    return {int(major), int(minor)};
+}
+
+LinkResult link(const std::string& arch, const std::vector<LinkInput>& inputs, bool with_device_runtime) {
+    const auto& api = detail::nvjitlink();
+    std::string devrt;
+    if (with_device_runtime) {
+        devrt = cudadevrt_path();
+        if (devrt.empty()) {
+            throw CudaError("libcudadevrt.a (CUDA's device runtime, for launches from the device) was not found next "
+                            "to NVRTC, in $CUDA_HOME/lib64 or /usr/local/cuda/lib64: install the CUDA Toolkit's "
+                            "static libraries or set CUDA_HOME");
+        }
+    }
+    const std::string arch_option = "-arch=" + arch;
+    const char* options[] = {arch_option.c_str()};
+    Handle handle;
+    auto fail = [&](nvJitLinkResult r, const char* call) {
+        std::string log = error_log(api, handle.h);
+        if (log.empty()) log = std::string(call) + " failed with nvJitLink error " + std::to_string(int(r));
+        throw LinkError(log);
+    };
+    if (nvJitLinkResult r = api.nvJitLinkCreate(&handle.h, 1, options); r != NVJITLINK_SUCCESS) {
+        throw CudaError("nvJitLinkCreate(" + arch_option + ") failed with nvJitLink error " + std::to_string(int(r)));
+    }
+    for (const auto& in : inputs) {
+        if (nvJitLinkResult r = api.nvJitLinkAddData(handle.h, NVJITLINK_INPUT_CUBIN, in.cubin.data(), in.cubin.size(),
+                                                     in.name.c_str());
+            r != NVJITLINK_SUCCESS)
+            fail(r, "nvJitLinkAddData");
+    }
+    if (!devrt.empty()) {
+        if (nvJitLinkResult r = api.nvJitLinkAddFile(handle.h, NVJITLINK_INPUT_LIBRARY, devrt.c_str());
+            r != NVJITLINK_SUCCESS)
+            fail(r, "nvJitLinkAddFile");
+    }
+    if (nvJitLinkResult r = api.nvJitLinkComplete(handle.h); r != NVJITLINK_SUCCESS) fail(r, "nvJitLinkComplete");
+    std::size_t size = 0;
+    if (nvJitLinkResult r = api.nvJitLinkGetLinkedCubinSize(handle.h, &size); r != NVJITLINK_SUCCESS)
+        fail(r, "nvJitLinkGetLinkedCubinSize");
+    LinkResult out;
+    out.cubin.resize(size);
+    if (nvJitLinkResult r = api.nvJitLinkGetLinkedCubin(handle.h, out.cubin.data()); r != NVJITLINK_SUCCESS)
+        fail(r, "nvJitLinkGetLinkedCubin");
+    out.info_log = info_log(api, handle.h);
+    return out;
+}
+
+}  // namespace xcuda::rt
