@@ -189,6 +189,32 @@ bool may_compile_minimal(std::string_view source, const std::vector<std::string>
 
 }  // namespace
 
+std::shared_ptr<const CachePayload> CompileSession::device_link(const CachePayload& relocatable,
+                                                                const std::string& arch, const std::string& cell_label,
+                                                                const std::vector<std::string>& opts) {
+    auto symbols = elf_symbols(relocatable.cubin);
+    std::vector<rt::LinkInput> inputs{{cell_label, relocatable.cubin}};
+    std::set<std::string> unresolved;
+    if (symbols) {
+        for (auto& in : device_objects_.providers_for(*symbols, &unresolved)) inputs.push_back(std::move(in));
+    }
+    // The device runtime (about 200 KB of CUBIN) only when something is left for it to define:
+    // launches from the device (cudaLaunchDevice, cudaGetParameterBufferV2, ...). What it does
+    // not define either, the linker reports.
+    const bool device_runtime = !symbols || !unresolved.empty();
+    std::string real = arch.rfind("compute_", 0) == 0 ? "sm_" + arch.substr(8) : arch;
+    rt::LinkResult linked;
+    try {
+        linked = rt::link(real, inputs, device_runtime);
+    } catch (const rt::LinkError& e) {
+        throw CellCompileError(program_name, opts, e.log(), {}, cell_label, explain_link_log(e.log(), cell_label));
+    }
+    device_objects_.add(cell_label, relocatable.cubin);
+    auto out = std::make_shared<CachePayload>(relocatable);
+    out->cubin = std::move(linked.cubin);
+    return out;
+}
+
 CompileOutcome CompileSession::compile_cell(std::string_view source, const CellOptions& options,
                                             const HeaderRegistry& headers, const std::string& cell_label) {
     auto t0 = std::chrono::steady_clock::now();
@@ -217,7 +243,8 @@ CompileOutcome CompileSession::compile_cell(std::string_view source, const CellO
     std::string key = to_hex(h.finish());
 
     bool use_cache = cache_ && !options.no_cache;
-    if (use_cache) {
+    const bool relocatable = wants_relocatable_code(opts);
+    if (use_cache && !relocatable) {  // a linked module depends on other cells: never memoised
         if (auto memo = cache_->memo(key)) {
             auto m = std::static_pointer_cast<const CompiledModule>(memo);
             if (m->cell_label != cell_label && !m->warnings.empty()) {
@@ -281,18 +308,20 @@ CompileOutcome CompileSession::compile_cell(std::string_view source, const CellO
         if (use_cache) cache_->store(key, payload);
         level = CacheLevel::none;
     }
+    std::shared_ptr<const CachePayload> loadable = payload;
+    if (relocatable) loadable = device_link(*payload, arch, cell_label, opts);
     auto aliases = parse_type_aliases(source);
     for (const auto& [name, text] : used) {
         for (auto& [alias, type] : parse_type_aliases(text)) aliases.emplace(alias, type);  // the cell's win
     }
-    auto m = build_module(source, bindings, *payload, cell_label, aliases);
+    auto m = build_module(source, bindings, *loadable, cell_label, aliases);
     m->notes = std::move(notes);
     m->arch = arch;
     m->arch_source = arch_source;
     m->nvrtc_options = opts;
     for (const auto& [name, text] : used) m->headers_used.push_back(name);
     m->cache_key = key;
-    if (use_cache) {
+    if (use_cache && !relocatable) {
         // the module holds its own copies of the payload's CUBIN, PTX and log
         cache_->set_memo(key, m, m->cubin.size() + m->ptx.size() + m->log.size());
     }

@@ -209,10 +209,11 @@ std::string compile_error_message(const std::vector<Diagnostic>& ds, const std::
 }  // namespace
 
 CellCompileError::CellCompileError(std::string program_name, std::vector<std::string> options, std::string log,
-                                   std::vector<Diagnostic> diagnostics, const std::string& cell_label)
+                                   std::vector<Diagnostic> diagnostics, const std::string& cell_label,
+                                   std::string message)
     : rt::CompileError(std::move(program_name), std::move(options), log),
       diagnostics_(std::move(diagnostics)),
-      message_(compile_error_message(diagnostics_, log)) {
+      message_(message.empty() ? compile_error_message(diagnostics_, log) : std::move(message)) {
     for (const auto& d : diagnostics_)
         if (d.severity == Severity::error && d.file == cell_label) {
             line_ = d.line;

@@ -4,6 +4,7 @@
 #include "xcuda/compile/cache_entry.hpp"
 #include "xcuda/compile/cell_options.hpp"
 #include "xcuda/compile/compile_cache.hpp"
+#include "xcuda/compile/device_link.hpp"
 #include "xcuda/compile/diagnostics.hpp"
 #include "xcuda/compile/header_registry.hpp"
 #include "xcuda/compile/kernel_signature.hpp"
@@ -81,6 +82,9 @@ public:
     // Throws CellCompileError when the cell does not compile (or NVRTC rejects an option given
     // after --), ParseError for an --arch this NVRTC cannot target or an --instantiate that
     // names no template of the cell, std::invalid_argument for a bad template argument count.
+    // A -dc/-rdc cell is device-linked (with libcudadevrt and the earlier -dc cells defining what
+    // it declares) every time it runs, so it always sees the newest definitions; its
+    // relocatable object is what the cache keeps. A failed link is a CellCompileError too.
     CompileOutcome compile_cell(std::string_view source, const CellOptions& options,
                                 const HeaderRegistry& headers, const std::string& cell_label = "cell");
 
@@ -94,6 +98,11 @@ public:
     std::size_t compiler_calls() const { return calls_.load(); }
 
 private:
+    // `relocatable` linked into a loadable CUBIN (the rest of the payload kept).
+    std::shared_ptr<const CachePayload> device_link(const CachePayload& relocatable, const std::string& arch,
+                                                    const std::string& cell_label,
+                                                    const std::vector<std::string>& opts);
+
     std::shared_ptr<CompileCache> cache_;
     CompilerFn compiler_;
     std::atomic<std::size_t> calls_{0};
@@ -103,6 +112,7 @@ private:
     std::optional<std::vector<std::string>> supported_archs_;
     std::string nvrtc_version_;
     bool minimal_supported_ = false;  // NVRTC 12.4+ knows -minimal (set with nvrtc_version_)
+    DeviceObjects device_objects_;    // -dc cells linked so far, for later cells to link against
 };
 
 }  // namespace xcuda::compile

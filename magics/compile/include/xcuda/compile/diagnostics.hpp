@@ -41,8 +41,10 @@ std::string user_log(std::string_view log);
 class CellCompileError : public rt::CompileError {
 public:
     // `cell_label`: the Diagnostic::file of the cell's own diagnostics ("cell_7").
+    // `message`: what() when given (a device-link failure explains itself), else the
+    // diagnostics formatted.
     CellCompileError(std::string program_name, std::vector<std::string> options, std::string log,
-                     std::vector<Diagnostic> diagnostics, const std::string& cell_label);
+                     std::vector<Diagnostic> diagnostics, const std::string& cell_label, std::string message = {});
     const std::vector<Diagnostic>& diagnostics() const noexcept { return diagnostics_; }
     // Line and column of the first error in the cell (0 when no error is in the cell itself,
     // e.g. it is in a header, or NVRTC gave none).
