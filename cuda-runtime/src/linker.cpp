@@ -1,3 +1,4 @@
+#include "library_loader.hpp"
 #include "nvjitlink_api.hpp"
 #include "nvrtc_api.hpp"
 
@@ -33,32 +34,23 @@ NvJitLinkApi load() {
         names = {so};
         if (std::string dir = nvrtc_dir(); !dir.empty()) names.push_back(dir + "/" + so);
     }
+    NvJitLinkApi api;
     std::string tried;
-    for (const auto& name : names) {
-        void* lib = ::dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
-        if (lib == nullptr) {
-            const char* why = ::dlerror();
-            tried += (tried.empty() ? "" : "; ") + name + " (" + (why ? why : "not found") + ")";
-            continue;
-        }
-        NvJitLinkApi api;
+    void* lib = open_first_complete(names, [&](void* handle) -> const char* {
         const char* missing = nullptr;
 #define XCUDA_RESOLVE(fn)                                                      \
-    api.fn = reinterpret_cast<decltype(&::fn)>(::dlsym(lib, #fn));            \
+    api.fn = reinterpret_cast<decltype(&::fn)>(::dlsym(handle, #fn));         \
     if (api.fn == nullptr && missing == nullptr) missing = #fn;
         XCUDA_NVJITLINK_FUNCTIONS(XCUDA_RESOLVE)
 #undef XCUDA_RESOLVE
-        if (missing != nullptr) {
-            tried += (tried.empty() ? "" : "; ") + name + " (lacks " + missing + ": too old)";
-            ::dlclose(lib);
-            continue;
-        }
-        api.path = name;
-        return api;  // kept loaded for the life of the process
+        return missing;
+    }, api.path, tried);
+    if (lib == nullptr) {
+        throw CudaError("nvJitLink, CUDA's device linker (needed for -dc/-rdc cells), could not be loaded: tried " +
+                        tried + ". Install the CUDA Toolkit's nvJitLink (CUDA " + std::to_string(CUDA_VERSION / 1000) +
+                        "), add its lib64 directory to LD_LIBRARY_PATH, or set XCUDA_NVJITLINK to the library's path");
     }
-    throw CudaError("nvJitLink, CUDA's device linker (needed for -dc/-rdc cells), could not be loaded: tried " + tried +
-                    ". Install the CUDA Toolkit's nvJitLink (CUDA " + std::to_string(CUDA_VERSION / 1000) +
-                    "), add its lib64 directory to LD_LIBRARY_PATH, or set XCUDA_NVJITLINK to the library's path");
+    return api;
 }
 
 }  // namespace
@@ -79,20 +71,13 @@ struct Handle {
     }
 };
 
-std::string error_log(const detail::NvJitLinkApi& api, nvJitLinkHandle h) {
+// nvJitLink's error or info log (they share one shape of size + copy calls).
+std::string read_log(nvJitLinkHandle h, decltype(&::nvJitLinkGetErrorLogSize) size_of,
+                     decltype(&::nvJitLinkGetErrorLog) copy) {
     std::size_t size = 0;
-    if (api.nvJitLinkGetErrorLogSize(h, &size) != NVJITLINK_SUCCESS || size == 0) return {};
+    if (size_of(h, &size) != NVJITLINK_SUCCESS || size == 0) return {};
     std::string log(size, '\0');
-    if (api.nvJitLinkGetErrorLog(h, log.data()) != NVJITLINK_SUCCESS) return {};
-    while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
-    return log;
-}
-
-std::string info_log(const detail::NvJitLinkApi& api, nvJitLinkHandle h) {
-    std::size_t size = 0;
-    if (api.nvJitLinkGetInfoLogSize(h, &size) != NVJITLINK_SUCCESS || size == 0) return {};
-    std::string log(size, '\0');
-    if (api.nvJitLinkGetInfoLog(h, log.data()) != NVJITLINK_SUCCESS) return {};
+    if (copy(h, log.data()) != NVJITLINK_SUCCESS) return {};
     while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
     return log;
 }
@@ -134,7 +119,7 @@ LinkResult link(const std::string& arch, const std::vector<LinkInput>& inputs, b
     const char* options[] = {arch_option.c_str()};
     Handle handle;
     auto fail = [&](nvJitLinkResult r, const char* call) {
-        std::string log = error_log(api, handle.h);
+        std::string log = read_log(handle.h, api.nvJitLinkGetErrorLogSize, api.nvJitLinkGetErrorLog);
         if (log.empty()) log = std::string(call) + " failed with nvJitLink error " + std::to_string(int(r));
         throw LinkError(log);
     };
@@ -160,7 +145,7 @@ LinkResult link(const std::string& arch, const std::vector<LinkInput>& inputs, b
     out.cubin.resize(size);
     if (nvJitLinkResult r = api.nvJitLinkGetLinkedCubin(handle.h, out.cubin.data()); r != NVJITLINK_SUCCESS)
         fail(r, "nvJitLinkGetLinkedCubin");
-    out.info_log = info_log(api, handle.h);
+    out.info_log = read_log(handle.h, api.nvJitLinkGetInfoLogSize, api.nvJitLinkGetInfoLog);
     return out;
 }
 

@@ -1,4 +1,5 @@
 #include "configured.hpp"
+#include "library_loader.hpp"
 #include "nvrtc_api.hpp"
 
 #include <xcuda/rt/errors.hpp>
@@ -19,35 +20,27 @@ std::vector<std::string> candidates() {
 }
 
 NvrtcApi load() {
-    std::string tried;
-    for (const auto& name : candidates()) {
-        void* lib = ::dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
-        if (lib == nullptr) {
-            const char* why = ::dlerror();
-            tried += (tried.empty() ? "" : "; ") + name + " (" + (why ? why : "not found") + ")";
-            continue;
-        }
-        NvrtcApi api;
+    NvrtcApi api;
+    std::string loaded, tried;
+    void* lib = open_first_complete(candidates(), [&](void* handle) -> const char* {
         const char* missing = nullptr;
 #define XCUDA_RESOLVE(fn)                                                      \
-    api.fn = reinterpret_cast<decltype(&::fn)>(::dlsym(lib, #fn));            \
+    api.fn = reinterpret_cast<decltype(&::fn)>(::dlsym(handle, #fn));         \
     if (api.fn == nullptr && missing == nullptr) missing = #fn;
         XCUDA_NVRTC_FUNCTIONS(XCUDA_RESOLVE)
 #undef XCUDA_RESOLVE
-        if (missing != nullptr) {
-            tried += (tried.empty() ? "" : "; ") + name + " (lacks " + missing + ": too old)";
-            ::dlclose(lib);
-            continue;
-        }
-        Dl_info info{};
-        api.path = ::dladdr(reinterpret_cast<void*>(api.nvrtcVersion), &info) != 0 && info.dli_fname != nullptr
-                       ? info.dli_fname
-                       : name;
-        return api;  // kept loaded for the life of the process
+        return missing;
+    }, loaded, tried);
+    if (lib == nullptr) {
+        throw CudaError("NVRTC, CUDA's runtime compiler, could not be loaded: tried " + tried +
+                        ". Install the CUDA Toolkit's NVRTC (CUDA " + std::to_string(CUDA_VERSION / 1000) +
+                        "), add its lib64 directory to LD_LIBRARY_PATH, or set XCUDA_NVRTC to the library's path");
     }
-    throw CudaError("NVRTC, CUDA's runtime compiler, could not be loaded: tried " + tried +
-                    ". Install the CUDA Toolkit's NVRTC (CUDA " + std::to_string(CUDA_VERSION / 1000) +
-                    "), add its lib64 directory to LD_LIBRARY_PATH, or set XCUDA_NVRTC to the library's path");
+    Dl_info info{};
+    api.path = ::dladdr(reinterpret_cast<void*>(api.nvrtcVersion), &info) != 0 && info.dli_fname != nullptr
+                   ? info.dli_fname
+                   : loaded;
+    return api;
 }
 
 }  // namespace

@@ -14,6 +14,15 @@ namespace xcuda::magics {
 
 using compile::ScalarType;
 
+PyObject* python_int_of(py::handle value, py::object& holder, const std::string& what, const std::string& fix) {
+    PyObject* obj = value.ptr();
+    if (PyLong_Check(obj)) return obj;
+    if (PyFloat_Check(obj) || !PyIndex_Check(obj)) raise(PyExc_TypeError, what + " got " + describe_value(value) + ": " + fix);
+    holder = py::reinterpret_steal<py::object>(PyNumber_Index(obj));
+    if (!holder) throw py::error_already_set();
+    return holder.ptr();
+}
+
 std::string describe_value(py::handle value) {
     std::string type = Py_TYPE(value.ptr())->tp_name;
     std::string text;
@@ -41,14 +50,8 @@ void store(std::uint64_t* slot, T v) {
 
 // Python int (or anything with __index__, e.g. numpy integers) -> integer of `type`.
 void convert_integer(ScalarType type, py::handle value, const std::string& what, std::uint64_t* slot) {
-    PyObject* obj = value.ptr();
     py::object index;
-    if (!PyLong_Check(obj)) {
-        if (PyFloat_Check(obj) || !PyIndex_Check(obj)) wrong_kind(value, what, "pass an int");
-        index = py::reinterpret_steal<py::object>(PyNumber_Index(obj));
-        if (!index) throw py::error_already_set();
-        obj = index.ptr();
-    }
+    PyObject* obj = python_int_of(value, index, what, "pass an int");
     int overflow = 0;
     long long v = PyLong_AsLongLongAndOverflow(obj, &overflow);
     if (v == -1 && PyErr_Occurred()) throw py::error_already_set();

@@ -95,17 +95,9 @@ void convert_complex(ScalarType element, py::handle value, const std::string& wh
 }
 
 void convert_sized_integer(std::size_t size, py::handle value, const std::string& what, std::uint8_t* dst) {
-    PyObject* obj = value.ptr();
     py::object index;
-    if (!PyLong_Check(obj)) {
-        if (PyFloat_Check(obj) || !PyIndex_Check(obj)) {
-            raise(PyExc_TypeError, what + " got " + describe_value(value) + ": pass an int (an integer of " +
-                                       std::to_string(size) + " bytes)");
-        }
-        index = py::reinterpret_steal<py::object>(PyNumber_Index(obj));
-        if (!index) throw py::error_already_set();
-        obj = index.ptr();
-    }
+    PyObject* obj = python_int_of(value, index, what,
+                                  "pass an int (an integer of " + std::to_string(size) + " bytes)");
     int overflow = 0;
     long long v = PyLong_AsLongLongAndOverflow(obj, &overflow);
     if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
