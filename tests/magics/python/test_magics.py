@@ -104,6 +104,43 @@ def test_changing_a_header_recompiles_its_users(ip):
     assert "2;" in ptx
 
 
+STD_HEADERS_CELL = r"""%%cuda -n std_headers_m
+#include <cassert>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <limits>
+#include <type_traits>
+#include <utility>
+template <typename T>
+__device__ std::enable_if_t<std::is_floating_point<T>::value, T> root_m(T x) { return std::sqrt(x); }
+extern "C" __global__ void std_headers_k(const float* x, float* y, std::uint32_t n) {
+    std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    assert(i < n);
+    float a = root_m(x[i]), b = fabs(x[i]);
+    std::swap(a, b);
+    y[i] = a + b + (x[i] < std::numeric_limits<float>::max() ? 1.0f : 0.0f);
+    printf("%u\n", i);
+}
+"""
+
+
+def test_cells_include_standard_headers_as_with_nvcc(ip):
+    r = run(ip, STD_HEADERS_CELL)
+    assert r.success, r.error_in_exec
+    m = ip.user_ns["std_headers_m"]
+    assert "vprintf" in m.ptx and "__assertfail" in m.ptx and "sqrt.rn.f32" in m.ptx
+    assert ip.user_ns["std_headers_k"].signature == "void std_headers_k(const float* x, float* y, std::uint32_t n)"
+
+
+def test_a_header_cell_named_like_a_standard_header_replaces_it(ip):
+    # printf stays an NVRTC built-in, so later cells that include <stdio.h> still compile
+    assert run(ip, "%%cuda_header stdio.h\n#define OWN_STDIO_M 1\n").success
+    r = run(ip, '%%cuda\n#include <stdio.h>\nstatic_assert(OWN_STDIO_M == 1, "");\n'
+                'extern "C" __global__ void own_stdio_m() { printf("own\\n"); }\n')
+    assert r.success, r.error_in_exec
+
+
 def test_cache_info_and_clear(ip, capsys):
     run(ip, CELL)
     ip.run_line_magic("cuda_cache", "info")
