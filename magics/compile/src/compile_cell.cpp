@@ -91,9 +91,7 @@ std::vector<Binding> plan_bindings(const std::vector<KernelDecl>& decls, const C
         if (!d.is_template) continue;
         if (!instantiated.count(d.qualified_name))
             notes.push_back("template kernel " + d.qualified_name + " is not bound: add --instantiate '" +
-                            d.qualified_name + "<" +
-                            (d.template_params.empty() || d.template_params[0].is_type() ? "float" : "256") +
-                            ">' (once per instantiation)");
+                            d.qualified_name + "<" + example_template_args(d) + ">' (once per instantiation)");
     }
     if (decls.empty()) notes.push_back("the cell defines no __global__ function; nothing to bind");
     return out;

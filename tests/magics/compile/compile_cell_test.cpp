@@ -115,6 +115,24 @@ TEST(CompileCell, UninstantiatedTemplateGetsANoteNotAnError) {
     EXPECT_NE(out.module->notes[0].find("--instantiate 'k<256>'"), std::string::npos) << out.module->notes[0];
 }
 
+TEST(CompileCell, TheNotesInstantiationAdviceCompiles) {
+    Fixture f;
+    const std::string cell = "enum Mode { fast, exact };\n"
+                             "template <typename T, int N, bool Check, Mode M, int Unroll = 4>\n"
+                             "__global__ void k(T* p) { if (Check) p[0] = T(N * Unroll + M); }\n";
+    auto out = f.compile(cell);
+    ASSERT_EQ(out.module->notes.size(), 1u);
+    const std::string& note = out.module->notes[0];
+    auto open = note.find("--instantiate '");
+    ASSERT_NE(open, std::string::npos) << note;
+    auto close = note.find('\'', open + 15);
+    const std::string advice = note.substr(open, close + 1 - open);
+    EXPECT_EQ(advice, "--instantiate 'k<float, 256, true, static_cast<Mode>(0)>'");
+    auto bound = f.compile(cell, advice);
+    ASSERT_EQ(bound.module->kernels.size(), 1u);
+    EXPECT_FALSE(bound.module->kernels[0].lowered_name.empty());
+}
+
 TEST(CompileCell, InstantiateOfAnUnknownTemplateNamesTheTemplates) {
     Fixture f;
     try {
