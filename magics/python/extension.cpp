@@ -1,4 +1,5 @@
 #include "extension.hpp"
+#include "help_cells.hpp"
 #include "magic_cache.hpp"
 #include "magic_cuda.hpp"
 #include "magic_header.hpp"
@@ -25,6 +26,7 @@ void register_magics(py::object ip) {
     cell("cuda", cuda_cell_magic);
     line("cuda", cuda_line_magic);
     cell("cuda_header", cuda_header_cell_magic);
+    line("cuda_header", cuda_header_line_magic);
     line("cuda_info", cuda_info_line_magic);
     line("cuda_device", cuda_device_line_magic);
     line("cuda_cache", cuda_cache_line_magic);
@@ -42,6 +44,7 @@ void define_extension(py::module_& m) {
         "load_ipython_extension",
         [](py::object ip) {
             register_magics(ip);
+            register_help_cells(ip);
             register_post_cell_sync(ip);
         },
         py::arg("ipython"), "Registers %%cuda, %%cuda_header, %cuda_info, %cuda_device, %cuda_cache, %cuda_timeit and %%cuda_profile.");
@@ -51,7 +54,13 @@ void define_extension(py::module_& m) {
           "(number=0: automatic). Returns an xcuda.BenchmarkResult.");
     m.def("cuda_profile", &profile_source, py::arg("source"), py::arg("globals"),
           "%%cuda_profile without IPython: runs `source` in `globals` and returns the report of its launches.");
-    m.def("unload_ipython_extension", &unregister_post_cell_sync, py::arg("ipython"));
+    m.def(
+        "unload_ipython_extension",
+        [](py::object ip) {
+            unregister_help_cells(ip);
+            unregister_post_cell_sync(ip);
+        },
+        py::arg("ipython"));
     m.def("sync_after_cell", &set_sync_after_cell, py::arg("enabled"),
           "Whether a cell that launched kernels waits for them before it ends (default True).");
 }

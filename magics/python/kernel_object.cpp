@@ -214,12 +214,22 @@ std::string kernel_repr(const Kernel& k) {
     return "<xcuda.Kernel " + k.decl().signature + (k.instantiation().empty() ? "" : " [" + k.instantiation() + "]") + ">";
 }
 
+// One item of a template key as the C++ template argument it stands for: Python's True/False
+// (and numpy's, whose str() is the same) are C++'s true/false; an int or a string is what str()
+// writes ("float", 256).
+std::string template_arg(py::handle item) {
+    if (PyBool_Check(item.ptr())) return item.ptr() == Py_True ? "true" : "false";
+    std::string s = py::str(item).cast<std::string>();
+    if (!py::isinstance<py::str>(item) && (s == "True" || s == "False")) return s == "True" ? "true" : "false";
+    return s;
+}
+
 py::object lookup_instantiation(const KernelTemplate& t, py::handle key) {
     std::string args;
     if (PyTuple_Check(key.ptr())) {
-        for (py::handle item : key) args += (args.empty() ? "" : ",") + py::str(item).cast<std::string>();
+        for (py::handle item : key) args += (args.empty() ? "" : ", ") + template_arg(item);
     } else {
-        args = py::str(key).cast<std::string>();
+        args = template_arg(key);
     }
     auto it = t.by_args.find(normalise_template_args(args));
     if (it == t.by_args.end()) {

@@ -35,4 +35,13 @@ void cuda_header_cell_magic(const std::string& line, const std::string& cell) {
     }
 }
 
+void cuda_header_line_magic(const std::string& line) {
+    compile::ParsedArgs args = parse_magic_line(line, spec());
+    if (!args.has("--help")) {
+        usage_error("%%cuda_header stores the cell below it as a header: start the cell with `%%cuda_header NAME` "
+                    "on its own line (%cuda_header -h says more)");
+    }
+    py::print(compile::format_help(spec()));
+}
+
 }  // namespace xcuda::magics

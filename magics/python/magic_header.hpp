@@ -5,5 +5,7 @@
 namespace xcuda::magics {
 
 void cuda_header_cell_magic(const std::string& line, const std::string& cell);
+// %cuda_header (line form): only -h; says to use the cell form otherwise.
+void cuda_header_line_magic(const std::string& line);
 
 }  // namespace xcuda::magics

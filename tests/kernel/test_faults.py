@@ -112,6 +112,15 @@ def test_empty_cuda_cell_is_a_usage_error_saying_the_body_is_empty(kernel):
     assert_answers_kernel_info(kc)
 
 
+def test_cuda_help_alone_in_a_cell_prints_the_help(kernel):
+    km, kc = kernel
+    for cell in ("%%cuda -h", "%%cuda_header --help", "%%cuda_profile -h\n"):
+        reply, messages = execute(kc, cell)
+        assert reply["content"]["status"] == "ok", cell
+        assert stream_text(messages, "stdout").startswith("Usage: " + cell.split()[0]), cell
+        assert not errors(messages), cell
+
+
 def test_cuda_cell_without_global_compiles_and_says_there_is_nothing_to_bind(kernel):
     km, kc = kernel
     reply, messages = execute(kc, "%%cuda\n__device__ int helper(int x) { return x + 1; }\n")

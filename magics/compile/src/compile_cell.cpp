@@ -1,5 +1,6 @@
 #include "xcuda/compile/compile_cell.hpp"
 
+#include "xcuda/compile/builtin_headers.hpp"
 #include "xcuda/compile/sha256.hpp"
 #include "xcuda/rt/driver.hpp"
 #include "xcuda/rt/ptxas_info.hpp"
@@ -90,9 +91,7 @@ std::vector<Binding> plan_bindings(const std::vector<KernelDecl>& decls, const C
         if (!d.is_template) continue;
         if (!instantiated.count(d.qualified_name))
             notes.push_back("template kernel " + d.qualified_name + " is not bound: add --instantiate '" +
-                            d.qualified_name + "<" +
-                            (d.template_params.empty() || d.template_params[0].is_type() ? "float" : "256") +
-                            ">' (once per instantiation)");
+                            d.qualified_name + "<" + example_template_args(d) + ">' (once per instantiation)");
     }
     if (decls.empty()) notes.push_back("the cell defines no __global__ function; nothing to bind");
     return out;
@@ -187,6 +186,33 @@ bool may_compile_minimal(std::string_view source, const std::vector<std::string>
     return true;
 }
 
+// The built-in standard headers go to every compile, not only to cells that include one: NVRTC
+// then also finds them for headers it reads from -I dirs, which the registry cannot scan, and
+// handing NVRTC all of them costs nothing measurable (saxpy to sm_90, NVRTC 13.0 called directly,
+// 30 alternating runs: 25.4 ms median without, 25.2 ms with). A registered header of the same
+// name replaces the built-in one.
+std::vector<std::pair<std::string, std::string>> nvrtc_headers(
+    const std::vector<std::pair<std::string, std::string>>& used, const HeaderRegistry& registry) {
+    std::vector<std::pair<std::string, std::string>> all = used;
+    for (const auto& [name, text] : builtin_headers()) {
+        auto own = registry.get(name);
+        bool reached = std::any_of(used.begin(), used.end(), [&](const auto& u) { return u.first == name; });
+        if (!reached) all.emplace_back(name, own ? *own : text);
+    }
+    return all;
+}
+
+// Stands for the built-in headers' texts in the cache key: hashed once, not on every re-run.
+const std::string& builtin_headers_digest() {
+    static const std::string digest = [] {
+        Sha256 h;
+        h.field("xcuda-builtin-headers");
+        for (const auto& [name, text] : builtin_headers()) h.field(name).field(text);
+        return to_hex(h.finish());
+    }();
+    return digest;
+}
+
 }  // namespace
 
 std::shared_ptr<const CachePayload> CompileSession::device_link(const CachePayload& relocatable,
@@ -239,6 +265,10 @@ CompileOutcome CompileSession::compile_cell(std::string_view source, const CellO
     for (const auto& e : options.instantiate) h.field(e);
     h.field(std::to_string(used.size()));
     for (const auto& [name, text] : used) h.field(name).field(text);
+    h.field(builtin_headers_digest());
+    for (const auto& [name, text] : builtin_headers()) {
+        if (auto own = headers.get(name)) h.field(name).field(*own);  // registered in a built-in's place
+    }
     h.field(source);
     std::string key = to_hex(h.finish());
 
@@ -275,7 +305,7 @@ CompileOutcome CompileSession::compile_cell(std::string_view source, const CellO
         co.program_name = program_name;
         co.arch = arch;
         co.options = opts;
-        for (const auto& [name, text] : used) co.headers.push_back({name, text});
+        for (auto& [name, text] : nvrtc_headers(used, headers)) co.headers.push_back({name, std::move(text)});
         for (const auto& b : bindings)
             if (!b.name_expression.empty()) co.name_expressions.push_back(b.name_expression);
         co.toolkit_includes = true;

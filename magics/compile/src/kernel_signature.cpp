@@ -682,6 +682,30 @@ bool split_template_expr(std::string_view expr, std::string& name, std::vector<s
     return true;
 }
 
+std::string example_template_args(const KernelDecl& decl) {
+    std::string out;
+    for (const auto& tp : decl.template_params) {
+        if (!tp.default_value.empty()) break;  // only trailing parameters can have one
+        std::string arg;
+        if (tp.is_type()) {
+            arg = "float";
+        } else if (tp.kind == "auto") {
+            arg = "256";
+        } else {
+            switch (scalar_from_type(tp.kind)) {
+                case ScalarType::bool_: arg = "true"; break;
+                case ScalarType::int8: case ScalarType::uint8: arg = "1"; break;
+                case ScalarType::int16: case ScalarType::uint16: case ScalarType::int32: case ScalarType::uint32:
+                case ScalarType::int64: case ScalarType::uint64: arg = "256"; break;
+                case ScalarType::float32: case ScalarType::float64: arg = "1"; break;
+                default: arg = "static_cast<" + tp.kind + ">(0)";  // an enum, a pointer, ...
+            }
+        }
+        out += (out.empty() ? "" : ", ") + arg;
+    }
+    return out;
+}
+
 KernelDecl instantiate(const KernelDecl& decl, const std::vector<std::string>& args) {
     const auto& tps = decl.template_params;
     std::size_t required = 0;
@@ -692,7 +716,7 @@ KernelDecl instantiate(const KernelDecl& decl, const std::vector<std::string>& a
                            (required == tps.size() ? "" : " to " + std::to_string(tps.size()));
         throw std::invalid_argument(decl.name + "<...> takes " + want + " template argument(s), " +
                                     std::to_string(args.size()) + " given; write it like " + decl.name + "<" +
-                                    (tps.empty() ? "" : std::string(tps[0].is_type() ? "float" : "4")) + ">");
+                                    example_template_args(decl) + ">");
     }
     std::map<std::string, std::string> subst;
     std::vector<std::string> full;

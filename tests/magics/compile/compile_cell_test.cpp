@@ -2,6 +2,7 @@
 #include "xcuda/compile/compile_cell.hpp"
 
 #include "temp_dir.hpp"
+#include "xcuda/compile/builtin_headers.hpp"
 #include "xcuda/rt/compiler.hpp"
 #include "xcuda/rt/driver.hpp"
 
@@ -114,6 +115,24 @@ TEST(CompileCell, UninstantiatedTemplateGetsANoteNotAnError) {
     EXPECT_NE(out.module->notes[0].find("--instantiate 'k<256>'"), std::string::npos) << out.module->notes[0];
 }
 
+TEST(CompileCell, TheNotesInstantiationAdviceCompiles) {
+    Fixture f;
+    const std::string cell = "enum Mode { fast, exact };\n"
+                             "template <typename T, int N, bool Check, Mode M, int Unroll = 4>\n"
+                             "__global__ void k(T* p) { if (Check) p[0] = T(N * Unroll + M); }\n";
+    auto out = f.compile(cell);
+    ASSERT_EQ(out.module->notes.size(), 1u);
+    const std::string& note = out.module->notes[0];
+    auto open = note.find("--instantiate '");
+    ASSERT_NE(open, std::string::npos) << note;
+    auto close = note.find('\'', open + 15);
+    const std::string advice = note.substr(open, close + 1 - open);
+    EXPECT_EQ(advice, "--instantiate 'k<float, 256, true, static_cast<Mode>(0)>'");
+    auto bound = f.compile(cell, advice);
+    ASSERT_EQ(bound.module->kernels.size(), 1u);
+    EXPECT_FALSE(bound.module->kernels[0].lowered_name.empty());
+}
+
 TEST(CompileCell, InstantiateOfAnUnknownTemplateNamesTheTemplates) {
     Fixture f;
     try {
@@ -202,10 +221,14 @@ TEST(CompileCell, CellsThatIncludeOrNameNothingLeftOutCompileWithMinimal) {
     f.session.compile_cell(std::string("#include <cuda_fp16.h>\n") + saxpy, opts(), f.headers);
     f.session.compile_cell("extern \"C\" __global__ void k(unsigned long long* t) { *t = cudaTextureObject_t(); }",
                            opts(), f.headers);
-    ASSERT_EQ(f.calls.size(), 3u);
+    f.session.compile_cell("#include <cstdio>\n#include <cassert>\nextern \"C\" __global__ void k(int n) "
+                           "{ assert(n > 0); printf(\"%d\\n\", n); }\n",
+                           opts(), f.headers);
+    ASSERT_EQ(f.calls.size(), 4u);
     EXPECT_TRUE(f.minimal(0));
     EXPECT_FALSE(f.minimal(1)) << "a header may need what -minimal leaves out";
     EXPECT_FALSE(f.minimal(2)) << "the cell names a runtime API type";
+    EXPECT_FALSE(f.minimal(3)) << "the built-in standard headers are headers too";
 }
 
 TEST(CompileCell, ACellThatFailsWithMinimalIsCompiledAgainWithout) {
@@ -399,8 +422,10 @@ TEST(CompileCell, InjectedCompilerSeesTheOptions) {
     EXPECT_EQ(seen.arch, "sm_90");
     EXPECT_EQ(seen.program_name, "cell.cu");
     EXPECT_EQ(seen.options, (std::vector<std::string>{"-std=c++17", "-I/x", "-lineinfo", "-G"}));
-    ASSERT_EQ(seen.headers.size(), 1u);
+    // the registered header the cell includes, then every built-in standard header
+    ASSERT_EQ(seen.headers.size(), 1u + builtin_headers().size());
     EXPECT_EQ(seen.headers[0].name, "a.cuh");
+    EXPECT_EQ(seen.headers[1].name, builtin_headers()[0].first);
     EXPECT_EQ(seen.name_expressions, (std::vector<std::string>{"&k"}));
     EXPECT_TRUE(seen.resource_usage);
     EXPECT_EQ(out.module->kernels[0].lowered_name, "_Z1kv");

@@ -256,6 +256,23 @@ TEST(KernelSignature, InstantiateSubstitutesTypeParameters) {
     EXPECT_THROW(instantiate(ks[0], {"float", "1", "2"}), std::invalid_argument);
 }
 
+TEST(KernelSignature, ExampleTemplateArgumentsFitEachParameterKind) {
+    auto ks = parse_kernels("enum class Mode { a, b };\n"
+                            "template <typename T, int N, bool B, char C, unsigned U, std::size_t S, Mode M, auto A,"
+                            " class D = int, int E = 2> __global__ void k(T* p) {}");
+    ASSERT_EQ(ks.size(), 1u);
+    EXPECT_EQ(example_template_args(ks[0]), "float, 256, true, 1, 256, 256, static_cast<Mode>(0), 256");
+    EXPECT_EQ(example_template_args(parse_kernels("template <class T = float> __global__ void d(T* p) {}")[0]), "");
+    try {
+        instantiate(ks[0], {"float"});
+        FAIL() << "instantiated with too few arguments";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("write it like k<float, 256, true, 1, 256, 256, static_cast<Mode>(0), 256>"),
+                  std::string::npos)
+            << e.what();
+    }
+}
+
 TEST(KernelSignature, NeverThrowsOnTruncatedOrHostileInput) {
     const std::string cell = R"(template <typename T> __global__ void k(T* __restrict__ x, int n = (3 > 2)) { x[0] = 1; }
 extern "C" { namespace q { __global__ void z(const char* s) {} } })";

@@ -1,4 +1,6 @@
 """xcuda.compile and the Module/Kernel objects: everything here works without a GPU."""
+import re
+
 import pytest
 
 import xcuda
@@ -53,6 +55,36 @@ def test_template_instantiations_are_indexed_by_their_arguments():
     assert "int" in fill["int, 2"].signature
     with pytest.raises(KeyError, match="double"):
         fill["double, 1"]
+
+
+TK = "template <typename T, int N, bool B> __global__ void tk(T* p) { if (B) p[0] = T(N); }"
+
+
+def test_template_keys_are_the_cpp_template_arguments():
+    tk = xcuda.compile(TK, instantiate=["tk<float, 256, false>", "tk<int,4,true>"]).kernels["tk"]
+    assert tk[("float", 256, False)].instantiation == "float, 256, false"
+    assert tk["int", 4, True].lowered_name == tk["int, 4, true"].lowered_name
+    np = pytest.importorskip("numpy")
+    assert tk["float", np.int32(256), np.False_].lowered_name == tk["float", 256, False].lowered_name
+
+
+def test_a_missing_instantiation_is_a_key_error_whose_advice_compiles():
+    tk = xcuda.compile(TK, instantiate=["tk<float, 256, false>"]).kernels["tk"]
+    with pytest.raises(KeyError) as e:
+        tk["float", 128, True]
+    advice = re.search(r"Add --instantiate '([^']*)'", str(e.value)).group(1)
+    assert advice == "tk<float, 128, true>"
+    again = xcuda.compile(TK, instantiate=[advice]).kernels["tk"]
+    assert again["float", 128, True].instantiation == "float, 128, true"
+
+
+def test_a_single_template_argument_needs_no_tuple():
+    m = xcuda.compile("template <bool B> __global__ void one_b(int* p) { p[0] = B; }\n"
+                      "template <int N> __global__ void one_n(int* p) { p[0] = N; }\n",
+                      instantiate=["one_b<true>", "one_n<256>"])
+    assert m.kernels["one_b"][True].instantiation == "true"
+    assert m.kernels["one_n"][256].instantiation == "256"
+    assert m.kernels["one_n"]["256"].instantiation == "256"
 
 
 def test_defines_and_options_reach_nvrtc():

@@ -164,6 +164,48 @@ def test_device_printf_appears_after_synchronize():
     assert r.stdout.count("hello 7 from") == 4
 
 
+def test_standard_headers_printf_assert_and_cmath_on_the_device():
+    # A kernel written as the CUDA samples write it: <cstdio>, <cassert>, <cmath>, <cstdint>,
+    # <limits> from the kernel's built-in headers. The failing assert is last: it loses the context.
+    r = run_child(r'''
+        import numpy as np, xcuda
+        m = xcuda.compile(r"""
+        #include <cassert>
+        #include <cmath>
+        #include <cstdint>
+        #include <cstdio>
+        #include <limits>
+        extern "C" __global__ void roots(const float* x, float* y, std::uint32_t n) {
+            std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+            assert(i < n + 64);
+            if (i >= n) return;
+            y[i] = std::sqrt(x[i]) + sqrtf(fabs(x[i])) + std::pow(x[i], 2.0f)
+                 + (x[i] < std::numeric_limits<float>::max() ? 1.0f : 0.0f);
+            if (i == 3) printf("roots: y[%u] = %.3f\n", i, y[i]);
+        }
+        extern "C" __global__ void checked(int n) { int i = threadIdx.x; assert(i < n); }
+        """)
+        x = np.arange(100, dtype=np.float32)
+        y = np.zeros_like(x)
+        m.roots[1, 128](x, y, x.size)
+        xcuda.synchronize()
+        expected = 2 * np.sqrt(x) + x * x + 1
+        print("VALUES", np.allclose(y, expected, rtol=1e-5), flush=True)
+        m.checked[1, 4](2)
+        try:
+            xcuda.synchronize()
+            print("NO ERROR")
+        except xcuda.ContextLostError as e:
+            print("LOST", "checked" in str(e))
+    ''')
+    out = r.stdout + r.stderr
+    assert r.returncode == 0, out
+    assert "VALUES True" in r.stdout
+    assert "roots: y[3] = %.3f" % (2 * 3 ** 0.5 + 9 + 1) in r.stdout
+    assert "LOST True" in r.stdout
+    assert "Assertion `i < n` failed" in out
+
+
 def test_out_of_bounds_is_context_lost_once_then_fails_fast():
     r = run_child('''
         import time, numpy as np, xcuda

@@ -51,6 +51,48 @@ def test_help_lists_the_options(ip, capsys):
     assert "--sass" in capsys.readouterr().out
 
 
+# Every magic, in each form it is registered in, with the first line of its help.
+MAGIC_HELP = [
+    ("%%cuda", "Usage: %%cuda [options]"),
+    ("%%cuda_header", "Usage: %%cuda_header NAME"),
+    ("%%cuda_profile", "Usage: %%cuda_profile"),
+    ("%cuda", "Usage: %%cuda [options]"),
+    ("%cuda_header", "Usage: %%cuda_header NAME"),
+    ("%cuda_profile", "Usage: %%cuda_profile"),
+    ("%cuda_info", "Usage: %cuda_info"),
+    ("%cuda_device", "Usage: %cuda_device"),
+    ("%cuda_timeit", "Usage: %cuda_timeit"),
+    ("%cuda_cache", "Usage: %cuda_cache"),
+]
+
+
+@pytest.mark.parametrize("flag", ["-h", "--help"])
+@pytest.mark.parametrize("magic, usage", MAGIC_HELP)
+def test_every_magic_answers_help_alone_in_its_cell(ip, capsys, magic, usage, flag):
+    # a cell magic's body is empty here: IPython alone would refuse it before the magic runs
+    r = run(ip, f"{magic} {flag}")
+    assert r.success, r.error_in_exec
+    out = capsys.readouterr()
+    assert out.out.startswith(usage), out.out
+    assert "-h, --help" in out.out
+    assert "Traceback" not in out.out + out.err and "empty" not in out.err
+
+
+def test_help_in_a_header_cell_with_a_body_stores_nothing(ip, capsys):
+    r = run(ip, '%%cuda_header -h help_only_m.h\n#define HELP_ONLY_M 1\n')
+    assert r.success, r.error_in_exec
+    assert capsys.readouterr().out.startswith("Usage: %%cuda_header NAME")
+    r = run(ip, '%%cuda\n#include "help_only_m.h"\n__global__ void help_only_m() {}\n')
+    assert not r.success
+
+
+def test_a_cuda_cell_without_body_or_help_still_says_the_body_is_empty(ip, capsys):
+    r = run(ip, "%%cuda --arch sm_90")
+    assert not r.success and "cell body is empty" in str(r.error_in_exec)
+    r = run(ip, "%%cuda -- -h")  # after --, -h is NVRTC's
+    assert not r.success and "cell body is empty" in str(r.error_in_exec)
+
+
 def test_compile_error_is_one_error_at_the_cells_line(ip, capsys):
     r = run(ip, '%%cuda\n__global__ void bad_m(float* y) {\n    y[0] = missing_m;\n}\n')
     assert not r.success
@@ -102,6 +144,43 @@ def test_changing_a_header_recompiles_its_users(ip):
     # The cached module of VAL_M 1 would carry 1 as its immediate; a recompile carries 2.
     ptx = xcuda.compile('#include "val_m.h"\nextern "C" __global__ void val_m(int* p) { p[0] = VAL_M; }\n').ptx
     assert "2;" in ptx
+
+
+STD_HEADERS_CELL = r"""%%cuda -n std_headers_m
+#include <cassert>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <limits>
+#include <type_traits>
+#include <utility>
+template <typename T>
+__device__ std::enable_if_t<std::is_floating_point<T>::value, T> root_m(T x) { return std::sqrt(x); }
+extern "C" __global__ void std_headers_k(const float* x, float* y, std::uint32_t n) {
+    std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    assert(i < n);
+    float a = root_m(x[i]), b = fabs(x[i]);
+    std::swap(a, b);
+    y[i] = a + b + (x[i] < std::numeric_limits<float>::max() ? 1.0f : 0.0f);
+    printf("%u\n", i);
+}
+"""
+
+
+def test_cells_include_standard_headers_as_with_nvcc(ip):
+    r = run(ip, STD_HEADERS_CELL)
+    assert r.success, r.error_in_exec
+    m = ip.user_ns["std_headers_m"]
+    assert "vprintf" in m.ptx and "__assertfail" in m.ptx and "sqrt.rn.f32" in m.ptx
+    assert ip.user_ns["std_headers_k"].signature == "void std_headers_k(const float* x, float* y, std::uint32_t n)"
+
+
+def test_a_header_cell_named_like_a_standard_header_replaces_it(ip):
+    # printf stays an NVRTC built-in, so later cells that include <stdio.h> still compile
+    assert run(ip, "%%cuda_header stdio.h\n#define OWN_STDIO_M 1\n").success
+    r = run(ip, '%%cuda\n#include <stdio.h>\nstatic_assert(OWN_STDIO_M == 1, "");\n'
+                'extern "C" __global__ void own_stdio_m() { printf("own\\n"); }\n')
+    assert r.success, r.error_in_exec
 
 
 def test_cache_info_and_clear(ip, capsys):

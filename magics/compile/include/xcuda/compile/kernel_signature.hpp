@@ -80,6 +80,12 @@ std::vector<KernelDecl> parse_kernels(std::string_view source);
 // (nested <> and () respected). Returns false when `expr` has no template argument list.
 bool split_template_expr(std::string_view expr, std::string& name, std::vector<std::string>& args);
 
+// Template arguments that fit `decl`'s template parameters, for advice that must be valid C++
+// ("float, 256, true" for <typename T, int N, bool B>): float for a type, true for a bool, 256
+// for an integer (1 for a char), 0 cast to any other type; parameters with a default are left
+// out. Pure.
+std::string example_template_args(const KernelDecl& decl);
+
 // The declaration with its template parameters replaced by `args` (missing trailing ones
 // take their defaults): a whole-word textual substitution in each parameter type, which is
 // then classified again ("T* x" with T=float becomes a float pointer). Dependent types such
