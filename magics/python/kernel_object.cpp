@@ -50,7 +50,10 @@ const char* cache_name(compile::CacheLevel c) {
 }
 
 std::string launch_shape(const Launcher& l) {
-    return "[" + l.grid.str() + ", " + l.block.str() + "]";
+    std::string s = "[" + l.grid.str() + ", " + l.block.str() + "]";
+    if (l.options.cooperative) s += " cooperative";
+    if (l.options.cluster) s += " cluster=" + l.options.cluster->str();
+    return s;
 }
 
 // The stream of kernel[grid, block, shared_mem, stream]: launching in a loop on one
@@ -278,7 +281,7 @@ const rt::Function& Kernel::function() {
 }
 
 void Kernel::launch(py::handle args, rt::Dim3 grid, rt::Dim3 block, std::size_t shared_mem, CUstream stream,
-                    CUfunction* validated) {
+                    const rt::LaunchOptions& options, CUfunction* validated) {
     PackedArgs packed;
     packer_.pack(args, stream, packed);
     if (packed.required_device >= 0 && packed.required_device != current_device()) {
@@ -293,11 +296,11 @@ void Kernel::launch(py::handle args, rt::Dim3 grid, rt::Dim3 block, std::size_t 
     }
     stage_host_arrays(packed, stream, current_device());
     if (LaunchRecorder* recorder = active_launch_recorder()) {
-        recorder->launch(*this, f, args, grid, block, shared_mem, stream, packed.params());
+        recorder->launch(*this, f, args, grid, block, shared_mem, stream, packed.params(), options);
     } else if (validated && *validated == f.handle()) {
-        rt::launch_validated(f, grid, block, shared_mem, stream, packed.params());
+        rt::launch_validated(f, grid, block, shared_mem, stream, packed.params(), options);
     } else {
-        rt::launch(f, grid, block, shared_mem, stream, packed.params());
+        rt::launch(f, grid, block, shared_mem, stream, packed.params(), options);
         if (validated) *validated = f.handle();
     }
     note_launch();
@@ -356,8 +359,32 @@ void define_kernel_objects(py::module_& m) {
     auto launcher_type = py::class_<Launcher>(m, "Launcher", "A kernel with its launch configuration; call it with the kernel's arguments.")
         .def("__call__",
              [](Launcher& l, py::args args) {
-                 l.kernel->launch(args, l.grid, l.block, l.shared_mem, l.stream, &l.validated);
+                 l.kernel->launch(args, l.grid, l.block, l.shared_mem, l.stream, l.options, &l.validated);
              })
+        .def("with_options",
+             [](const Launcher& l, py::kwargs kwargs) {
+                 Launcher copy = l;
+                 copy.validated = nullptr;
+                 for (auto item : kwargs) {
+                     const std::string key = item.first.cast<std::string>();
+                     if (key == "cooperative") copy.options.cooperative = parse_cooperative(item.second);
+                     else if (key == "cluster") copy.options.cluster = parse_cluster(item.second);
+                     else raise(PyExc_TypeError, "with_options() got an unexpected keyword argument '" + key +
+                                                     "'; the launch options are cooperative= and cluster=");
+                 }
+                 return copy;
+             },
+             "with_options(cooperative=False, cluster=None): this launcher with launch options. cooperative=True "
+             "launches all blocks co-resident so the kernel may call cooperative_groups::this_grid().sync() (the "
+             "grid must fit on the device at once); cluster=(x, y, z) launches thread block clusters (sm_90+; the "
+             "grid must be a multiple of it).")
+        .def_property_readonly("cooperative", [](const Launcher& l) { return l.options.cooperative; })
+        .def_property_readonly("cluster",
+                               [](const Launcher& l) -> py::object {
+                                   if (!l.options.cluster) return py::none();
+                                   return py::make_tuple(l.options.cluster->x, l.options.cluster->y,
+                                                         l.options.cluster->z);
+                               })
         .def("__repr__", [](const Launcher& l) { return "<xcuda.Launcher " + l.kernel->name() + launch_shape(l) + ">"; });
 
     auto kernel_type = py::class_<Kernel, std::shared_ptr<Kernel>>(m, "Kernel", "A __global__ function of a compiled cell.");
@@ -402,21 +429,25 @@ void define_kernel_objects(py::module_& m) {
         .def("__call__",
              [](Kernel& k, py::args args, py::kwargs kwargs) {
                  py::object grid, block, shared = py::int_(0), stream = py::none();
+                 rt::LaunchOptions options;
                  for (auto item : kwargs) {
                      const std::string key = item.first.cast<std::string>();
                      if (key == "grid") grid = py::reinterpret_borrow<py::object>(item.second);
                      else if (key == "block") block = py::reinterpret_borrow<py::object>(item.second);
                      else if (key == "shared_mem") shared = py::reinterpret_borrow<py::object>(item.second);
                      else if (key == "stream") stream = py::reinterpret_borrow<py::object>(item.second);
+                     else if (key == "cooperative") options.cooperative = parse_cooperative(item.second);
+                     else if (key == "cluster") options.cluster = parse_cluster(item.second);
                      else raise(PyExc_TypeError, k.name() + "() got an unexpected keyword argument '" + key +
-                                                     "'; launch options are grid=, block=, shared_mem=, stream=");
+                                                     "'; launch options are grid=, block=, shared_mem=, stream=, "
+                                                     "cooperative=, cluster=");
                  }
                  if (!grid || !block) {
                      raise(PyExc_TypeError, k.name() + "(...) needs grid= and block= (or launch with " + k.name() +
                                                 "[grid, block](...))");
                  }
                  k.launch(args, parse_dim3(grid, "grid"), parse_dim3(block, "block"), parse_shared_mem(shared),
-                          parse_stream(stream));
+                          parse_stream(stream), options);
              })
         .def("benchmark", &benchmark_kernel, benchmark_docstring())
         .def("__repr__", &kernel_repr);

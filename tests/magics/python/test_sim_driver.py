@@ -218,3 +218,93 @@ def test_a_cell_that_launched_synchronises_and_reports_a_fault_in_that_cell():
     assert "CELL False ContextLostError" in r.stdout, r.stdout + r.stderr
     # Reported once: the next cell, which launches nothing, does not repeat the fault.
     assert "NEXT True" in r.stdout
+
+
+# ---- launch options: cooperative, clusters, dynamic shared memory, kernel attributes ----------
+
+def last_launch():
+    f = ctypes.CDLL(SIM).xcuda_sim_last_launch
+    f.restype = ctypes.c_char_p
+    return f().decode()
+
+
+def test_plain_launches_take_cu_launch_kernel_and_options_cu_launch_kernel_ex(sim):
+    d = xcuda.zeros(4, np.float32)
+    sim.plain[2, 32](1.0, d, d, 4)
+    assert last_launch() == "cuLaunchKernel plain grid=(2,1,1) block=(32,1,1) shared=0"
+    sim.plain(1.0, d, d, 4, grid=4, block=64, cooperative=True)
+    assert last_launch() == "cuLaunchKernelEx plain grid=(4,1,1) block=(64,1,1) shared=0 cooperative=1"
+    sim.plain(1.0, d, d, 4, grid=(8, 2), block=32, cluster=(2, 2))
+    assert last_launch() == "cuLaunchKernelEx plain grid=(8,2,1) block=(32,1,1) shared=0 cluster=(2,2,1)"
+    launcher = sim.plain[8, 32].with_options(cooperative=True, cluster=4)
+    assert launcher.cooperative and launcher.cluster == (4, 1, 1)
+    assert "cooperative cluster=(4,1,1)" in repr(launcher)
+    for _ in range(2):  # the second call takes the launcher's validated path
+        launcher(1.0, d, d, 4)
+        assert last_launch() == "cuLaunchKernelEx plain grid=(8,1,1) block=(32,1,1) shared=0 cooperative=1 cluster=(4,1,1)"
+    sim.plain[8, 32](1.0, d, d, 4)   # the launcher it came from has no options
+    assert last_launch().startswith("cuLaunchKernel plain")
+
+
+def test_a_cooperative_grid_larger_than_the_device_holds_is_refused_naming_the_maximum(sim):
+    d = xcuda.zeros(4, np.float32)
+    # The simulator holds 8 blocks of 256 threads per SM and has 132 SMs.
+    sim.plain(1.0, d, d, 4, grid=1056, block=256, cooperative=True)
+    with pytest.raises(xcuda.LaunchError, match=r"grid \(1057,1,1\) has 1057 blocks but at most 1056 can be resident "
+                                                r"at once \(8 per SM x 132 SMs.*use a grid of at most 1056 blocks"):
+        sim.plain(1.0, d, d, 4, grid=1057, block=256, cooperative=True)
+    with pytest.raises(xcuda.LaunchError, match="at most 1056"):
+        sim.plain[1057, 256].with_options(cooperative=True)(1.0, d, d, 4)
+
+
+def test_dynamic_shared_memory_above_48_kib_raises_the_kernel_limit_and_above_the_opt_in_maximum_is_refused():
+    m = xcuda.compile('extern "C" __global__ void bigshared(float* y) {}', arch="compute_90")
+    d = xcuda.zeros(4, np.float32)
+    assert m.bigshared.attributes["max_dynamic_shared_size_bytes"] == 49152
+    m.bigshared[1, 32, 100 * 1024, None](d)
+    assert last_launch() == "cuLaunchKernel bigshared grid=(1,1,1) block=(32,1,1) shared=102400"
+    assert m.bigshared.attributes["max_dynamic_shared_size_bytes"] == 100 * 1024
+    with pytest.raises(xcuda.LaunchError, match=r"at most 232448 bytes \(the device's opt-in maximum of 232448 bytes "
+                                                r"per block, less the 0 bytes of static shared memory.*"
+                                                r"pass shared_mem <= 232448"):
+        m.bigshared(d, grid=1, block=32, shared_mem=232449)
+
+
+def test_clusters_need_a_grid_that_is_a_whole_number_of_them(sim):
+    d = xcuda.zeros(4, np.float32)
+    with pytest.raises(xcuda.LaunchError, match=r"grid \(10,1,1\) is not a whole number of clusters \(4,1,1\): x = 10 "
+                                                r"is not a multiple of 4; use a grid of 12 in x"):
+        sim.plain(1.0, d, d, 4, grid=10, block=32, cluster=4)
+    with pytest.raises(xcuda.LaunchError, match="cannot run clusters of 16 blocks.*non_portable_cluster_size_allowed"):
+        sim.plain(1.0, d, d, 4, grid=16, block=32, cluster=16)
+
+
+def test_a_cluster_launch_on_an_sm_80_device_is_refused_before_the_driver():
+    env = dict(os.environ, XCUDA_SIM_COMPUTE_CAPABILITY="80")
+    r = subprocess.run([sys.executable, "-c", textwrap.dedent('''
+        import numpy as np, xcuda
+        m = xcuda.compile('extern "C" __global__ void plain(float* y) {}', arch="compute_80")
+        d = xcuda.zeros(4, np.float32)
+        try:
+            m.plain(d, grid=4, block=32, cluster=2)
+        except xcuda.LaunchError as e:
+            print("REFUSED", e)
+        m.plain(d, grid=4, block=32, cooperative=True)
+        print("COOPERATIVE OK")
+    ''')], capture_output=True, text=True, timeout=120, env=env)
+    assert "REFUSED cluster=(2,1,1) needs thread block clusters (compute capability 9.0 or newer); this device " \
+           "(xcuda simulated device) is sm_80: launch plain without cluster=" in r.stdout, r.stdout + r.stderr
+    assert "COOPERATIVE OK" in r.stdout
+
+
+def test_launch_option_values_are_checked(sim):
+    d = xcuda.zeros(4, np.float32)
+    with pytest.raises(TypeError, match="cooperative must be True or False, got 1"):
+        sim.plain(1.0, d, d, 4, grid=1, block=32, cooperative=1)
+    with pytest.raises(ValueError, match=r"cluster \(0, 1\): every dimension must be a positive int"):
+        sim.plain(1.0, d, d, 4, grid=1, block=32, cluster=(0, 1))
+    with pytest.raises(TypeError, match="launch options are grid=, block=, shared_mem=, stream=, cooperative=, cluster="):
+        sim.plain(1.0, d, d, 4, grid=1, block=32, clusters=2)
+    with pytest.raises(TypeError, match="the launch options are cooperative= and cluster="):
+        sim.plain[1, 32].with_options(coop=True)
+    assert sim.plain[1, 32].with_options(cluster=None).cluster is None
