@@ -3,6 +3,7 @@
 #include "device_state.hpp"
 #include "errors.hpp"
 #include "interrupt.hpp"
+#include "kernel_attributes.hpp"
 #include "kernel_benchmark.hpp"
 #include "launch_config.hpp"
 #include "launch_recorder.hpp"
@@ -137,19 +138,6 @@ py::object launcher_for(const std::shared_ptr<Kernel>& k, py::handle config) {
 }
 
 namespace {
-
-py::dict attributes_dict(const rt::FunctionAttributes& a) {
-    py::dict d;
-    d["num_regs"] = a.num_regs;
-    d["shared_size_bytes"] = a.shared_bytes;
-    d["local_size_bytes"] = a.local_bytes;
-    d["const_size_bytes"] = a.const_bytes;
-    d["max_threads_per_block"] = a.max_threads_per_block;
-    d["max_dynamic_shared_size_bytes"] = a.max_dynamic_shared_bytes;
-    d["ptx_version"] = a.ptx_version;
-    d["binary_version"] = a.binary_version;
-    return d;
-}
 
 py::dict resources_dict(const rt::KernelResources& r) {
     py::dict d;
@@ -356,6 +344,7 @@ CompiledPythonModule compile_to_module(const std::string& source, const compile:
 
 void define_kernel_objects(py::module_& m) {
     define_benchmark_result(m);
+    define_kernel_attributes(m);
     auto launcher_type = py::class_<Launcher>(m, "Launcher", "A kernel with its launch configuration; call it with the kernel's arguments.")
         .def("__call__",
              [](Launcher& l, py::args args) {
@@ -405,8 +394,9 @@ void define_kernel_objects(py::module_& m) {
                                    return resources_dict(*k.resources());
                                },
                                "Registers, spills and memory per ptxas (no GPU needed); None when ptxas gave none.")
-        .def_property_readonly("attributes", [](Kernel& k) { return attributes_dict(k.function().attributes()); },
-                               "The driver's function attributes on the selected device.")
+        .def_property_readonly("attributes", &kernel_attributes,
+                               "The function's attributes (a mapping; see xcuda.KernelAttributes): read from the "
+                               "driver on the selected device, settable ones written to it.")
         .def("occupancy",
              [](Kernel& k, int block, std::size_t shared_mem) {
                  const rt::Function& f = k.function();

@@ -4,6 +4,7 @@ recognises kernels by name ("spin" keeps its stream busy until released, "wild" 
 illegal address, "bounded" allows 256 threads per block) and its device memory is host memory.
 Modules are compiled to PTX (--arch compute_90) because the simulator finds kernels by name in
 the image text."""
+import collections.abc
 import ctypes
 import importlib.util
 import os
@@ -308,3 +309,37 @@ def test_launch_option_values_are_checked(sim):
     with pytest.raises(TypeError, match="the launch options are cooperative= and cluster="):
         sim.plain[1, 32].with_options(coop=True)
     assert sim.plain[1, 32].with_options(cluster=None).cluster is None
+
+
+def test_kernel_attributes_read_and_write_through_the_driver(sim):
+    a = sim.plain.attributes
+    assert isinstance(a, collections.abc.Mapping)
+    assert a["num_regs"] == 10 and a["max_threads_per_block"] == 1024 and a["binary_version"] == 90
+    assert "cluster_scheduling_policy_preference" in a and "bogus" not in a and len(a) == len(list(a))
+    assert dict(a)["max_dynamic_shared_size_bytes"] == a["max_dynamic_shared_size_bytes"]
+    a["preferred_shared_memory_carveout"] = 50
+    assert sim.plain.attributes["preferred_shared_memory_carveout"] == 50
+    a["non_portable_cluster_size_allowed"] = True
+    assert a["non_portable_cluster_size_allowed"] == 1
+    d = xcuda.zeros(4, np.float32)
+    sim.plain(1.0, d, d, 4, grid=16, block=32, cluster=16)   # allowed now
+    assert "cluster=(16,1,1)" in last_launch()
+    assert "required_cluster_width" in xcuda.KernelAttributes.settable
+    assert "num_regs=10" in repr(a)
+
+
+def test_kernel_attribute_errors_name_the_names_and_the_limit(sim):
+    a = sim.plain.attributes
+    with pytest.raises(KeyError, match="no kernel attribute 'regs'; the attributes are max_threads_per_block, "
+                                       "shared_size_bytes, .*cluster_scheduling_policy_preference"):
+        a["regs"]
+    with pytest.raises(KeyError, match="no kernel attribute"):
+        a["regs"] = 1
+    with pytest.raises(TypeError, match="kernel attribute 'num_regs' is read-only; the settable ones are "
+                                        "max_dynamic_shared_size_bytes, preferred_shared_memory_carveout"):
+        a["num_regs"] = 32
+    with pytest.raises(ValueError, match=r"max_dynamic_shared_size_bytes = 300000 is more than kernel plain can have "
+                                         r"on this device: at most 232448"):
+        a["max_dynamic_shared_size_bytes"] = 300000
+    with pytest.raises(TypeError, match="takes an int, got 1.5"):
+        a["preferred_shared_memory_carveout"] = 1.5
