@@ -1,4 +1,5 @@
 #include "kernel_object.hpp"
+#include "device_globals.hpp"
 #include "device_objects.hpp"
 #include "device_state.hpp"
 #include "errors.hpp"
@@ -345,6 +346,7 @@ CompiledPythonModule compile_to_module(const std::string& source, const compile:
 void define_kernel_objects(py::module_& m) {
     define_benchmark_result(m);
     define_kernel_attributes(m);
+    define_device_globals(m);
     auto launcher_type = py::class_<Launcher>(m, "Launcher", "A kernel with its launch configuration; call it with the kernel's arguments.")
         .def("__call__",
              [](Launcher& l, py::args args) {
@@ -466,6 +468,16 @@ void define_kernel_objects(py::module_& m) {
                                "Where the compile came from: 'memory', 'disk' or 'none' (compiled now).")
         .def("sass", [](const ModuleHandle& h) { return rich_object(sass_report(h.impl->compiled().cubin)); },
              "SASS of the CUBIN (needs cuobjdump or nvdisasm).")
+        .def("get_global", [](const ModuleHandle& h, const std::string& name) { return device_global(h.impl, name); },
+             py::arg("name"),
+             "The __constant__/__device__ variable `name` (its C++ name: 'coeffs', 'ns::table', 'lut<float>') as an "
+             "xcuda.DeviceArray view of the module's memory on the selected device: read it with .get(), write it "
+             "with .set(host) before launches. Shaped from the declaration (float c[16] -> (16,) float32, int n -> "
+             "(), float2 v[4] -> (4, 2) float32); other types are the variable's bytes (uint8). The view keeps the "
+             "module loaded.")
+        .def_property_readonly("globals", [](const ModuleHandle& h) { return globals_view(h.impl); },
+                               "The cell's __constant__/__device__ variables: a read-only mapping from C++ name to "
+                               "get_global(name).")
         .def("__getattr__",
              [](const ModuleHandle& h, const std::string& name) -> py::object {
                  if (h.kernels.contains(name)) return h.kernels[py::str(name)];
