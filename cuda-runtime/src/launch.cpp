@@ -51,7 +51,7 @@ const DeviceProperties& current_device_properties() {
 
 namespace {
 
-std::string kb(std::size_t bytes) { return std::to_string(bytes) + " bytes"; }
+std::string bytes_text(std::size_t bytes) { return std::to_string(bytes) + " bytes"; }
 
 // Dynamic shared memory above the kernel's current limit: raise the limit while the device's
 // opt-in maximum allows (what every CUDA sample does with cudaFuncSetAttribute), else refuse.
@@ -62,10 +62,10 @@ void check_shared_memory(const Function& function, const DeviceProperties& p, st
     const auto optin = static_cast<std::size_t>(p.max_shared_per_block_optin);
     const std::size_t most = optin > static_bytes ? optin - static_bytes : 0;
     if (shared_bytes > most) {
-        throw LaunchError("launch", "dynamic shared memory of " + kb(shared_bytes) + " is more than kernel " +
-                                        function.name() + " can have on this device: at most " + kb(most) +
-                                        " (the device's opt-in maximum of " + kb(optin) + " per block, less the " +
-                                        kb(static_bytes) + " of static shared memory the kernel declares); pass "
+        throw LaunchError("launch", "dynamic shared memory of " + bytes_text(shared_bytes) + " is more than kernel " +
+                                        function.name() + " can have on this device: at most " + bytes_text(most) +
+                                        " (the device's opt-in maximum of " + bytes_text(optin) + " per block, less the " +
+                                        bytes_text(static_bytes) + " of static shared memory the kernel declares); pass "
                                         "shared_mem <= " + std::to_string(most));
     }
     function.set_attribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(shared_bytes));
@@ -85,7 +85,7 @@ void check_cooperative(const Function& function, const DeviceProperties& p, Dim3
                                         std::to_string(grid.volume()) + " blocks but at most " + std::to_string(most) +
                                         " can be resident at once (" + std::to_string(per_sm) + " per SM x " +
                                         std::to_string(p.sm_count) + " SMs with block " + block.str() + " and " +
-                                        kb(shared_bytes) + " of dynamic shared memory); use a grid of at most " +
+                                        bytes_text(shared_bytes) + " of dynamic shared memory); use a grid of at most " +
                                         std::to_string(most) + " blocks (a grid-stride loop covers the rest)");
     }
 }
@@ -131,7 +131,7 @@ void check_cluster(const Function& function, const DeviceProperties& p, Dim3 gri
     if (clusters == 0) {
         throw LaunchError("launch", "kernel " + function.name() + " cannot run clusters of " +
                                         std::to_string(cluster.volume()) + " blocks " + cluster.str() + " with block " +
-                                        block.str() + " and " + kb(shared_bytes) + " of dynamic shared memory on this "
+                                        block.str() + " and " + bytes_text(shared_bytes) + " of dynamic shared memory on this "
                                         "device (cuOccupancyMaxActiveClusters: 0); use smaller clusters or blocks (at "
                                         "most 8 blocks per cluster unless the kernel's non_portable_cluster_size_allowed "
                                         "attribute is 1, then 16)");
