@@ -15,13 +15,13 @@
     X(cuDeviceGet) X(cuDeviceGetName) X(cuDeviceGetAttribute) X(cuDeviceTotalMem)                  \
     X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease) X(cuCtxSetCurrent) X(cuCtxGetCurrent) \
     X(cuCtxGetDevice) X(cuCtxSynchronize) X(cuCtxSetLimit) X(cuCtxGetLimit) X(cuMemGetInfo)        \
-    X(cuModuleLoadDataEx) X(cuModuleUnload) X(cuModuleGetFunction) X(cuFuncGetAttribute)           \
-    X(cuFuncSetAttribute) X(cuOccupancyMaxActiveBlocksPerMultiprocessor)                           \
-    X(cuOccupancyMaxPotentialBlockSize) X(cuMemAlloc) X(cuMemFree) X(cuMemHostAlloc)               \
-    X(cuMemFreeHost) X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemcpyDtoD) X(cuMemsetD8)                 \
+    X(cuModuleLoadDataEx) X(cuModuleUnload) X(cuModuleGetFunction) X(cuModuleGetGlobal)            \
+    X(cuFuncGetAttribute) X(cuFuncSetAttribute) X(cuOccupancyMaxActiveBlocksPerMultiprocessor)     \
+    X(cuOccupancyMaxPotentialBlockSize) X(cuOccupancyMaxActiveClusters) X(cuMemAlloc) X(cuMemFree) \
+    X(cuMemHostAlloc) X(cuMemFreeHost) X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemcpyDtoD) X(cuMemsetD8) \
     X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync) X(cuMemcpyDtoDAsync) X(cuMemsetD8Async)              \
     X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamQuery) X(cuEventCreate) X(cuEventDestroy)       \
-    X(cuEventRecord) X(cuEventQuery) X(cuEventElapsedTime) X(cuLaunchKernel)
+    X(cuEventRecord) X(cuEventQuery) X(cuEventElapsedTime) X(cuLaunchKernel) X(cuLaunchKernelEx)
 
 namespace xcuda::rt::detail {
 

@@ -49,7 +49,99 @@ const DeviceProperties& current_device_properties() {
 
 }  // namespace
 
-void validate_launch(const Function& function, Dim3 grid, Dim3 block, std::size_t shared_bytes) {
+namespace {
+
+std::string bytes_text(std::size_t bytes) { return std::to_string(bytes) + " bytes"; }
+
+// Dynamic shared memory above the kernel's current limit: raise the limit while the device's
+// opt-in maximum allows (what every CUDA sample does with cudaFuncSetAttribute), else refuse.
+void check_shared_memory(const Function& function, const DeviceProperties& p, std::size_t shared_bytes) {
+    const int dyn_max = function.attribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES);
+    if (shared_bytes <= static_cast<std::size_t>(dyn_max)) return;
+    const auto static_bytes = static_cast<std::size_t>(function.attribute(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES));
+    const auto optin = static_cast<std::size_t>(p.max_shared_per_block_optin);
+    const std::size_t most = optin > static_bytes ? optin - static_bytes : 0;
+    if (shared_bytes > most) {
+        throw LaunchError("launch", "dynamic shared memory of " + bytes_text(shared_bytes) + " is more than kernel " +
+                                        function.name() + " can have on this device: at most " + bytes_text(most) +
+                                        " (the device's opt-in maximum of " + bytes_text(optin) + " per block, less the " +
+                                        bytes_text(static_bytes) + " of static shared memory the kernel declares); pass "
+                                        "shared_mem <= " + std::to_string(most));
+    }
+    function.set_attribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(shared_bytes));
+}
+
+// Every block of a cooperative grid must be resident at once, or grid.sync() never returns.
+void check_cooperative(const Function& function, const DeviceProperties& p, Dim3 grid, Dim3 block,
+                       std::size_t shared_bytes) {
+    if (!p.cooperative_launch) {
+        throw LaunchError("launch", "this device (" + p.name + ") does not support cooperative launches; launch " +
+                                        function.name() + " without cooperative=True");
+    }
+    const int per_sm = function.max_active_blocks_per_sm(static_cast<int>(block.volume()), shared_bytes);
+    const unsigned long long most = 1ULL * static_cast<unsigned>(per_sm) * static_cast<unsigned>(p.sm_count);
+    if (grid.volume() > most) {
+        throw LaunchError("launch", "cooperative launch of " + function.name() + ": grid " + grid.str() + " has " +
+                                        std::to_string(grid.volume()) + " blocks but at most " + std::to_string(most) +
+                                        " can be resident at once (" + std::to_string(per_sm) + " per SM x " +
+                                        std::to_string(p.sm_count) + " SMs with block " + block.str() + " and " +
+                                        bytes_text(shared_bytes) + " of dynamic shared memory); use a grid of at most " +
+                                        std::to_string(most) + " blocks (a grid-stride loop covers the rest)");
+    }
+}
+
+void check_cluster(const Function& function, const DeviceProperties& p, Dim3 grid, Dim3 block,
+                   std::size_t shared_bytes, Dim3 cluster) {
+    if (!p.cluster_launch) {
+        throw LaunchError("launch", "cluster=" + cluster.str() + " needs thread block clusters (compute capability "
+                                        "9.0 or newer); this device (" + p.name + ") is " + p.arch +
+                                        ": launch " + function.name() + " without cluster=");
+    }
+    const char* axis[] = {"x", "y", "z"};
+    const unsigned g[] = {grid.x, grid.y, grid.z};
+    const unsigned c[] = {cluster.x, cluster.y, cluster.z};
+    for (int i = 0; i < 3; ++i) {
+        if (c[i] == 0 || g[i] % c[i] != 0) {
+            const unsigned up = c[i] == 0 ? 0 : (g[i] + c[i] - 1) / c[i] * c[i];
+            throw LaunchError("launch", "grid " + grid.str() + " is not a whole number of clusters " + cluster.str() +
+                                            ": " + axis[i] + " = " + std::to_string(g[i]) + " is not a multiple of " +
+                                            std::to_string(c[i]) + "; use a grid of " + std::to_string(up) + " in " +
+                                            axis[i]);
+        }
+    }
+    const Dim3 required(static_cast<unsigned>(function.attribute(CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH)),
+                        static_cast<unsigned>(function.attribute(CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT)),
+                        static_cast<unsigned>(function.attribute(CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH)));
+    if (required.x != 0 && !(required == cluster)) {
+        throw LaunchError("launch", "kernel " + function.name() + " requires clusters of " + required.str() +
+                                        " (__cluster_dims__ or its required_cluster_* attributes); launch it with "
+                                        "cluster=" + required.str() + " or without cluster=");
+    }
+    int clusters = 0;
+    try {
+        clusters = function.max_active_clusters(grid, block, shared_bytes, cluster);
+    } catch (const ContextLostError&) {
+        throw;
+    } catch (const DriverError& e) {
+        throw LaunchError("launch", "clusters " + cluster.str() + " of block " + block.str() + " are refused by the "
+                                        "driver (" + e.name() + ": " + e.driver_message() + "); portable clusters "
+                                        "have at most 8 blocks, up to 16 once the kernel's "
+                                        "non_portable_cluster_size_allowed attribute is 1");
+    }
+    if (clusters == 0) {
+        throw LaunchError("launch", "kernel " + function.name() + " cannot run clusters of " +
+                                        std::to_string(cluster.volume()) + " blocks " + cluster.str() + " with block " +
+                                        block.str() + " and " + bytes_text(shared_bytes) + " of dynamic shared memory on this "
+                                        "device (cuOccupancyMaxActiveClusters: 0); use smaller clusters or blocks (at "
+                                        "most 8 blocks per cluster unless the kernel's non_portable_cluster_size_allowed "
+                                        "attribute is 1, then 16)");
+    }
+}
+
+}  // namespace
+
+void validate_launch(const Function& function, Dim3 grid, Dim3 block, std::size_t shared_bytes,
+                     const LaunchOptions& options) {
     const auto& p = current_device_properties();
     const auto threads = block.volume();
     if (threads > static_cast<unsigned long long>(p.max_threads_per_block)) {
@@ -65,35 +157,74 @@ void validate_launch(const Function& function, Dim3 grid, Dim3 block, std::size_
                                         function.name() + " can run at most " + std::to_string(kernel_max) +
                                         " per block (its register use); use a smaller block");
     }
-    if (shared_bytes == 0) return;   // spares a driver call on the common path
-    const int dyn_max = function.attribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES);
-    if (shared_bytes > static_cast<std::size_t>(dyn_max)) {
-        std::string fix = shared_bytes <= static_cast<std::size_t>(p.max_shared_per_block_optin)
-                              ? "raise the kernel's limit first (set_max_dynamic_shared_bytes / "
-                                "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)"
-                              : "this device allows at most " + std::to_string(p.max_shared_per_block_optin) +
-                                    " bytes per block";
-        throw LaunchError("launch", "dynamic shared memory of " + std::to_string(shared_bytes) + " bytes exceeds kernel " +
-                                        function.name() + "'s limit of " + std::to_string(dyn_max) + " bytes; " + fix);
-    }
+    if (shared_bytes != 0) check_shared_memory(function, p, shared_bytes);   // spares two driver calls on the common path
+    if (options.cluster) check_cluster(function, p, grid, block, shared_bytes, *options.cluster);
+    if (options.cooperative) check_cooperative(function, p, grid, block, shared_bytes);
 }
 
 void launch(const Function& function, Dim3 grid, Dim3 block, std::size_t shared_bytes, CUstream stream,
-            void** params) {
-    validate_launch(function, grid, block, shared_bytes);
-    launch_validated(function, grid, block, shared_bytes, stream, params);
+            void** params, const LaunchOptions& options) {
+    validate_launch(function, grid, block, shared_bytes, options);
+    launch_validated(function, grid, block, shared_bytes, stream, params, options);
 }
 
+namespace {
+
+// cuLaunchKernelEx with the options' attributes.
+CUresult launch_ex(const Function& function, Dim3 grid, Dim3 block, std::size_t shared_bytes, CUstream stream,
+                   void** params, const LaunchOptions& options) {
+    CUlaunchAttribute attrs[2] = {};
+    unsigned n = 0;
+    if (options.cooperative) {
+        attrs[n].id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
+        attrs[n].value.cooperative = 1;
+        ++n;
+    }
+    if (options.cluster) {
+        attrs[n].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+        attrs[n].value.clusterDim.x = options.cluster->x;
+        attrs[n].value.clusterDim.y = options.cluster->y;
+        attrs[n].value.clusterDim.z = options.cluster->z;
+        ++n;
+    }
+    CUlaunchConfig config{};
+    config.gridDimX = grid.x;
+    config.gridDimY = grid.y;
+    config.gridDimZ = grid.z;
+    config.blockDimX = block.x;
+    config.blockDimY = block.y;
+    config.blockDimZ = block.z;
+    config.sharedMemBytes = static_cast<unsigned>(shared_bytes);
+    config.hStream = stream;
+    config.attrs = attrs;
+    config.numAttrs = n;
+    return detail::driver().cuLaunchKernelEx(&config, function.handle(), params, nullptr);
+}
+
+std::string options_text(const LaunchOptions& options) {
+    std::string s;
+    if (options.cooperative) s += ", cooperative";
+    if (options.cluster) s += ", cluster " + options.cluster->str();
+    return s;
+}
+
+}  // namespace
+
 void launch_validated(const Function& function, Dim3 grid, Dim3 block, std::size_t shared_bytes, CUstream stream,
-                      void** params) {
+                      void** params, const LaunchOptions& options) {
     detail::note_launch(function.handle(), function.name());
-    const CUresult rc = detail::driver().cuLaunchKernel(function.handle(), grid.x, grid.y, grid.z, block.x, block.y,
-                                                        block.z, static_cast<unsigned>(shared_bytes), stream, params,
-                                                        nullptr);
+    // Plain launches keep cuLaunchKernel: the hot path fills no launch config.
+    const bool ex = options.any();
+    const CUresult rc = ex ? launch_ex(function, grid, block, shared_bytes, stream, params, options)
+                           : detail::driver().cuLaunchKernel(function.handle(), grid.x, grid.y, grid.z, block.x,
+                                                             block.y, block.z, static_cast<unsigned>(shared_bytes),
+                                                             stream, params, nullptr);
     if (rc == CUDA_SUCCESS) return;
-    if (rc == CUDA_ERROR_OUT_OF_MEMORY || is_sticky(rc)) check(rc, "cuLaunchKernel", "launching " + function.name());
-    throw LaunchError(rc, "cuLaunchKernel", "launching " + function.name() + " with grid " + grid.str() + ", block " +
-                                                block.str() + ", " + std::to_string(shared_bytes) + " bytes shared");
+    const char* call = ex ? "cuLaunchKernelEx" : "cuLaunchKernel";
+    if (rc == CUDA_ERROR_OUT_OF_MEMORY || is_sticky(rc)) check(rc, call, "launching " + function.name());
+    throw LaunchError(rc, call, "launching " + function.name() + " with grid " + grid.str() + ", block " +
+                                    block.str() + ", " + std::to_string(shared_bytes) + " bytes shared" +
+                                    options_text(options));
 }
 
 }  // namespace xcuda::rt

@@ -9,6 +9,19 @@ namespace xcuda::rt {
 
 namespace {
 std::string c_str_of(const std::vector<char>& buf) { return std::string(buf.data()); }
+
+const char* attribute_name(CUfunction_attribute a) {
+    switch (a) {
+        case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: return "MAX_DYNAMIC_SHARED_SIZE_BYTES";
+        case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT: return "PREFERRED_SHARED_MEMORY_CARVEOUT";
+        case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH: return "REQUIRED_CLUSTER_WIDTH";
+        case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT: return "REQUIRED_CLUSTER_HEIGHT";
+        case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH: return "REQUIRED_CLUSTER_DEPTH";
+        case CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED: return "NON_PORTABLE_CLUSTER_SIZE_ALLOWED";
+        case CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE: return "CLUSTER_SCHEDULING_POLICY_PREFERENCE";
+        default: return "function attribute";
+    }
+}
 }  // namespace
 
 Module Module::from_cubin(std::string_view cubin) { return load(cubin, false); }
@@ -66,6 +79,14 @@ Function Module::function(const std::string& mangled_name) const {
     return Function(f, mangled_name);
 }
 
+DeviceSymbol Module::global(const std::string& lowered_name) const {
+    DeviceSymbol s;
+    throw_if_context_lost();
+    check(detail::driver().cuModuleGetGlobal(&s.ptr, &s.bytes, module_, lowered_name.c_str()), "cuModuleGetGlobal",
+          "no __device__ or __constant__ variable named '" + lowered_name + "' in this module");
+    return s;
+}
+
 int Function::attribute(CUfunction_attribute attribute) const {
     int value = 0;
     detail::call("cuFuncGetAttribute", detail::driver().cuFuncGetAttribute, &value, attribute, handle_);
@@ -89,9 +110,36 @@ FunctionAttributes Function::attributes() const {
 }
 
 void Function::set_max_dynamic_shared_bytes(int bytes) const {
+    set_attribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes);
+}
+
+void Function::set_attribute(CUfunction_attribute attribute, int value) const {
     throw_if_context_lost();
-    check(detail::driver().cuFuncSetAttribute(handle_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes),
-          "cuFuncSetAttribute", "MAX_DYNAMIC_SHARED_SIZE_BYTES=" + std::to_string(bytes) + " for " + name_);
+    check(detail::driver().cuFuncSetAttribute(handle_, attribute, value), "cuFuncSetAttribute",
+          std::string(attribute_name(attribute)) + "=" + std::to_string(value) + " for " + name_);
+}
+
+int Function::max_active_clusters(Dim3 grid, Dim3 block, std::size_t dynamic_shared_bytes, Dim3 cluster) const {
+    CUlaunchAttribute attr{};
+    attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attr.value.clusterDim.x = cluster.x;
+    attr.value.clusterDim.y = cluster.y;
+    attr.value.clusterDim.z = cluster.z;
+    CUlaunchConfig config{};
+    config.gridDimX = grid.x;
+    config.gridDimY = grid.y;
+    config.gridDimZ = grid.z;
+    config.blockDimX = block.x;
+    config.blockDimY = block.y;
+    config.blockDimZ = block.z;
+    config.sharedMemBytes = static_cast<unsigned>(dynamic_shared_bytes);
+    config.attrs = &attr;
+    config.numAttrs = 1;
+    int clusters = 0;
+    throw_if_context_lost();
+    check(detail::driver().cuOccupancyMaxActiveClusters(&clusters, handle_, &config), "cuOccupancyMaxActiveClusters",
+          "clusters of " + cluster.str() + " blocks of " + name_);
+    return clusters;
 }
 
 int Function::max_active_blocks_per_sm(int block_size, std::size_t dynamic_shared_bytes) const {

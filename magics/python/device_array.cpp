@@ -146,6 +146,38 @@ py::object get(const DeviceArray& a, py::handle stream, py::handle out) {
     return dst.array();
 }
 
+// Host data into the array: numpy's broadcasting and a same-kind cast (a Python list of floats
+// fills a float32 array; floats do not silently become ints).
+void set(const DeviceArray& a, py::handle source) {
+    py::module_ np = numpy();
+    const py::object dtype = numpy_dtype(a.dtype());
+    py::object src = np.attr("asarray")(source);
+    if (!np.attr("can_cast")(src.attr("dtype"), dtype, "same_kind").cast<bool>()) {
+        raise(PyExc_TypeError, "set(): cannot store " + py::str(src.attr("dtype")).cast<std::string>() + " values in a " +
+                                   elem_type_name(a.dtype()) + " DeviceArray; pass " + elem_type_name(a.dtype()) +
+                                   " data (x.astype(np." + elem_type_name(a.dtype()) + "))");
+    }
+    const py::tuple shape = shape_tuple(a.shape());
+    try {
+        src = np.attr("broadcast_to")(src.attr("astype")(dtype, py::arg("copy") = false), shape);
+    } catch (py::error_already_set& e) {
+        if (!e.matches(PyExc_ValueError)) throw;
+        raise(PyExc_ValueError, "set(): an array of shape " + py::str(src.attr("shape")).cast<std::string>() +
+                                    " cannot fill this DeviceArray of shape " + py::str(py::handle(shape)).cast<std::string>() +
+                                    "; pass that shape (or one that broadcasts to it, such as a scalar)");
+    }
+    src = np.attr("ascontiguousarray")(src);
+    if (a.nbytes() == 0) return;
+    ArrayDescription d;
+    read_array_interface(src, d, "set()");
+    activate(a.device());
+    const void* host = reinterpret_cast<const void*>(d.ptr);
+    const CUdeviceptr dst = a.ptr();
+    const std::size_t bytes = a.nbytes();
+    wait_without_gil([&] { rt::copy_to_device(dst, host, bytes); });
+    activate();
+}
+
 py::dict cuda_array_interface(const DeviceArray& a) {
     py::dict d;
     d["shape"] = shape_tuple(a.shape());
@@ -295,6 +327,9 @@ void define_device_array(py::module_& m) {
              "Copies the array to the host: into `out` (a numpy array of the same shape and dtype) or a new numpy "
              "array. Without `stream` the copy follows the legacy default stream (and every blocking stream); with "
              "one (an xcuda.Stream, a CuPy/PyTorch stream or a handle) it follows that stream's work.")
+        .def("set", &set, py::arg("array"),
+             "Copies host data (a numpy array, a list or a scalar, broadcast to this shape and cast within its kind) "
+             "into the array, after the legacy default stream's work.")
         .def_property_readonly("shape", [](const DeviceArray& a) { return shape_tuple(a.shape()); })
         .def_property_readonly("dtype", [](const DeviceArray& a) { return numpy_dtype(a.dtype()); })
         .def_property_readonly("size", &DeviceArray::size)

@@ -47,6 +47,7 @@ py::dict properties_dict(const rt::DeviceProperties& p) {
     d["unified_addressing"] = p.unified_addressing;
     d["managed_memory"] = p.managed_memory;
     d["cooperative_launch"] = p.cooperative_launch;
+    d["cluster_launch"] = p.cluster_launch;
     d["kernel_exec_timeout"] = p.kernel_exec_timeout;
     return d;
 }

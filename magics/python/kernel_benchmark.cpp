@@ -20,11 +20,12 @@ namespace xcuda::magics {
 namespace {
 
 // Seconds of GPU time for `count` back-to-back launches, between two events on `stream`.
+// The configuration was validated once before the first run.
 double time_launches(const rt::Function& f, rt::Dim3 grid, rt::Dim3 block, std::size_t shared, CUstream stream,
-                     PackedArgs& packed, int count) {
+                     const rt::LaunchOptions& options, PackedArgs& packed, int count) {
     rt::Event start, end;
     start.record(stream);
-    for (int i = 0; i < count; ++i) rt::launch(f, grid, block, shared, stream, packed.params());
+    for (int i = 0; i < count; ++i) rt::launch_validated(f, grid, block, shared, stream, packed.params(), options);
     end.record(stream);
     wait_without_gil([&] { end.synchronize(); });
     return rt::elapsed_ms(start, end) / 1000.0;
@@ -65,6 +66,7 @@ int checked_count(py::handle value, const char* what, int minimum) {
 
 py::object benchmark_kernel(Kernel& k, py::args args, py::kwargs kwargs) {
     py::object grid, block, shared = py::int_(0), stream_obj = py::none();
+    rt::LaunchOptions options;
     int number = 0, repeat = 7, warmup = 1;
     for (auto item : kwargs) {
         const std::string key = item.first.cast<std::string>();
@@ -75,8 +77,11 @@ py::object benchmark_kernel(Kernel& k, py::args args, py::kwargs kwargs) {
         else if (key == "number") number = item.second.is_none() ? 0 : checked_count(item.second, "number", 1);
         else if (key == "repeat") repeat = checked_count(item.second, "repeat", 1);
         else if (key == "warmup") warmup = checked_count(item.second, "warmup", 0);
+        else if (key == "cooperative") options.cooperative = parse_cooperative(item.second);
+        else if (key == "cluster") options.cluster = parse_cluster(item.second);
         else raise(PyExc_TypeError, k.name() + ".benchmark() got an unexpected keyword argument '" + key +
-                                        "'; options are grid=, block=, shared_mem=, stream=, number=, repeat=, warmup=");
+                                        "'; options are grid=, block=, shared_mem=, stream=, cooperative=, cluster=, "
+                                        "number=, repeat=, warmup=");
     }
     if (!grid || !block) raise(PyExc_TypeError, k.name() + ".benchmark(...) needs grid= and block=");
     const rt::Dim3 g = parse_dim3(grid, "grid");
@@ -95,22 +100,23 @@ py::object benchmark_kernel(Kernel& k, py::args args, py::kwargs kwargs) {
     }
     const rt::Function& f = k.function();
     for (CUstream producer : packed.producer_streams) wait_without_gil([&] { rt::synchronize_stream(producer); });
+    rt::validate_launch(f, g, b, shared_mem, options);
     stage_host_arrays(packed, stream, current_device());
     note_launch();
 
-    if (warmup > 0) time_launches(f, g, b, shared_mem, stream, packed, warmup);
+    if (warmup > 0) time_launches(f, g, b, shared_mem, stream, options, packed, warmup);
     if (number == 0) {
         // One launch, then a batch of about a tenth of the target, so launch latency does not
         // inflate the estimate for short kernels.
-        const int batch = launches_for_target(time_launches(f, g, b, shared_mem, stream, packed, 1), 1) / 10 + 1;
-        number = launches_for_target(time_launches(f, g, b, shared_mem, stream, packed, batch), batch);
+        const int batch = launches_for_target(time_launches(f, g, b, shared_mem, stream, options, packed, 1), 1) / 10 + 1;
+        number = launches_for_target(time_launches(f, g, b, shared_mem, stream, options, packed, batch), batch);
     }
     BenchmarkResult result;
     result.label = k.name() + (k.instantiation().empty() ? "" : "<" + k.instantiation() + ">");
     result.per = "launch";
     for (int run = 0; run < repeat; ++run) {
         check_signals();
-        result.timings.push_back(time_launches(f, g, b, shared_mem, stream, packed, number) / number);
+        result.timings.push_back(time_launches(f, g, b, shared_mem, stream, options, packed, number) / number);
     }
     result.summary = report::summarize_timing(result.timings, number);
     unstage_host_arrays(packed, stream, current_device());
@@ -118,7 +124,8 @@ py::object benchmark_kernel(Kernel& k, py::args args, py::kwargs kwargs) {
 }
 
 const char* benchmark_docstring() {
-    return "benchmark(*args, grid, block, shared_mem=0, stream=None, number=None, repeat=7, warmup=1)\n\n"
+    return "benchmark(*args, grid, block, shared_mem=0, stream=None, cooperative=False, cluster=None, number=None, "
+           "repeat=7, warmup=1)\n\n"
            "GPU time per launch from CUDA events: `repeat` runs of `number` back-to-back launches on `stream`, "
            "after `warmup` launches. number=None picks enough launches for a run of about 0.2 s (at most 100000). "
            "Arguments are packed once: numpy arrays are copied to the device before the first launch and back "

@@ -1,8 +1,10 @@
 #include "kernel_object.hpp"
+#include "device_globals.hpp"
 #include "device_objects.hpp"
 #include "device_state.hpp"
 #include "errors.hpp"
 #include "interrupt.hpp"
+#include "kernel_attributes.hpp"
 #include "kernel_benchmark.hpp"
 #include "launch_config.hpp"
 #include "launch_recorder.hpp"
@@ -50,7 +52,10 @@ const char* cache_name(compile::CacheLevel c) {
 }
 
 std::string launch_shape(const Launcher& l) {
-    return "[" + l.grid.str() + ", " + l.block.str() + "]";
+    std::string s = "[" + l.grid.str() + ", " + l.block.str() + "]";
+    if (l.options.cooperative) s += " cooperative";
+    if (l.options.cluster) s += " cluster=" + l.options.cluster->str();
+    return s;
 }
 
 // The stream of kernel[grid, block, shared_mem, stream]: launching in a loop on one
@@ -183,19 +188,6 @@ py::object launcher_for(const std::shared_ptr<Kernel>& k, py::handle config) {
 }
 
 namespace {
-
-py::dict attributes_dict(const rt::FunctionAttributes& a) {
-    py::dict d;
-    d["num_regs"] = a.num_regs;
-    d["shared_size_bytes"] = a.shared_bytes;
-    d["local_size_bytes"] = a.local_bytes;
-    d["const_size_bytes"] = a.const_bytes;
-    d["max_threads_per_block"] = a.max_threads_per_block;
-    d["max_dynamic_shared_size_bytes"] = a.max_dynamic_shared_bytes;
-    d["ptx_version"] = a.ptx_version;
-    d["binary_version"] = a.binary_version;
-    return d;
-}
 
 py::dict resources_dict(const rt::KernelResources& r) {
     py::dict d;
@@ -337,7 +329,7 @@ const rt::Function& Kernel::function() {
 }
 
 void Kernel::launch(py::handle args, rt::Dim3 grid, rt::Dim3 block, std::size_t shared_mem, CUstream stream,
-                    CUfunction* validated) {
+                    const rt::LaunchOptions& options, CUfunction* validated) {
     PackedArgs packed;
     packer_.pack(args, stream, packed);
     if (packed.required_device >= 0 && packed.required_device != current_device()) {
@@ -352,11 +344,11 @@ void Kernel::launch(py::handle args, rt::Dim3 grid, rt::Dim3 block, std::size_t 
     }
     stage_host_arrays(packed, stream, current_device());
     if (LaunchRecorder* recorder = active_launch_recorder()) {
-        recorder->launch(*this, f, args, grid, block, shared_mem, stream, packed.params());
+        recorder->launch(*this, f, args, grid, block, shared_mem, stream, packed.params(), options);
     } else if (validated && *validated == f.handle()) {
-        rt::launch_validated(f, grid, block, shared_mem, stream, packed.params());
+        rt::launch_validated(f, grid, block, shared_mem, stream, packed.params(), options);
     } else {
-        rt::launch(f, grid, block, shared_mem, stream, packed.params());
+        rt::launch(f, grid, block, shared_mem, stream, packed.params(), options);
         if (validated) *validated = f.handle();
     }
     note_launch();
@@ -412,11 +404,37 @@ CompiledPythonModule compile_to_module(const std::string& source, const compile:
 
 void define_kernel_objects(py::module_& m) {
     define_benchmark_result(m);
+    define_kernel_attributes(m);
+    define_device_globals(m);
     auto launcher_type = py::class_<Launcher>(m, "Launcher", "A kernel with its launch configuration; call it with the kernel's arguments.")
         .def("__call__",
              [](Launcher& l, py::args args) {
-                 l.kernel->launch(args, l.grid, l.block, l.shared_mem, l.stream, &l.validated);
+                 l.kernel->launch(args, l.grid, l.block, l.shared_mem, l.stream, l.options, &l.validated);
              })
+        .def("with_options",
+             [](const Launcher& l, py::kwargs kwargs) {
+                 Launcher copy = l;
+                 copy.validated = nullptr;
+                 for (auto item : kwargs) {
+                     const std::string key = item.first.cast<std::string>();
+                     if (key == "cooperative") copy.options.cooperative = parse_cooperative(item.second);
+                     else if (key == "cluster") copy.options.cluster = parse_cluster(item.second);
+                     else raise(PyExc_TypeError, "with_options() got an unexpected keyword argument '" + key +
+                                                     "'; the launch options are cooperative= and cluster=");
+                 }
+                 return copy;
+             },
+             "with_options(cooperative=False, cluster=None): this launcher with launch options. cooperative=True "
+             "launches all blocks co-resident so the kernel may call cooperative_groups::this_grid().sync() (the "
+             "grid must fit on the device at once); cluster=(x, y, z) launches thread block clusters (sm_90+; the "
+             "grid must be a multiple of it).")
+        .def_property_readonly("cooperative", [](const Launcher& l) { return l.options.cooperative; })
+        .def_property_readonly("cluster",
+                               [](const Launcher& l) -> py::object {
+                                   if (!l.options.cluster) return py::none();
+                                   return py::make_tuple(l.options.cluster->x, l.options.cluster->y,
+                                                         l.options.cluster->z);
+                               })
         .def("__repr__", [](const Launcher& l) { return "<xcuda.Launcher " + l.kernel->name() + launch_shape(l) + ">"; });
 
     auto kernel_type = py::class_<Kernel, std::shared_ptr<Kernel>>(m, "Kernel", "A __global__ function of a compiled cell.");
@@ -437,8 +455,9 @@ void define_kernel_objects(py::module_& m) {
                                    return resources_dict(*k.resources());
                                },
                                "Registers, spills and memory per ptxas (no GPU needed); None when ptxas gave none.")
-        .def_property_readonly("attributes", [](Kernel& k) { return attributes_dict(k.function().attributes()); },
-                               "The driver's function attributes on the selected device.")
+        .def_property_readonly("attributes", &kernel_attributes,
+                               "The function's attributes (a mapping; see xcuda.KernelAttributes): read from the "
+                               "driver on the selected device, settable ones written to it.")
         .def("occupancy",
              [](Kernel& k, int block, std::size_t shared_mem) {
                  const rt::Function& f = k.function();
@@ -468,21 +487,25 @@ void define_kernel_objects(py::module_& m) {
         .def("__call__",
              [](Kernel& k, py::args args, py::kwargs kwargs) {
                  py::object grid, block, shared = py::int_(0), stream = py::none();
+                 rt::LaunchOptions options;
                  for (auto item : kwargs) {
                      const std::string key = item.first.cast<std::string>();
                      if (key == "grid") grid = py::reinterpret_borrow<py::object>(item.second);
                      else if (key == "block") block = py::reinterpret_borrow<py::object>(item.second);
                      else if (key == "shared_mem") shared = py::reinterpret_borrow<py::object>(item.second);
                      else if (key == "stream") stream = py::reinterpret_borrow<py::object>(item.second);
+                     else if (key == "cooperative") options.cooperative = parse_cooperative(item.second);
+                     else if (key == "cluster") options.cluster = parse_cluster(item.second);
                      else raise(PyExc_TypeError, k.name() + "() got an unexpected keyword argument '" + key +
-                                                     "'; launch options are grid=, block=, shared_mem=, stream=");
+                                                     "'; launch options are grid=, block=, shared_mem=, stream=, "
+                                                     "cooperative=, cluster=");
                  }
                  if (!grid || !block) {
                      raise(PyExc_TypeError, k.name() + "(...) needs grid= and block= (or launch with " + k.name() +
                                                 "[grid, block](...))");
                  }
                  k.launch(args, parse_dim3(grid, "grid"), parse_dim3(block, "block"), parse_shared_mem(shared),
-                          parse_stream(stream));
+                          parse_stream(stream), options);
              })
         .def("benchmark", &benchmark_kernel, benchmark_docstring())
         .def("__repr__", &kernel_repr);
@@ -511,6 +534,16 @@ void define_kernel_objects(py::module_& m) {
                                "Where the compile came from: 'memory', 'disk' or 'none' (compiled now).")
         .def("sass", [](const ModuleHandle& h) { return rich_object(sass_report(h.impl->compiled().cubin)); },
              "SASS of the CUBIN (needs cuobjdump or nvdisasm).")
+        .def("get_global", [](const ModuleHandle& h, const std::string& name) { return device_global(h.impl, name); },
+             py::arg("name"),
+             "The __constant__/__device__ variable `name` (its C++ name: 'coeffs', 'ns::table', 'lut<float>') as an "
+             "xcuda.DeviceArray view of the module's memory on the selected device: read it with .get(), write it "
+             "with .set(host) before launches. Shaped from the declaration (float c[16] -> (16,) float32, int n -> "
+             "(), float2 v[4] -> (4, 2) float32); other types are the variable's bytes (uint8). The view keeps the "
+             "module loaded.")
+        .def_property_readonly("globals", [](const ModuleHandle& h) { return globals_view(h.impl); },
+                               "The cell's __constant__/__device__ variables: a read-only mapping from C++ name to "
+                               "get_global(name).")
         .def("__getattr__",
              [](const ModuleHandle& h, const std::string& name) -> py::object {
                  if (h.kernels.contains(name)) return h.kernels[py::str(name)];

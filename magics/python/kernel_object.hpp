@@ -4,6 +4,7 @@
 
 #include <xcuda/compile/compile_cell.hpp>
 #include <xcuda/rt/dim3.hpp>
+#include <xcuda/rt/launch.hpp>
 #include <xcuda/rt/module.hpp>
 
 #include <pybind11/pybind11.h>
@@ -52,9 +53,9 @@ public:
 
     // Checks and packs `args`, then launches (copying numpy arguments in and back). With
     // `validated`, the launch limits are checked only when *validated is not the function
-    // about to launch, which it then becomes (a Launcher's grid and block never change).
+    // about to launch, which it then becomes (a Launcher's configuration never changes).
     void launch(pybind11::handle args, rt::Dim3 grid, rt::Dim3 block, std::size_t shared_mem, CUstream stream,
-                CUfunction* validated = nullptr);
+                const rt::LaunchOptions& options, CUfunction* validated = nullptr);
 
 private:
     std::shared_ptr<ModuleImpl> module_;
@@ -69,12 +70,14 @@ private:
 };
 
 // kernel[grid, block] / kernel[grid, block, shared_mem, stream]: a kernel with its launch
-// configuration, called with the kernel's arguments.
+// configuration, called with the kernel's arguments. .with_options(cooperative=, cluster=)
+// gives a copy with launch options.
 struct Launcher {
     std::shared_ptr<Kernel> kernel;
     rt::Dim3 grid, block;
     std::size_t shared_mem = 0;
     CUstream stream = nullptr;
+    rt::LaunchOptions options;
     pybind11::object stream_ref;  // keeps a stream object alive while the launcher is
     CUfunction validated = nullptr;  // the function last checked against grid/block/shared_mem
 };

@@ -77,4 +77,16 @@ std::size_t parse_shared_mem(py::handle value) {
     return static_cast<std::size_t>(n);
 }
 
+bool parse_cooperative(py::handle value) {
+    if (!PyBool_Check(value.ptr())) {
+        raise(PyExc_TypeError, "cooperative must be True or False, got " + shown(value));
+    }
+    return value.ptr() == Py_True;
+}
+
+std::optional<rt::Dim3> parse_cluster(py::handle value) {
+    if (value.is_none()) return std::nullopt;
+    return parse_dim3(value, "cluster");
+}
+
 }  // namespace xcuda::magics

@@ -45,7 +45,8 @@ LaunchRecorder::~LaunchRecorder() {
 }
 
 void LaunchRecorder::launch(const Kernel& kernel, const rt::Function& f, py::handle args, rt::Dim3 grid,
-                            rt::Dim3 block, std::size_t shared_mem, CUstream stream, void** params) {
+                            rt::Dim3 block, std::size_t shared_mem, CUstream stream, void** params,
+                            const rt::LaunchOptions& options) {
     RecordedLaunch r;
     r.kernel = kernel.name() + (kernel.instantiation().empty() ? "" : "<" + kernel.instantiation() + ">");
     r.device = current_device();
@@ -60,7 +61,7 @@ void LaunchRecorder::launch(const Kernel& kernel, const rt::Function& f, py::han
         r.array_bytes = array_argument_bytes(kernel, args);
     }
     r.start.record(stream);
-    rt::launch(f, grid, block, shared_mem, stream, params);
+    rt::launch(f, grid, block, shared_mem, stream, params, options);
     r.end.record(stream);
     launches_.push_back(std::move(r));
 }

@@ -3,6 +3,7 @@
 // Kernel::launch hands it the launch, and it brackets the launch with CUDA events on the
 // launch's stream. With no recorder, a launch pays one null-pointer test.
 #include <xcuda/rt/dim3.hpp>
+#include <xcuda/rt/launch.hpp>
 #include <xcuda/rt/stream.hpp>
 
 #include <pybind11/pybind11.h>
@@ -13,10 +14,6 @@
 #include <optional>
 #include <string>
 #include <vector>
-
-namespace xcuda::rt {
-class Function;
-}
 
 namespace xcuda::magics {
 
@@ -48,7 +45,7 @@ public:
     // Launches through rt::launch between two recorded events. A launch that throws is not
     // recorded (it did not run).
     void launch(const Kernel& kernel, const rt::Function& f, pybind11::handle args, rt::Dim3 grid, rt::Dim3 block,
-                std::size_t shared_mem, CUstream stream, void** params);
+                std::size_t shared_mem, CUstream stream, void** params, const rt::LaunchOptions& options);
 
     const std::vector<RecordedLaunch>& launches() const { return launches_; }
     // GPU milliseconds of each launch so far; waits (interruptibly, without the GIL) for them.

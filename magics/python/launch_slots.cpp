@@ -66,7 +66,7 @@ PyObject* launcher_call(PyObject* self, PyObject* args, PyObject* kwargs) {
                          l->kernel->name().c_str(), PyDict_GET_SIZE(kwargs), PyDict_GET_SIZE(kwargs) == 1 ? "" : "s");
             return nullptr;
         }
-        l->kernel->launch(args, l->grid, l->block, l->shared_mem, l->stream, &l->validated);
+        l->kernel->launch(args, l->grid, l->block, l->shared_mem, l->stream, l->options, &l->validated);
     } catch (...) {
         return raise_current_exception();
     }

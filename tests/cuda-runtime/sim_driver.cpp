@@ -2,9 +2,12 @@
 // behaviour (limits, errors, sticky faults, kernels that keep running) to test the driver side of
 // the library. Kernels are recognised by name: "spin" keeps its stream busy until
 // xcuda_sim_release(), "wild" faults with ILLEGAL_ADDRESS and "trap" with LAUNCH_FAILED (both
-// sticky: every later call answers the same error), "bounded" allows only 256 threads per block.
-// A module image is text; its kernels are the names it contains; an image starting with "bad"
-// fails to load with a JIT error log.
+// sticky: every later call answers the same error), "bounded" allows only 256 threads per block,
+// "staticsmem" declares 16 KiB of static shared memory, "clustered" was compiled with
+// __cluster_dims__(2, 1, 1). A module image is text; its kernels are the names it contains, its
+// variables the .global/.const lines of PTX; an image starting with "bad" fails to load with a
+// JIT error log. The device is an sm_90 with 132 SMs, or the compute capability in
+// $XCUDA_SIM_COMPUTE_CAPABILITY ("80"). xcuda_sim_last_launch() describes the last launch.
 #include <cuda.h>
 
 #include <algorithm>
@@ -12,13 +15,22 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <set>
+#include <sstream>
 #include <string>
+#include <utility>
 
 struct CUctx_st { int device; };
-struct CUmod_st { std::string image; };
-struct CUfunc_st { std::string name; int max_dynamic_shared; };
+struct CUmod_st {
+    std::string image;
+    std::map<std::string, std::pair<void*, std::size_t>> globals;  // name -> host memory standing in
+};
+struct CUfunc_st {
+    std::string name;
+    std::map<int, int> attributes;  // CUfunction_attribute -> value, for the ones that vary
+};
 struct CUstream_st { unsigned flags; bool busy; };
 struct CUevent_st { unsigned flags; CUstream stream; };
 
@@ -26,6 +38,7 @@ namespace {
 
 std::atomic<long> g_calls{0};
 std::atomic<long> g_device_allocations{0};  // cuMemAlloc calls, for the staging pool's tests
+std::atomic<long> g_modules{0};             // loaded and not unloaded
 std::atomic<int> g_sticky{0};
 std::atomic<bool> g_launched{false};
 std::mutex g_mutex;
@@ -34,6 +47,42 @@ CUstream_st g_legacy{0, false};
 CUctx_st g_ctx{0};
 thread_local CUcontext t_current = nullptr;
 std::size_t g_fifo = 8650752;
+std::string g_last_launch;  // guarded by g_mutex
+
+constexpr int sim_sm_count = 132;
+constexpr int sim_optin_shared = 232448;
+
+int compute_capability() {
+    const char* cc = std::getenv("XCUDA_SIM_COMPUTE_CAPABILITY");
+    return cc != nullptr && *cc != '\0' ? std::atoi(cc) : 90;
+}
+
+int static_shared(const CUfunc_st* f) { return f->name == "staticsmem" ? 16384 : 0; }
+
+// The size of variable `name` from the PTX line declaring it (".global .align 4 .b8 coeffs[64];",
+// ".const .align 4 .u32 counter = 5;"), or 0 when there is none.
+std::size_t ptx_variable_size(const std::string& image, const std::string& name) {
+    std::istringstream lines(image);
+    std::string line;
+    while (std::getline(lines, line)) {
+        if (line.find(".global") != 0 && line.find(".const") != 0 && line.find(".visible") != 0) continue;
+        const std::size_t at = line.find(" " + name);
+        if (at == std::string::npos) continue;
+        const char after = at + 1 + name.size() < line.size() ? line[at + 1 + name.size()] : ';';
+        if (after != '[' && after != ';' && after != ' ') continue;
+        const std::size_t type = line.rfind(" .", at);
+        if (type == std::string::npos) continue;
+        std::size_t bytes = static_cast<std::size_t>(std::atoi(line.c_str() + type + 3)) / 8;  // ".b8" -> 1
+        for (std::size_t b = line.find('[', at); b != std::string::npos && b < line.find('='); b = line.find('[', b + 1))
+            bytes *= static_cast<std::size_t>(std::atoll(line.c_str() + b + 1));
+        return bytes;
+    }
+    return 0;
+}
+
+std::string dims(unsigned x, unsigned y, unsigned z) {
+    return "(" + std::to_string(x) + "," + std::to_string(y) + "," + std::to_string(z) + ")";
+}
 
 // Every entry point counts itself and, after a sticky fault, answers that fault again.
 #define SIM_ENTER()                                     \
@@ -56,6 +105,13 @@ bool busy(CUstream s) {
 
 extern "C" long xcuda_sim_driver_calls() { return g_calls.load(); }
 extern "C" long xcuda_sim_device_allocations() { return g_device_allocations.load(); }
+extern "C" long xcuda_sim_modules_loaded() { return g_modules.load(); }
+extern "C" const char* xcuda_sim_last_launch() {
+    static thread_local std::string copy;
+    std::lock_guard<std::mutex> lock(g_mutex);
+    copy = g_last_launch;
+    return copy.c_str();
+}
 extern "C" void xcuda_sim_release() {
     std::lock_guard<std::mutex> lock(g_mutex);
     for (CUstream s : g_streams) s->busy = false;
@@ -74,6 +130,9 @@ CUresult cuGetErrorName(CUresult error, const char** str) {
         case CUDA_ERROR_NOT_READY: *str = "CUDA_ERROR_NOT_READY"; break;
         case CUDA_ERROR_ILLEGAL_ADDRESS: *str = "CUDA_ERROR_ILLEGAL_ADDRESS"; break;
         case CUDA_ERROR_LAUNCH_FAILED: *str = "CUDA_ERROR_LAUNCH_FAILED"; break;
+        case CUDA_ERROR_NOT_PERMITTED: *str = "CUDA_ERROR_NOT_PERMITTED"; break;
+        case CUDA_ERROR_INVALID_CLUSTER_SIZE: *str = "CUDA_ERROR_INVALID_CLUSTER_SIZE"; break;
+        case CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE: *str = "CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE"; break;
         default: *str = nullptr; return CUDA_ERROR_INVALID_VALUE;
     }
     return CUDA_SUCCESS;
@@ -106,9 +165,10 @@ CUresult cuDeviceGetName(char* name, int len, CUdevice) {
 CUresult cuDeviceGetAttribute(int* v, CUdevice_attribute a, CUdevice) {
     SIM_ENTER();
     switch (a) {
-        case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *v = 9; break;
-        case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: *v = 0; break;
-        case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: *v = 132; break;
+        case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *v = compute_capability() / 10; break;
+        case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: *v = compute_capability() % 10; break;
+        case CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH: *v = compute_capability() >= 90; break;
+        case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: *v = sim_sm_count; break;
         case CU_DEVICE_ATTRIBUTE_WARP_SIZE: *v = 32; break;
         case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *v = 1024; break;
         case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X: case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y: *v = 1024; break;
@@ -117,7 +177,7 @@ CUresult cuDeviceGetAttribute(int* v, CUdevice_attribute a, CUdevice) {
         case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y: case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z: *v = 65535; break;
         case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR: *v = 2048; break;
         case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK: *v = 49152; break;
-        case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: *v = 232448; break;
+        case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: *v = sim_optin_shared; break;
         default: *v = 1; break;
     }
     return CUDA_SUCCESS;
@@ -160,31 +220,90 @@ CUresult cuModuleLoadDataEx(CUmodule* m, const void* image, unsigned n, CUjit_op
         }
         return CUDA_ERROR_INVALID_PTX;
     }
-    *m = new CUmod_st{text};
+    *m = new CUmod_st{text, {}};
+    ++g_modules;
     return CUDA_SUCCESS;
 }
-CUresult cuModuleUnload(CUmodule m) { SIM_ENTER(); delete m; return CUDA_SUCCESS; }
+CUresult cuModuleUnload(CUmodule m) {
+    SIM_ENTER();
+    for (auto& [name, memory] : m->globals) std::free(memory.first);
+    delete m;
+    --g_modules;
+    return CUDA_SUCCESS;
+}
 CUresult cuModuleGetFunction(CUfunction* f, CUmodule m, const char* name) {
     SIM_ENTER();
     if (m->image.find(name) == std::string::npos) return CUDA_ERROR_NOT_FOUND;
-    *f = new CUfunc_st{name, 49152};   // leaked like the driver's: valid as long as the process
+    *f = new CUfunc_st{name, {}};   // leaked like the driver's: valid as long as the process
+    (*f)->attributes[CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES] = 49152 - static_shared(*f);
+    if ((*f)->name == "clustered") {
+        (*f)->attributes[CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH] = 2;
+        (*f)->attributes[CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT] = 1;
+        (*f)->attributes[CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH] = 1;
+    }
+    return CUDA_SUCCESS;
+}
+CUresult cuModuleGetGlobal(CUdeviceptr* ptr, size_t* bytes, CUmodule m, const char* name) {
+    SIM_ENTER();
+    auto it = m->globals.find(name);
+    if (it == m->globals.end()) {
+        const std::size_t size = ptx_variable_size(m->image, name);
+        if (size == 0) return CUDA_ERROR_NOT_FOUND;
+        it = m->globals.emplace(name, std::make_pair(std::calloc(1, size), size)).first;
+    }
+    if (ptr != nullptr) *ptr = reinterpret_cast<CUdeviceptr>(it->second.first);
+    if (bytes != nullptr) *bytes = it->second.second;
     return CUDA_SUCCESS;
 }
 CUresult cuFuncGetAttribute(int* v, CUfunction_attribute a, CUfunction f) {
     SIM_ENTER();
     switch (a) {
         case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *v = f->name == "bounded" ? 256 : 1024; break;
-        case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: *v = f->max_dynamic_shared; break;
+        case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *v = static_shared(f); break;
         case CU_FUNC_ATTRIBUTE_NUM_REGS: *v = 10; break;
-        case CU_FUNC_ATTRIBUTE_PTX_VERSION: case CU_FUNC_ATTRIBUTE_BINARY_VERSION: *v = 90; break;
-        default: *v = 0; break;
+        case CU_FUNC_ATTRIBUTE_PTX_VERSION: case CU_FUNC_ATTRIBUTE_BINARY_VERSION: *v = compute_capability(); break;
+        default: {
+            auto it = f->attributes.find(a);
+            *v = it == f->attributes.end() ? 0 : it->second;
+            break;
+        }
     }
     return CUDA_SUCCESS;
 }
 CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute a, int v) {
     SIM_ENTER();
-    if (a != CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES || v > 232448) return CUDA_ERROR_INVALID_VALUE;
-    f->max_dynamic_shared = v;
+    switch (a) {
+        case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
+            if (v < 0 || v > sim_optin_shared - static_shared(f)) return CUDA_ERROR_INVALID_VALUE;
+            break;
+        case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH: case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT:
+        case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH:
+            if (f->name == "clustered") return CUDA_ERROR_NOT_PERMITTED;   // set at compile time
+            break;
+        case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT:
+            if (v > 100) return CUDA_ERROR_INVALID_VALUE;
+            break;
+        case CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED:
+        case CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE:
+            break;
+        default:
+            return CUDA_ERROR_INVALID_VALUE;   // read-only
+    }
+    f->attributes[a] = v;
+    return CUDA_SUCCESS;
+}
+CUresult cuOccupancyMaxActiveClusters(int* clusters, CUfunction f, const CUlaunchConfig* config) {
+    SIM_ENTER();
+    if (compute_capability() < 90) return CUDA_ERROR_INVALID_VALUE;
+    unsigned long long size = 0;
+    for (unsigned i = 0; i < config->numAttrs; ++i) {
+        if (config->attrs[i].id != CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) continue;
+        const auto& c = config->attrs[i].value.clusterDim;
+        size = 1ULL * c.x * c.y * c.z;
+    }
+    if (size == 0 || size > 16) return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+    const bool non_portable = f->attributes[CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED] != 0;
+    *clusters = size > 8 && !non_portable ? 0 : static_cast<int>(sim_sm_count * 2 / size);
     return CUDA_SUCCESS;
 }
 CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, CUfunction, int block, size_t) {
@@ -245,10 +364,16 @@ CUresult cuEventElapsedTime(float* ms, CUevent a, CUevent b) {
     *ms = 1.5f;
     return CUDA_SUCCESS;
 }
-CUresult cuLaunchKernel(CUfunction f, unsigned, unsigned, unsigned, unsigned bx, unsigned by, unsigned bz, unsigned,
-                        CUstream s, void**, void**) {
-    SIM_ENTER();
+namespace {
+
+CUresult run(CUfunction f, unsigned bx, unsigned by, unsigned bz, unsigned shared, CUstream s, std::string what) {
     if (1ULL * bx * by * bz > 1024) return CUDA_ERROR_INVALID_VALUE;
+    auto dyn = f->attributes.find(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES);
+    if (dyn != f->attributes.end() && shared > static_cast<unsigned>(dyn->second)) return CUDA_ERROR_INVALID_VALUE;
+    {
+        std::lock_guard<std::mutex> lock(g_mutex);
+        g_last_launch = std::move(what);
+    }
     g_launched = true;
     if (f->name == "wild") g_sticky = CUDA_ERROR_ILLEGAL_ADDRESS;
     if (f->name == "trap") g_sticky = CUDA_ERROR_LAUNCH_FAILED;
@@ -257,4 +382,32 @@ CUresult cuLaunchKernel(CUfunction f, unsigned, unsigned, unsigned, unsigned bx,
         stream_of(s)->busy = true;
     }
     return CUDA_SUCCESS;
+}
+
+}  // namespace
+
+CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                        unsigned shared, CUstream s, void**, void**) {
+    SIM_ENTER();
+    return run(f, bx, by, bz, shared, s,
+               "cuLaunchKernel " + f->name + " grid=" + dims(gx, gy, gz) + " block=" + dims(bx, by, bz) +
+                   " shared=" + std::to_string(shared));
+}
+CUresult cuLaunchKernelEx(const CUlaunchConfig* c, CUfunction f, void**, void**) {
+    SIM_ENTER();
+    std::string what = "cuLaunchKernelEx " + f->name + " grid=" + dims(c->gridDimX, c->gridDimY, c->gridDimZ) +
+                       " block=" + dims(c->blockDimX, c->blockDimY, c->blockDimZ) +
+                       " shared=" + std::to_string(c->sharedMemBytes);
+    for (unsigned i = 0; i < c->numAttrs; ++i) {
+        const CUlaunchAttribute& a = c->attrs[i];
+        if (a.id == CU_LAUNCH_ATTRIBUTE_COOPERATIVE) {
+            what += " cooperative=" + std::to_string(a.value.cooperative);
+        } else if (a.id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) {
+            if (compute_capability() < 90) return CUDA_ERROR_INVALID_VALUE;
+            what += " cluster=" + dims(a.value.clusterDim.x, a.value.clusterDim.y, a.value.clusterDim.z);
+        } else {
+            what += " attribute" + std::to_string(a.id);
+        }
+    }
+    return run(f, c->blockDimX, c->blockDimY, c->blockDimZ, c->sharedMemBytes, c->hStream, std::move(what));
 }

@@ -26,6 +26,7 @@ F sim_symbol(const char* name) {
 
 long driver_calls() { return sim_symbol<long (*)()>("xcuda_sim_driver_calls")(); }
 void release_kernels() { sim_symbol<void (*)()>("xcuda_sim_release")(); }
+std::string last_launch() { return sim_symbol<const char* (*)()>("xcuda_sim_last_launch")(); }
 
 class SimDriverTest : public ::testing::Test {
 protected:
@@ -108,18 +109,135 @@ TEST_F(SimDriverTest, LaunchLimitsAreCheckedBeforeTheDriverAndNamed) {
     EXPECT_NO_THROW(launch(module_->function("saxpy"), Dim3(4), Dim3(256), 0, nullptr, params));
 }
 
-TEST_F(SimDriverTest, DynamicSharedMemoryAboveTheKernelLimitNamesTheFix) {
+TEST_F(SimDriverTest, DynamicSharedMemoryAbove48KiBRaisesTheKernelLimitUpToTheOptInMaximum) {
     void* params[1] = {};
     auto f = module_->function("saxpy");
+    EXPECT_EQ(f.attribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES), 49152);
+    EXPECT_NO_THROW(launch(f, Dim3(1), Dim3(32), 100 * 1024, nullptr, params));
+    EXPECT_EQ(f.attribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES), 100 * 1024);
+    EXPECT_EQ(last_launch(), "cuLaunchKernel saxpy grid=(1,1,1) block=(32,1,1) shared=102400");
+    EXPECT_NO_THROW(launch(f, Dim3(1), Dim3(32), 232448, nullptr, params));
     try {
-        launch(f, Dim3(1), Dim3(32), 100000, nullptr, params);
+        launch(f, Dim3(1), Dim3(32), 232449, nullptr, params);
         FAIL();
     } catch (const LaunchError& e) {
-        EXPECT_TRUE(contains(e.what(), "set_max_dynamic_shared_bytes")) << e.what();
+        EXPECT_TRUE(contains(e.what(), "at most 232448 bytes (the device's opt-in maximum of 232448 bytes per block, "
+                                       "less the 0 bytes of static shared memory")) << e.what();
     }
-    f.set_max_dynamic_shared_bytes(100000);
-    EXPECT_NO_THROW(launch(f, Dim3(1), Dim3(32), 100000, nullptr, params));
-    EXPECT_THROW(launch(f, Dim3(1), Dim3(32), 300000, nullptr, params), LaunchError);
+}
+
+TEST_F(SimDriverTest, TheOptInMaximumLeavesRoomForStaticSharedMemory) {
+    void* params[1] = {};
+    Module m = Module::from_ptx("staticsmem");
+    auto f = m.function("staticsmem");
+    EXPECT_NO_THROW(launch(f, Dim3(1), Dim3(32), 232448 - 16384, nullptr, params));
+    try {
+        launch(f, Dim3(1), Dim3(32), 232448 - 16383, nullptr, params);
+        FAIL();
+    } catch (const LaunchError& e) {
+        EXPECT_TRUE(contains(e.what(), "at most 216064 bytes")) << e.what();
+        EXPECT_TRUE(contains(e.what(), "less the 16384 bytes of static shared memory")) << e.what();
+    }
+}
+
+TEST_F(SimDriverTest, CooperativeLaunchesGoThroughLaunchKernelExWithTheAttribute) {
+    void* params[1] = {};
+    auto f = module_->function("saxpy");
+    LaunchOptions o;
+    o.cooperative = true;
+    // The simulator fits 8 blocks of 256 threads per SM, 132 SMs.
+    launch(f, Dim3(1056), Dim3(256), 0, nullptr, params, o);
+    EXPECT_EQ(last_launch(), "cuLaunchKernelEx saxpy grid=(1056,1,1) block=(256,1,1) shared=0 cooperative=1");
+    const long before = driver_calls();
+    try {
+        launch(f, Dim3(1057), Dim3(256), 0, nullptr, params, o);
+        FAIL();
+    } catch (const LaunchError& e) {
+        EXPECT_TRUE(contains(e.what(), "grid (1057,1,1) has 1057 blocks but at most 1056 can be resident at once "
+                                       "(8 per SM x 132 SMs")) << e.what();
+        EXPECT_TRUE(contains(e.what(), "use a grid of at most 1056 blocks")) << e.what();
+    }
+    EXPECT_EQ(last_launch(), "cuLaunchKernelEx saxpy grid=(1056,1,1) block=(256,1,1) shared=0 cooperative=1");
+    EXPECT_GT(driver_calls(), before);  // the occupancy query
+}
+
+TEST_F(SimDriverTest, PlainLaunchesStayOnLaunchKernel) {
+    void* params[1] = {};
+    launch(module_->function("saxpy"), Dim3(2), Dim3(64), 0, nullptr, params, LaunchOptions{});
+    EXPECT_EQ(last_launch(), "cuLaunchKernel saxpy grid=(2,1,1) block=(64,1,1) shared=0");
+}
+
+TEST_F(SimDriverTest, ClusterLaunchesCheckTheGridAndTheClusterSize) {
+    void* params[1] = {};
+    auto f = module_->function("saxpy");
+    LaunchOptions o;
+    o.cluster = Dim3(2, 1, 1);
+    launch(f, Dim3(8, 2), Dim3(128), 0, nullptr, params, o);
+    EXPECT_EQ(last_launch(), "cuLaunchKernelEx saxpy grid=(8,2,1) block=(128,1,1) shared=0 cluster=(2,1,1)");
+    o.cluster = Dim3(4, 1, 1);
+    try {
+        launch(f, Dim3(10), Dim3(128), 0, nullptr, params, o);
+        FAIL();
+    } catch (const LaunchError& e) {
+        EXPECT_STREQ(e.what(), "grid (10,1,1) is not a whole number of clusters (4,1,1): x = 10 is not a multiple of "
+                               "4; use a grid of 12 in x");
+    }
+    o.cluster = Dim3(16, 1, 1);
+    try {
+        launch(f, Dim3(16), Dim3(128), 0, nullptr, params, o);
+        FAIL();
+    } catch (const LaunchError& e) {
+        EXPECT_TRUE(contains(e.what(), "cannot run clusters of 16 blocks")) << e.what();
+        EXPECT_TRUE(contains(e.what(), "non_portable_cluster_size_allowed")) << e.what();
+    }
+    f.set_attribute(CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1);
+    EXPECT_NO_THROW(launch(f, Dim3(16), Dim3(128), 0, nullptr, params, o));
+    o.cluster = Dim3(32, 1, 1);
+    try {
+        launch(f, Dim3(32), Dim3(32), 0, nullptr, params, o);
+        FAIL();
+    } catch (const LaunchError& e) {
+        EXPECT_TRUE(contains(e.what(), "refused by the driver (CUDA_ERROR_INVALID_CLUSTER_SIZE")) << e.what();
+    }
+}
+
+TEST_F(SimDriverTest, AKernelWithCompiledClusterDimsTakesOnlyThoseClusters) {
+    void* params[1] = {};
+    Module m = Module::from_ptx("clustered");
+    auto f = m.function("clustered");
+    LaunchOptions o;
+    o.cluster = Dim3(4, 1, 1);
+    try {
+        launch(f, Dim3(8), Dim3(32), 0, nullptr, params, o);
+        FAIL();
+    } catch (const LaunchError& e) {
+        EXPECT_TRUE(contains(e.what(), "requires clusters of (2,1,1)")) << e.what();
+    }
+    o.cluster = Dim3(2, 1, 1);
+    EXPECT_NO_THROW(launch(f, Dim3(8), Dim3(32), 0, nullptr, params, o));
+    try {
+        f.set_attribute(CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH, 4);
+        FAIL();
+    } catch (const DriverError& e) {
+        EXPECT_EQ(e.code(), CUDA_ERROR_NOT_PERMITTED);
+        EXPECT_TRUE(contains(e.what(), "REQUIRED_CLUSTER_WIDTH=4 for clustered")) << e.what();
+    }
+}
+
+TEST_F(SimDriverTest, ModuleVariablesAreFoundWithTheirSize) {
+    Module m = Module::from_ptx(".version 8.8\n.const .align 4 .b8 coeffs[64];\n.global .align 4 .u32 counter = 5;\n");
+    const DeviceSymbol c = m.global("coeffs");
+    EXPECT_NE(c.ptr, 0u);
+    EXPECT_EQ(c.bytes, 64u);
+    EXPECT_EQ(m.global("counter").bytes, 4u);
+    EXPECT_EQ(m.global("coeffs").ptr, c.ptr);
+    try {
+        m.global("absent");
+        FAIL();
+    } catch (const DriverError& e) {
+        EXPECT_EQ(e.code(), CUDA_ERROR_NOT_FOUND);
+        EXPECT_TRUE(contains(e.what(), "no __device__ or __constant__ variable named 'absent'")) << e.what();
+    }
 }
 
 TEST_F(SimDriverTest, OutOfMemoryIsNotStickyAndNamesTheSize) {

@@ -54,14 +54,15 @@ const CommandSpec& cuda_command_spec() {
             "under its source name (templates through --instantiate, reachable as kernel[\"float\"]).";
         s.passthrough = true;
         s.options = {
-            {"-n", "--name", "NAME", "also bind the compiled module as NAME", false, {}, "mymodule"},
+            {"-n", "--name", "NAME", "also bind the compiled module as NAME (variables: NAME.get_global('v'))", false,
+             {}, "mymodule"},
             {"", "--arch", "sm_XX", "target architecture (default: the current GPU's, else sm_90)", false,
              check_arch, "sm_90"},
             {"", "--std", "STD", "C++ standard: c++11, c++14, c++17 (default), c++20", false, check_std,
              "c++17"},
             {"-I", "", "DIR", "add DIR to the include search path", true, {}, "/path/to/include"},
             {"-D", "", "NAME[=VALUE]", "define a macro", true, check_define, "N=256"},
-            {"", "--instantiate", "EXPR", "instantiate a template kernel, e.g. 'axpy<float>'", true,
+            {"", "--instantiate", "EXPR", "instantiate a template kernel or variable, e.g. 'axpy<float>'", true,
              check_instantiation, "'axpy<float>'"},
             {"", "--ptx", "", "show the generated PTX", false, {}, {}},
             {"", "--sass", "", "show the SASS (needs cuobjdump or nvdisasm)", false, {}, {}},

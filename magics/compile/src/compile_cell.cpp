@@ -36,9 +36,56 @@ struct Binding {
     std::string instantiation;
 };
 
-std::vector<Binding> plan_bindings(const std::vector<KernelDecl>& decls, const CellOptions& options,
+// A variable to find in the module, and the name expression that lowers it.
+struct GlobalBinding {
+    GlobalDecl decl;
+    std::string name_expression;
+};
+
+// NVRTC refuses the address of a __managed__ variable as a name expression (it is not a
+// constant): those are found by their Itanium-mangled name, computed below.
+std::string name_expression_of(const GlobalDecl& g) {
+    return g.space == MemorySpace::managed ? std::string() : "&" + g.key();
+}
+
+// The symbol of a variable NVRTC was not asked to lower: its name at global scope (C++ does
+// not mangle those), _ZN<len><part>...E inside named namespaces.
+std::string mangled_variable_name(const std::string& qualified) {
+    if (qualified.find("::") == std::string::npos) return qualified;
+    std::string out = "_ZN";
+    std::size_t start = 0;
+    while (start <= qualified.size()) {
+        std::size_t end = qualified.find("::", start);
+        if (end == std::string::npos) end = qualified.size();
+        out += std::to_string(end - start) + qualified.substr(start, end - start);
+        start = end + 2;
+    }
+    return out + "E";
+}
+
+// The template of `name` among `candidates` (qualified names), matched in full or as the
+// trailing part after "::" (an --instantiate may leave out the namespaces).
+template <class Decl>
+const Decl* find_template(const std::vector<Decl>& candidates, const std::string& name,
+                          std::vector<std::string>& templates) {
+    const Decl* match = nullptr;
+    for (const auto& d : candidates) {
+        if (!d.is_template) continue;
+        templates.push_back(d.qualified_name);
+        const std::string& q = d.qualified_name;
+        const bool suffix = q.size() > name.size() + 2 && q.compare(q.size() - name.size(), name.size(), name) == 0 &&
+                            q.compare(q.size() - name.size() - 2, 2, "::") == 0;
+        if (!match && (q == name || suffix)) match = &d;
+    }
+    return match;
+}
+
+std::vector<Binding> plan_bindings(const std::vector<KernelDecl>& decls, const std::vector<GlobalDecl>& variables,
+                                   const CellOptions& options, std::vector<GlobalBinding>& globals,
                                    std::vector<std::string>& notes) {
     std::vector<Binding> out;
+    for (const auto& g : variables)
+        if (!g.is_template) globals.push_back({g, name_expression_of(g)});
     std::map<std::string, int> same_name;  // overloads need a cast in their name expression
     for (const auto& d : decls) same_name[d.qualified_name] += !d.is_template;
     for (const auto& d : decls) {
@@ -66,20 +113,21 @@ std::vector<Binding> plan_bindings(const std::vector<KernelDecl>& decls, const C
         if (!split_template_expr(expr, name, args))
             throw ParseError(expr, "--instantiate " + expr + " is not a template instantiation; write it like "
                                    "'axpy<float>' (quoted)");
-        const KernelDecl* match = nullptr;
-        std::vector<std::string> templates;
-        for (const auto& d : decls) {
-            if (!d.is_template) continue;
-            templates.push_back(d.qualified_name);
-            bool suffix = d.qualified_name.size() > name.size() &&
-                          d.qualified_name.compare(d.qualified_name.size() - name.size(), name.size(), name) == 0 &&
-                          d.qualified_name.compare(d.qualified_name.size() - name.size() - 2, 2, "::") == 0;
-            if (!match && (d.qualified_name == name || suffix)) match = &d;
+        std::vector<std::string> templates, template_variables;
+        const KernelDecl* match = find_template(decls, name, templates);
+        if (!match) {
+            if (const GlobalDecl* variable = find_template(variables, name, template_variables)) {
+                GlobalDecl inst = instantiate_global(*variable, args);
+                globals.push_back({inst, name_expression_of(inst)});
+                continue;
+            }
+            throw ParseError(expr, "--instantiate " + expr + ": this cell has no __global__ template or template "
+                                   "variable named " + name +
+                                   (templates.empty() ? " (it has no template kernels"
+                                                      : " (its template kernels: " + join(templates, ", ")) +
+                                   (template_variables.empty() ? ")"
+                                                               : "; template variables: " + join(template_variables, ", ") + ")"));
         }
-        if (!match)
-            throw ParseError(expr, "--instantiate " + expr + ": this cell has no __global__ template named " + name +
-                                       (templates.empty() ? " (it has no template kernels)"
-                                                          : " (its template kernels: " + join(templates, ", ") + ")"));
         KernelDecl inst = instantiate(*match, args);
         std::string key = join(inst.template_args, ", ");
         out.push_back({std::move(inst), "&" + match->qualified_name + "<" + key + ">", key});
@@ -93,12 +141,25 @@ std::vector<Binding> plan_bindings(const std::vector<KernelDecl>& decls, const C
             notes.push_back("template kernel " + d.qualified_name + " is not bound: add --instantiate '" +
                             d.qualified_name + "<" + example_template_args(d) + ">' (once per instantiation)");
     }
-    if (decls.empty()) notes.push_back("the cell defines no __global__ function; nothing to bind");
+    for (const auto& g : variables) {
+        if (!g.is_template) continue;
+        const bool bound = std::any_of(globals.begin(), globals.end(), [&](const GlobalBinding& b) {
+            return b.decl.is_template && b.decl.qualified_name == g.qualified_name;
+        });
+        if (!bound)
+            notes.push_back("template variable " + g.qualified_name + " has no address until instantiated: add "
+                            "--instantiate '" + g.qualified_name + "<" +
+                            (g.template_params.empty() || g.template_params[0].is_type() ? "float" : "256") +
+                            ">' to reach it with get_global");
+    }
+    if (decls.empty() && variables.empty())
+        notes.push_back("the cell defines no __global__ function; nothing to bind");
     return out;
 }
 
 std::shared_ptr<CompiledModule> build_module(std::string_view source, const std::vector<Binding>& bindings,
-                                             const CachePayload& payload, const std::string& label,
+                                             const std::vector<GlobalBinding>& globals, const CachePayload& payload,
+                                             const std::string& label,
                                              const std::map<std::string, std::string>& type_aliases) {
     auto m = std::make_shared<CompiledModule>();
     m->cubin = payload.cubin;
@@ -123,6 +184,11 @@ std::shared_ptr<CompiledModule> build_module(std::string_view source, const std:
         resolve_type_aliases(k.decl, type_aliases);
         k.layouts = value_layouts(k.decl, ptx_entry_params(payload.ptx, k.lowered_name));
         m->kernels.push_back(std::move(k));
+    }
+    for (const auto& g : globals) {
+        auto it = g.name_expression.empty() ? lowered.end() : lowered.find(g.name_expression);
+        m->globals.push_back({g.decl, g.name_expression,
+                              it != lowered.end() ? it->second : mangled_variable_name(g.decl.qualified_name)});
     }
     return m;
 }
@@ -257,6 +323,9 @@ CompileOutcome CompileSession::compile_cell(std::string_view source, const CellO
 
     Sha256 h;
     h.field("xcuda-compile").field(std::to_string(cache_format_version)).field(nvrtc_version_).field(arch);
+    // What the payload's lowered names cover: since "kernels+variables", the cell's
+    // __constant__/__device__ variables too (an older entry lacks theirs).
+    h.field("kernels+variables");
     h.field(std::to_string(opts.size()));
     for (const auto& o : opts) h.field(o);
     h.field(std::to_string(toolkit_dirs_->size()));
@@ -289,7 +358,8 @@ CompileOutcome CompileSession::compile_cell(std::string_view source, const CellO
     }
 
     std::vector<std::string> notes;
-    std::vector<Binding> bindings = plan_bindings(parse_kernels(source), options, notes);
+    std::vector<GlobalBinding> globals;
+    std::vector<Binding> bindings = plan_bindings(parse_kernels(source), parse_globals(source), options, globals, notes);
 
     CacheLevel level = CacheLevel::none;
     std::shared_ptr<const CachePayload> payload = use_cache ? cache_->lookup(key, &level) : nullptr;
@@ -308,6 +378,8 @@ CompileOutcome CompileSession::compile_cell(std::string_view source, const CellO
         for (auto& [name, text] : nvrtc_headers(used, headers)) co.headers.push_back({name, std::move(text)});
         for (const auto& b : bindings)
             if (!b.name_expression.empty()) co.name_expressions.push_back(b.name_expression);
+        for (const auto& g : globals)
+            if (!g.name_expression.empty()) co.name_expressions.push_back(g.name_expression);
         co.toolkit_includes = true;
         co.resource_usage = true;  // ptxas -v costs no measurable time (bench/probes/compile_probe.py, H200)
         const bool minimal = minimal_supported_ && may_compile_minimal(source, opts, !used.empty());
@@ -344,7 +416,7 @@ CompileOutcome CompileSession::compile_cell(std::string_view source, const CellO
     for (const auto& [name, text] : used) {
         for (auto& [alias, type] : parse_type_aliases(text)) aliases.emplace(alias, type);  // the cell's win
     }
-    auto m = build_module(source, bindings, *loadable, cell_label, aliases);
+    auto m = build_module(source, bindings, globals, *loadable, cell_label, aliases);
     m->notes = std::move(notes);
     m->arch = arch;
     m->arch_source = arch_source;

@@ -140,7 +140,8 @@ TEST(CompileCell, InstantiateOfAnUnknownTemplateNamesTheTemplates) {
         FAIL() << "no error";
     } catch (const ParseError& e) {
         EXPECT_EQ(std::string(e.what()),
-                  "--instantiate saxpy<float>: this cell has no __global__ template named saxpy (its template kernels: axpy)");
+                  "--instantiate saxpy<float>: this cell has no __global__ template or template variable named saxpy "
+                  "(its template kernels: axpy)");
     }
     EXPECT_EQ(f.session.compiler_calls(), 0u);
 }
@@ -434,3 +435,45 @@ TEST(CompileCell, InjectedCompilerSeesTheOptions) {
     EXPECT_EQ(s.compiler_calls(), 2u);
 }
 
+
+TEST(CompileCell, VariablesGetLoweredNamesAndTemplateVariablesTheirInstantiations) {
+    Fixture f;
+    auto out = f.compile(R"(
+__constant__ float coeffs[16];
+__device__ int counter;
+namespace ns { __device__ float table[4]; }
+template <typename T> __device__ T lut[8];
+extern "C" __global__ void k(float* y) { y[0] = coeffs[0] + counter + ns::table[0] + lut<float>[0]; }
+)", "--instantiate 'lut<float>'");
+    const auto& m = *out.module;
+    ASSERT_EQ(m.globals.size(), 4u);
+    EXPECT_EQ(m.globals[0].decl.key(), "coeffs");
+    EXPECT_EQ(m.globals[0].lowered_name, "coeffs");
+    EXPECT_EQ(m.globals[1].lowered_name, "counter");
+    EXPECT_EQ(m.globals[2].decl.key(), "ns::table");
+    EXPECT_EQ(m.globals[2].name_expression, "&ns::table");
+    EXPECT_EQ(m.globals[2].lowered_name, "_ZN2ns5tableE");
+    EXPECT_EQ(m.globals[3].decl.key(), "lut<float>");
+    EXPECT_EQ(m.globals[3].decl.type, "float");
+    EXPECT_EQ(m.globals[3].lowered_name, "_Z3lutIfE");
+    for (const auto& g : m.globals) EXPECT_NE(m.ptx.find(g.lowered_name), std::string::npos) << g.lowered_name;
+    ASSERT_EQ(m.kernels.size(), 1u);
+    EXPECT_TRUE(m.notes.empty());
+}
+
+TEST(CompileCell, VariablesNoKernelUsesAreStillInTheModule) {
+    Fixture f;
+    auto out = f.compile("namespace { __device__ int unused_hidden; }\nstatic __constant__ int unused_static[3];\n");
+    const auto& m = *out.module;
+    ASSERT_EQ(m.globals.size(), 2u);
+    for (const auto& g : m.globals) EXPECT_NE(m.ptx.find(g.lowered_name), std::string::npos) << g.lowered_name;
+    EXPECT_TRUE(m.notes.empty());
+}
+
+TEST(CompileCell, UninstantiatedTemplateVariableGetsANote) {
+    Fixture f;
+    auto out = f.compile("template <int N> __device__ int scratch[N];\n");
+    EXPECT_TRUE(out.module->globals.empty());
+    ASSERT_EQ(out.module->notes.size(), 1u);
+    EXPECT_NE(out.module->notes[0].find("--instantiate 'scratch<256>'"), std::string::npos) << out.module->notes[0];
+}

@@ -148,8 +148,24 @@ def test_launch_without_gpu_raises_no_device_error_after_checking_arguments(saxp
         saxpy(2.0, x, x.copy(), 4, grid=1, block=32)
     with pytest.raises(xcuda.NoDeviceError):
         xcuda.to_device(x)
+    with pytest.raises(xcuda.NoDeviceError, match="needs a GPU"):
+        saxpy.attributes["max_threads_per_block"]
     with pytest.raises(xcuda.NoDeviceError):
-        saxpy.attributes
+        saxpy.attributes["max_dynamic_shared_size_bytes"] = 65536
+    with pytest.raises(xcuda.NoDeviceError):
+        saxpy(2.0, x, x.copy(), 4, grid=1, block=32, cooperative=True)
+
+
+@pytest.mark.skipif(xcuda.driver_available(), reason="a CUDA device is present: the driver answers")
+def test_without_gpu_kernel_attributes_the_compile_knows_come_from_it(saxpy):
+    a = saxpy.attributes
+    assert a["num_regs"] == saxpy.resources["registers"]
+    assert a["shared_size_bytes"] == saxpy.resources["shared_bytes"] == 0
+    assert a["local_size_bytes"] == saxpy.resources["stack_frame_bytes"]
+    assert a["binary_version"] == 90 and a["ptx_version"] >= 80
+    assert "(the others need a GPU)" in repr(a)
+    with pytest.raises(KeyError, match="the attributes are max_threads_per_block"):
+        a["registers"]
 
 
 @requires_gpu

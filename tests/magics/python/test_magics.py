@@ -31,6 +31,17 @@ def test_name_option_binds_the_module(ip):
     assert "saxpy_m" in ip.user_ns["mod_m"].kernels
 
 
+def test_a_named_cells_variables_are_reached_through_its_module(ip):
+    r = run(ip, "%%cuda -n vars_m --instantiate 'lut_m<int>'\n"
+                "__constant__ float coeffs_m[4];\n"
+                "namespace ns_m { __device__ int total; }\n"
+                "template <typename T> __device__ T lut_m[2];\n"
+                "extern \"C\" __global__ void use_m(float* y) { y[0] = coeffs_m[0] + ns_m::total + lut_m<int>[0]; }\n")
+    assert r.success, r.error_in_exec
+    assert list(ip.user_ns["vars_m"].globals) == ["coeffs_m", "ns_m::total", "lut_m<int>"]
+    assert isinstance(ip.user_ns["use_m"], xcuda.Kernel)
+
+
 def test_template_instantiation_is_indexable(ip):
     r = run(ip, "%%cuda --instantiate 'axpy_m<float>' --instantiate 'axpy_m<double>'\n"
                 "template <typename T> __global__ void axpy_m(T a, const T* x, T* y, int n) {"

@@ -8,7 +8,7 @@ import pytest
 
 import xcuda
 
-from test_sim_driver import simulator_loaded
+from test_sim_driver import last_launch, simulator_loaded
 
 pytestmark = pytest.mark.skipif(not simulator_loaded(),
                                 reason="XCUDA_CUDA_DRIVER does not name the simulated driver (ctest sets it)")
@@ -67,6 +67,26 @@ def test_benchmark_launch_errors_are_the_launch_errors(sim):
     d = xcuda.zeros(4, np.float32)
     with pytest.raises(xcuda.LaunchError, match="256"):
         sim.bounded.benchmark(d, grid=1, block=512, number=1, repeat=1)
+
+
+def test_benchmark_launches_with_the_launch_options(sim):
+    d = xcuda.zeros(4, np.float32)
+    r = sim.plain.benchmark(1.0, d, d, 4, grid=8, block=32, cooperative=True, cluster=2, number=3, repeat=1)
+    assert r.number == 3
+    assert last_launch() == "cuLaunchKernelEx plain grid=(8,1,1) block=(32,1,1) shared=0 cooperative=1 cluster=(2,1,1)"
+    with pytest.raises(xcuda.LaunchError, match="at most 1056"):
+        sim.plain.benchmark(1.0, d, d, 4, grid=2000, block=256, cooperative=True, number=1, repeat=1)
+
+
+def test_timed_and_profiled_launches_keep_their_launch_options(sim):
+    ns = {"sim": sim, "d": xcuda.zeros(4, np.float32)}
+    stmt = "sim.plain[4, 32].with_options(cooperative=True)(1.0, d, d, 4)"
+    r = xcuda.cuda_timeit(stmt, ns, number=2, repeat=1)
+    assert r.median == pytest.approx(SIM_MS / 1000)
+    assert last_launch() == "cuLaunchKernelEx plain grid=(4,1,1) block=(32,1,1) shared=0 cooperative=1"
+    report = xcuda.cuda_profile("sim.plain(1.0, d, d, 4, grid=4, block=32, cluster=2)\n", ns)
+    assert "1 launch" in report.plain
+    assert last_launch() == "cuLaunchKernelEx plain grid=(4,1,1) block=(32,1,1) shared=0 cluster=(2,1,1)"
 
 
 @needs_ipython

@@ -4,7 +4,9 @@ recognises kernels by name ("spin" keeps its stream busy until released, "wild" 
 illegal address, "bounded" allows 256 threads per block) and its device memory is host memory.
 Modules are compiled to PTX (--arch compute_90) because the simulator finds kernels by name in
 the image text."""
+import collections.abc
 import ctypes
+import gc
 import importlib.util
 import os
 import subprocess
@@ -218,3 +220,213 @@ def test_a_cell_that_launched_synchronises_and_reports_a_fault_in_that_cell():
     assert "CELL False ContextLostError" in r.stdout, r.stdout + r.stderr
     # Reported once: the next cell, which launches nothing, does not repeat the fault.
     assert "NEXT True" in r.stdout
+
+
+# ---- launch options: cooperative, clusters, dynamic shared memory, kernel attributes ----------
+
+def last_launch():
+    f = ctypes.CDLL(SIM).xcuda_sim_last_launch
+    f.restype = ctypes.c_char_p
+    return f().decode()
+
+
+def test_plain_launches_take_cu_launch_kernel_and_options_cu_launch_kernel_ex(sim):
+    d = xcuda.zeros(4, np.float32)
+    sim.plain[2, 32](1.0, d, d, 4)
+    assert last_launch() == "cuLaunchKernel plain grid=(2,1,1) block=(32,1,1) shared=0"
+    sim.plain(1.0, d, d, 4, grid=4, block=64, cooperative=True)
+    assert last_launch() == "cuLaunchKernelEx plain grid=(4,1,1) block=(64,1,1) shared=0 cooperative=1"
+    sim.plain(1.0, d, d, 4, grid=(8, 2), block=32, cluster=(2, 2))
+    assert last_launch() == "cuLaunchKernelEx plain grid=(8,2,1) block=(32,1,1) shared=0 cluster=(2,2,1)"
+    launcher = sim.plain[8, 32].with_options(cooperative=True, cluster=4)
+    assert launcher.cooperative and launcher.cluster == (4, 1, 1)
+    assert "cooperative cluster=(4,1,1)" in repr(launcher)
+    for _ in range(2):  # the second call takes the launcher's validated path
+        launcher(1.0, d, d, 4)
+        assert last_launch() == "cuLaunchKernelEx plain grid=(8,1,1) block=(32,1,1) shared=0 cooperative=1 cluster=(4,1,1)"
+    sim.plain[8, 32](1.0, d, d, 4)   # the launcher it came from has no options
+    assert last_launch().startswith("cuLaunchKernel plain")
+
+
+def test_a_cooperative_grid_larger_than_the_device_holds_is_refused_naming_the_maximum(sim):
+    d = xcuda.zeros(4, np.float32)
+    # The simulator holds 8 blocks of 256 threads per SM and has 132 SMs.
+    sim.plain(1.0, d, d, 4, grid=1056, block=256, cooperative=True)
+    with pytest.raises(xcuda.LaunchError, match=r"grid \(1057,1,1\) has 1057 blocks but at most 1056 can be resident "
+                                                r"at once \(8 per SM x 132 SMs.*use a grid of at most 1056 blocks"):
+        sim.plain(1.0, d, d, 4, grid=1057, block=256, cooperative=True)
+    with pytest.raises(xcuda.LaunchError, match="at most 1056"):
+        sim.plain[1057, 256].with_options(cooperative=True)(1.0, d, d, 4)
+
+
+def test_dynamic_shared_memory_above_48_kib_raises_the_kernel_limit_and_above_the_opt_in_maximum_is_refused():
+    m = xcuda.compile('extern "C" __global__ void bigshared(float* y) {}', arch="compute_90")
+    d = xcuda.zeros(4, np.float32)
+    assert m.bigshared.attributes["max_dynamic_shared_size_bytes"] == 49152
+    m.bigshared[1, 32, 100 * 1024, None](d)
+    assert last_launch() == "cuLaunchKernel bigshared grid=(1,1,1) block=(32,1,1) shared=102400"
+    assert m.bigshared.attributes["max_dynamic_shared_size_bytes"] == 100 * 1024
+    with pytest.raises(xcuda.LaunchError, match=r"at most 232448 bytes \(the device's opt-in maximum of 232448 bytes "
+                                                r"per block, less the 0 bytes of static shared memory.*"
+                                                r"pass shared_mem <= 232448"):
+        m.bigshared(d, grid=1, block=32, shared_mem=232449)
+
+
+def test_clusters_need_a_grid_that_is_a_whole_number_of_them(sim):
+    d = xcuda.zeros(4, np.float32)
+    with pytest.raises(xcuda.LaunchError, match=r"grid \(10,1,1\) is not a whole number of clusters \(4,1,1\): x = 10 "
+                                                r"is not a multiple of 4; use a grid of 12 in x"):
+        sim.plain(1.0, d, d, 4, grid=10, block=32, cluster=4)
+    with pytest.raises(xcuda.LaunchError, match="cannot run clusters of 16 blocks.*non_portable_cluster_size_allowed"):
+        sim.plain(1.0, d, d, 4, grid=16, block=32, cluster=16)
+
+
+def test_a_cluster_launch_on_an_sm_80_device_is_refused_before_the_driver():
+    env = dict(os.environ, XCUDA_SIM_COMPUTE_CAPABILITY="80")
+    r = subprocess.run([sys.executable, "-c", textwrap.dedent('''
+        import numpy as np, xcuda
+        m = xcuda.compile('extern "C" __global__ void plain(float* y) {}', arch="compute_80")
+        d = xcuda.zeros(4, np.float32)
+        try:
+            m.plain(d, grid=4, block=32, cluster=2)
+        except xcuda.LaunchError as e:
+            print("REFUSED", e)
+        m.plain(d, grid=4, block=32, cooperative=True)
+        print("COOPERATIVE OK")
+    ''')], capture_output=True, text=True, timeout=120, env=env)
+    assert "REFUSED cluster=(2,1,1) needs thread block clusters (compute capability 9.0 or newer); this device " \
+           "(xcuda simulated device) is sm_80: launch plain without cluster=" in r.stdout, r.stdout + r.stderr
+    assert "COOPERATIVE OK" in r.stdout
+
+
+def test_launch_option_values_are_checked(sim):
+    d = xcuda.zeros(4, np.float32)
+    with pytest.raises(TypeError, match="cooperative must be True or False, got 1"):
+        sim.plain(1.0, d, d, 4, grid=1, block=32, cooperative=1)
+    with pytest.raises(ValueError, match=r"cluster \(0, 1\): every dimension must be a positive int"):
+        sim.plain(1.0, d, d, 4, grid=1, block=32, cluster=(0, 1))
+    with pytest.raises(TypeError, match="launch options are grid=, block=, shared_mem=, stream=, cooperative=, cluster="):
+        sim.plain(1.0, d, d, 4, grid=1, block=32, clusters=2)
+    with pytest.raises(TypeError, match="the launch options are cooperative= and cluster="):
+        sim.plain[1, 32].with_options(coop=True)
+    assert sim.plain[1, 32].with_options(cluster=None).cluster is None
+
+
+def test_kernel_attributes_read_and_write_through_the_driver(sim):
+    a = sim.plain.attributes
+    assert isinstance(a, collections.abc.Mapping)
+    assert a["num_regs"] == 10 and a["max_threads_per_block"] == 1024 and a["binary_version"] == 90
+    assert "cluster_scheduling_policy_preference" in a and "bogus" not in a and len(a) == len(list(a))
+    assert dict(a)["max_dynamic_shared_size_bytes"] == a["max_dynamic_shared_size_bytes"]
+    a["preferred_shared_memory_carveout"] = 50
+    assert sim.plain.attributes["preferred_shared_memory_carveout"] == 50
+    a["non_portable_cluster_size_allowed"] = True
+    assert a["non_portable_cluster_size_allowed"] == 1
+    d = xcuda.zeros(4, np.float32)
+    sim.plain(1.0, d, d, 4, grid=16, block=32, cluster=16)   # allowed now
+    assert "cluster=(16,1,1)" in last_launch()
+    assert "required_cluster_width" in xcuda.KernelAttributes.settable
+    assert "num_regs=10" in repr(a)
+
+
+def test_kernel_attribute_errors_name_the_names_and_the_limit(sim):
+    a = sim.plain.attributes
+    with pytest.raises(KeyError, match="no kernel attribute 'regs'; the attributes are max_threads_per_block, "
+                                       "shared_size_bytes, .*cluster_scheduling_policy_preference"):
+        a["regs"]
+    with pytest.raises(KeyError, match="no kernel attribute"):
+        a["regs"] = 1
+    with pytest.raises(TypeError, match="kernel attribute 'num_regs' is read-only; the settable ones are "
+                                        "max_dynamic_shared_size_bytes, preferred_shared_memory_carveout"):
+        a["num_regs"] = 32
+    with pytest.raises(ValueError, match=r"max_dynamic_shared_size_bytes = 300000 is more than kernel plain can have "
+                                         r"on this device: at most 232448"):
+        a["max_dynamic_shared_size_bytes"] = 300000
+    with pytest.raises(TypeError, match="takes an int, got 1.5"):
+        a["preferred_shared_memory_carveout"] = 1.5
+
+
+# ---- module variables ---------------------------------------------------------------------------
+
+GLOBALS = r'''
+#define N 5
+__constant__ float coeffs[16];
+__device__ int counter;
+__device__ float2 v[4];
+__device__ int by_macro[N];
+__device__ float* where;
+struct P { int a; float b; };
+__device__ P params;
+namespace ns { __device__ double table[3]; }
+template <typename T> __device__ T lut[8];
+extern "C" __global__ void use(float* y) { y[0] = coeffs[0] + counter + ns::table[0] + lut<float>[0]; }
+'''
+
+
+@pytest.fixture(scope="module")
+def with_globals():
+    return xcuda.compile(GLOBALS, arch="compute_90", instantiate=["lut<float>"])
+
+
+def test_globals_are_device_arrays_shaped_from_their_declarations(with_globals):
+    m = with_globals
+    expected = {"coeffs": ((16,), np.float32), "counter": ((), np.int32), "v": ((4, 2), np.float32),
+                "by_macro": ((5,), np.int32), "where": ((), np.uint64), "params": ((8,), np.uint8),
+                "ns::table": ((3,), np.float64), "lut<float>": ((8,), np.float32)}
+    assert list(m.globals) == list(expected)
+    for name, (shape, dtype) in expected.items():
+        g = m.get_global(name)
+        assert isinstance(g, xcuda.DeviceArray)
+        assert (g.shape, g.dtype) == (shape, np.dtype(dtype)), name
+    assert m.get_global("lut< float >").shape == (8,)
+    assert m.globals.declarations()["v"] == "__device__ float2 v[4]"
+
+
+def test_a_global_is_written_with_set_and_read_with_get_in_place(with_globals):
+    coeffs = with_globals.get_global("coeffs")
+    coeffs.set(np.arange(16, dtype=np.float32))
+    assert np.array_equal(with_globals.globals["coeffs"].get(), np.arange(16, dtype=np.float32))
+    assert with_globals.globals["coeffs"].ptr == coeffs.ptr   # a view, not a copy
+    counter = with_globals.get_global("counter")
+    counter.set(41)
+    assert int(counter.get()) == 41
+    v = with_globals.get_global("v")
+    v.set([1.5, 2.5])   # broadcast over the 4 float2s
+    assert np.array_equal(v.get(), np.tile(np.float32([1.5, 2.5]), (4, 1)))
+    with pytest.raises(TypeError, match=r"cannot store float64 values in a int32 DeviceArray; pass int32 data"):
+        counter.set(1.5)
+    with pytest.raises(ValueError, match=r"an array of shape \(3,\) cannot fill this DeviceArray of shape \(16,\)"):
+        coeffs.set(np.ones(3, np.float32))
+
+
+def test_an_unknown_global_is_a_key_error_listing_the_ones_there_are(with_globals):
+    with pytest.raises(KeyError, match=r"no __constant__ or __device__ variable `table`; its variables: coeffs, "
+                                       r"counter, v, by_macro, where, params, ns::table, lut<float>"):
+        with_globals.get_global("table")
+    with pytest.raises(KeyError, match="`lut<double>`"):
+        with_globals.globals["lut<double>"]
+    assert "table" not in with_globals.globals and "ns::table" in with_globals.globals
+    assert with_globals.globals.get("table") is None
+
+
+def test_the_globals_mapping_lists_names_and_values(with_globals):
+    g = with_globals.globals
+    assert isinstance(g, collections.abc.Mapping) and len(g) == 8
+    assert [k for k, _ in g.items()] == g.keys()
+    assert all(isinstance(a, xcuda.DeviceArray) for a in g.values())
+    assert repr(g).startswith("<xcuda.ModuleGlobals: __constant__ float coeffs[16], __device__ int counter")
+
+
+def test_a_global_view_keeps_its_module_loaded():
+    loaded = ctypes.CDLL(SIM).xcuda_sim_modules_loaded
+    m = xcuda.compile("__device__ int kept_alive[4];\n" + SOURCE, arch="compute_90", no_cache=True)
+    g = m.get_global("kept_alive")
+    before = loaded()
+    g.set([1, 2, 3, 4])
+    del m
+    gc.collect()
+    assert loaded() == before, "the module was unloaded while a view of its memory was alive"
+    assert np.array_equal(g.get(), [1, 2, 3, 4])
+    del g
+    gc.collect()
+    assert loaded() == before - 1

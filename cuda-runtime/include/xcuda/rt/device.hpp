@@ -39,6 +39,7 @@ struct DeviceProperties {
     bool unified_addressing = false;
     bool managed_memory = false;
     bool cooperative_launch = false;
+    bool cluster_launch = false;           // thread block clusters (compute capability 9.0+)
     bool kernel_exec_timeout = false;      // a display watchdog kills long kernels
 };
 

@@ -1,6 +1,8 @@
 // Modules loaded into the current context, their functions, attributes and occupancy.
 #pragma once
 
+#include <xcuda/rt/dim3.hpp>
+
 #include <cuda.h>
 
 #include <cstddef>
@@ -38,17 +40,30 @@ public:
     int attribute(CUfunction_attribute attribute) const;
     // CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK (fixed at load time), without a driver call.
     int max_threads_per_block() const noexcept { return max_threads_per_block_; }
-    // Allow up to `bytes` of dynamic shared memory (needed above 48 KiB).
+    // Allow up to `bytes` of dynamic shared memory (needed above 48 KiB; launch() does it).
     void set_max_dynamic_shared_bytes(int bytes) const;
+    // cuFuncSetAttribute: the settable attributes (dynamic shared memory, carveout, cluster
+    // shape and policy). Throws DriverError naming the attribute and value.
+    void set_attribute(CUfunction_attribute attribute, int value) const;
     // Active blocks per SM for this block size and dynamic shared memory.
     int max_active_blocks_per_sm(int block_size, std::size_t dynamic_shared_bytes = 0) const;
     // cuOccupancyMaxPotentialBlockSize with a constant dynamic shared size; block_size_limit 0 = none.
     BlockSizeSuggestion suggested_block_size(std::size_t dynamic_shared_bytes = 0, int block_size_limit = 0) const;
+    // cuOccupancyMaxActiveClusters: clusters of `cluster` blocks that can run at once with this
+    // grid, block and dynamic shared memory (0 when such a cluster cannot be scheduled at all).
+    // A driver refusal (an invalid cluster size) is thrown as DriverError.
+    int max_active_clusters(Dim3 grid, Dim3 block, std::size_t dynamic_shared_bytes, Dim3 cluster) const;
 
 private:
     CUfunction handle_;
     std::string name_;
     int max_threads_per_block_;
+};
+
+// A __device__/__constant__ variable in a loaded module: where it lives and how big it is.
+struct DeviceSymbol {
+    CUdeviceptr ptr = 0;
+    std::size_t bytes = 0;
 };
 
 // A loaded module (RAII: unloaded on destruction), move-only. Loads into the calling thread's
@@ -66,6 +81,8 @@ public:
 
     // Throws DriverError(NOT_FOUND) naming the kernel when it is not in the module.
     Function function(const std::string& mangled_name) const;
+    // cuModuleGetGlobal. Throws DriverError(NOT_FOUND) naming the variable when it is not there.
+    DeviceSymbol global(const std::string& lowered_name) const;
     CUmodule handle() const noexcept { return module_; }
     const std::string& jit_info_log() const noexcept { return info_log_; }
     const std::string& jit_error_log() const noexcept { return error_log_; }

@@ -6,6 +6,7 @@
 #include "xcuda/compile/compile_cache.hpp"
 #include "xcuda/compile/device_link.hpp"
 #include "xcuda/compile/diagnostics.hpp"
+#include "xcuda/compile/global_decls.hpp"
 #include "xcuda/compile/header_registry.hpp"
 #include "xcuda/compile/kernel_signature.hpp"
 #include "xcuda/compile/param_layout.hpp"
@@ -35,6 +36,13 @@ struct CompiledKernel {
     std::vector<ValueLayout> layouts;             // per parameter, from the PTX entry (param_layout.hpp)
 };
 
+// A __constant__/__device__/__managed__ variable of the cell (Module.get_global).
+struct CompiledGlobal {
+    GlobalDecl decl;              // for a template: instantiated (template_args set, type substituted)
+    std::string name_expression;  // what NVRTC was asked to resolve ("&ns::table", "&lut<float>")
+    std::string lowered_name;     // the symbol to look up in the module (cuModuleGetGlobal)
+};
+
 // Where the arch came from, so the caller can say it ("sm_90 (no GPU: default)").
 enum class ArchSource { option, device, fallback };
 
@@ -45,6 +53,7 @@ struct CompiledModule {
     std::vector<Diagnostic> warnings;       // parsed from log; the cell's are at file == cell_label
     std::string cell_label;                 // "cell_7"
     std::vector<CompiledKernel> kernels;    // source order; one per instantiation for templates
+    std::vector<CompiledGlobal> globals;    // source order; one per instantiation for templates
     std::vector<std::string> notes;         // things the user should know (template without
                                             // --instantiate, no __global__ in the cell, ...)
     std::string arch;                       // "sm_90"
@@ -81,7 +90,8 @@ public:
     // say they are; it is not part of the cache key (re-running a cell gets a new label).
     // Throws CellCompileError when the cell does not compile (or NVRTC rejects an option given
     // after --), ParseError for an --arch this NVRTC cannot target or an --instantiate that
-    // names no template of the cell, std::invalid_argument for a bad template argument count.
+    // names no template kernel or template variable of the cell, std::invalid_argument for a bad
+    // template argument count.
     // A -dc/-rdc cell is device-linked (with libcudadevrt and the earlier -dc cells defining what
     // it declares) every time it runs, so it always sees the newest definitions; its
     // relocatable object is what the cache keeps. A failed link is a CellCompileError too.
