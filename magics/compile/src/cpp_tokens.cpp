@@ -4,8 +4,6 @@
 #include <cctype>
 #include <cstring>
 
-// The same lexical rules as kernel_signature.cpp's tokenizer (kept apart while that parser is
-// being reworked on another branch; one of them can use the other once both have landed).
 
 namespace xcuda::compile::detail {
 namespace {

@@ -1,5 +1,7 @@
 #include "xcuda/compile/kernel_signature.hpp"
 
+#include "cpp_tokens.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cstring>
@@ -11,170 +13,13 @@ namespace {
 
 // ---- tokens -----------------------------------------------------------------------------
 
-enum class Tk { word, number, string, punct };
+using Tok = detail::Token;
+using Tk = detail::Token::Kind;
 
-struct Tok {
-    Tk kind;
-    std::string text;
-    int line;
-};
-
-bool ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '$'; }
+bool ident_start(char c) { return detail::is_identifier_start(c); }
 bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$'; }
 
-// C++ tokens of `src` without comments and preprocessor lines. String literals keep their
-// text (extern "C" needs it). Never reads past the end, whatever `src` holds.
-// Follows #if 0 ... #else/#elif/#endif in `depth` (0: not skipping). `directive` starts at '#'.
-void track_conditional(const std::string& directive, int& depth) {
-    std::size_t i = 1;
-    auto space = [&] {
-        while (i < directive.size() && (directive[i] == ' ' || directive[i] == '\t')) ++i;
-    };
-    space();
-    std::size_t w = i;
-    while (i < directive.size() && ident_char(directive[i])) ++i;
-    std::string word = directive.substr(w, i - w);
-    space();
-    std::string rest = directive.substr(i);
-    while (!rest.empty() && std::isspace(static_cast<unsigned char>(rest.back()))) rest.pop_back();
-    bool opens = word == "if" || word == "ifdef" || word == "ifndef";
-    if (depth == 0) {
-        if (word == "if" && rest == "0") depth = 1;
-    } else if (opens) {
-        ++depth;
-    } else if (word == "endif") {
-        --depth;
-    } else if (depth == 1 && (word == "else" || word == "elif" || word == "elifdef" || word == "elifndef")) {
-        depth = 0;
-    }
-}
-
-std::vector<Tok> tokenize(std::string_view src) {
-    std::vector<Tok> out;
-    std::size_t i = 0, n = src.size();
-    int line = 1;
-    bool line_start = true;
-    // Inside `#if 0` (and its nested conditionals) nothing is emitted: a common way to switch a
-    // kernel off. Other conditions cannot be evaluated here, so both of their branches count.
-    int skip_depth = 0;
-    auto emit = [&](Tok t) {
-        if (skip_depth == 0) out.push_back(std::move(t));
-    };
-    auto skip_block_comment = [&] {  // at "/*"
-        i += 2;
-        while (i < n && !(src[i] == '*' && i + 1 < n && src[i + 1] == '/')) {
-            if (src[i] == '\n') ++line;
-            ++i;
-        }
-        i = std::min(n, i + 2);
-    };
-    while (i < n) {
-        char c = src[i];
-        if (c == '\n') {
-            ++line;
-            line_start = true;
-            ++i;
-            continue;
-        }
-        if (std::isspace(static_cast<unsigned char>(c))) {
-            ++i;
-            continue;
-        }
-        if (c == '/' && i + 1 < n && src[i + 1] == '/') {
-            while (i < n && src[i] != '\n') ++i;
-            continue;
-        }
-        if (c == '/' && i + 1 < n && src[i + 1] == '*') {
-            skip_block_comment();
-            continue;
-        }
-        if (c == '#' && line_start) {  // a directive, with its continuation lines
-            std::string directive;
-            while (i < n && src[i] != '\n') {
-                if (src[i] == '\\' && i + 1 < n && src[i + 1] == '\n') {
-                    ++line;
-                    i += 2;
-                } else if (src[i] == '\\' && i + 2 < n && src[i + 1] == '\r' && src[i + 2] == '\n') {
-                    ++line;
-                    i += 3;
-                } else if (src[i] == '/' && i + 1 < n && src[i + 1] == '*') {
-                    skip_block_comment();
-                } else if (src[i] == '/' && i + 1 < n && src[i + 1] == '/') {
-                    while (i < n && src[i] != '\n') ++i;
-                } else {
-                    directive += src[i];
-                    ++i;
-                }
-            }
-            track_conditional(directive, skip_depth);
-            continue;
-        }
-        line_start = false;
-        int tok_line = line;
-        if (ident_start(c)) {
-            std::size_t s = i;
-            while (i < n && ident_char(src[i])) ++i;
-            std::string word(src.substr(s, i - s));
-            bool raw = !word.empty() && word.back() == 'R' &&
-                       (word == "R" || word == "u8R" || word == "uR" || word == "UR" || word == "LR");
-            if (i < n && src[i] == '"' && raw) {  // R"delim( ... )delim"
-                std::size_t open = src.find('(', i);
-                std::string delim = open == std::string_view::npos ? "" : std::string(src.substr(i + 1, open - i - 1));
-                std::string close = ")" + delim + "\"";
-                std::size_t end = open == std::string_view::npos ? std::string_view::npos : src.find(close, open);
-                std::size_t stop = end == std::string_view::npos ? n : end + close.size();
-                for (std::size_t k = i; k < stop; ++k)
-                    if (src[k] == '\n') ++line;
-                emit({Tk::string, std::string(src.substr(s, stop - s)), tok_line});
-                i = stop;
-                continue;
-            }
-            if (i < n && (src[i] == '"' || src[i] == '\'') && (word == "u8" || word == "u" || word == "U" || word == "L")) {
-                // an encoding prefix: fall through to the literal below, keeping the prefix out
-            } else {
-                emit({Tk::word, std::move(word), tok_line});
-                continue;
-            }
-            c = src[i];
-        }
-        if (c == '"' || c == '\'') {
-            std::size_t s = i++;
-            while (i < n && src[i] != c && src[i] != '\n') {
-                if (src[i] == '\\' && i + 1 < n && src[i + 1] != '\n') ++i;
-                ++i;
-            }
-            if (i < n && src[i] == c) ++i;
-            emit({Tk::string, std::string(src.substr(s, i - s)), tok_line});
-            continue;
-        }
-        if (std::isdigit(static_cast<unsigned char>(c)) ||
-            (c == '.' && i + 1 < n && std::isdigit(static_cast<unsigned char>(src[i + 1])))) {
-            std::size_t s = i;
-            while (i < n) {
-                char d = src[i];
-                if (ident_char(d) || d == '.') {
-                    ++i;
-                } else if (d == '\'' && i + 1 < n && std::isalnum(static_cast<unsigned char>(src[i + 1]))) {
-                    ++i;  // digit separator
-                } else if ((d == '+' || d == '-') && i > s && std::strchr("eEpP", src[i - 1])) {
-                    ++i;
-                } else {
-                    break;
-                }
-            }
-            emit({Tk::number, std::string(src.substr(s, i - s)), tok_line});
-            continue;
-        }
-        if (c == ':' && i + 1 < n && src[i + 1] == ':') {
-            emit({Tk::punct, "::", tok_line});
-            i += 2;
-            continue;
-        }
-        emit({Tk::punct, std::string(1, c), tok_line});
-        ++i;
-    }
-    return out;
-}
+std::vector<Tok> tokenize(std::string_view src) { return detail::tokenize_cpp(src); }
 
 bool is(const Tok& t, const char* s) { return t.text == s && t.kind != Tk::string; }
 
