@@ -57,7 +57,7 @@ if has module || has kernel || has notebooks || has probe || has bench; then
 fi
 
 if has module; then
-  XDG_CACHE_HOME=/tmp/xcuda-py-cache timeout 150 python3 -m pytest -q -rs -s -p no:cacheprovider tests/magics/python >"$OUT/module-tests.log" 2>&1; rc=$?
+  XDG_CACHE_HOME=/tmp/xcuda-py-cache timeout 240 python3 -m pytest -q -rs -s -p no:cacheprovider tests/magics/python >"$OUT/module-tests.log" 2>&1; rc=$?
   note "module pytest (installed package) rc=$rc $(tail -1 "$OUT/module-tests.log")"
 fi
 
