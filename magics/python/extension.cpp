@@ -13,28 +13,36 @@ namespace py = pybind11;
 namespace xcuda::magics {
 namespace {
 
-// The explicit magic registry: name, kind, function.
+// The explicit magic registry: name, kind, function, help (its `?`). Each but %%cuda_profile
+// (whose cell is the user's Python) shows its own failures in one line (xcuda/_magic_errors.py).
 void register_magics(py::object ip) {
-    auto cell = [&](const char* name, void (*fn)(const std::string&, const std::string&)) {
-        ip.attr("register_magic_function")(py::cpp_function(fn, py::arg("line"), py::arg("cell")),
-                                           py::arg("magic_kind") = "cell", py::arg("magic_name") = name);
+    py::object one_line = py::module_::import("xcuda._magic_errors").attr("one_line_errors");
+    auto cell = [&](const char* name, void (*fn)(const std::string&, const std::string&), const std::string& help) {
+        ip.attr("register_magic_function")(
+            one_line(py::cpp_function(fn, py::arg("line"), py::arg("cell"), py::doc(help.c_str()))),
+            py::arg("magic_kind") = "cell", py::arg("magic_name") = name);
     };
-    auto line = [&](const char* name, void (*fn)(const std::string&)) {
-        ip.attr("register_magic_function")(py::cpp_function(fn, py::arg("line")), py::arg("magic_kind") = "line",
-                                           py::arg("magic_name") = name);
+    auto line = [&](const char* name, void (*fn)(const std::string&), const std::string& help) {
+        ip.attr("register_magic_function")(one_line(py::cpp_function(fn, py::arg("line"), py::doc(help.c_str()))),
+                                           py::arg("magic_kind") = "line", py::arg("magic_name") = name);
     };
-    cell("cuda", cuda_cell_magic);
-    line("cuda", cuda_line_magic);
-    cell("cuda_header", cuda_header_cell_magic);
-    line("cuda_header", cuda_header_line_magic);
-    line("cuda_info", cuda_info_line_magic);
-    line("cuda_device", cuda_device_line_magic);
-    line("cuda_cache", cuda_cache_line_magic);
-    cell("cuda_profile", cuda_profile_cell_magic);
-    line("cuda_profile", cuda_profile_line_magic);
+    cell("cuda", cuda_cell_magic, cuda_help());
+    line("cuda", cuda_line_magic, cuda_help());
+    cell("cuda_header", cuda_header_cell_magic, cuda_header_help());
+    line("cuda_header", cuda_header_line_magic, cuda_header_help());
+    line("cuda_info", cuda_info_line_magic, cuda_info_help());
+    line("cuda_device", cuda_device_line_magic, cuda_device_help());
+    line("cuda_cache", cuda_cache_line_magic, cuda_cache_help());
+    const std::string profile_help = cuda_profile_help();
+    ip.attr("register_magic_function")(
+        py::cpp_function(cuda_profile_cell_magic, py::arg("line"), py::arg("cell"), py::doc(profile_help.c_str())),
+        py::arg("magic_kind") = "cell", py::arg("magic_name") = "cuda_profile");
+    line("cuda_profile", cuda_profile_line_magic, profile_help);
     // %cuda_timeit -o returns its result, so it is registered with its return value.
-    ip.attr("register_magic_function")(py::cpp_function(cuda_timeit_line_magic, py::arg("line")),
-                                       py::arg("magic_kind") = "line", py::arg("magic_name") = "cuda_timeit");
+    const std::string timeit_help = cuda_timeit_help();
+    ip.attr("register_magic_function")(
+        one_line(py::cpp_function(cuda_timeit_line_magic, py::arg("line"), py::doc(timeit_help.c_str()))),
+        py::arg("magic_kind") = "line", py::arg("magic_name") = "cuda_timeit");
 }
 
 }  // namespace

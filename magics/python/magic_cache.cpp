@@ -70,4 +70,6 @@ void cuda_cache_line_magic(const std::string& line) {
     display_rich(r);
 }
 
+std::string cuda_cache_help() { return compile::format_help(spec()); }
+
 }  // namespace xcuda::magics

@@ -6,4 +6,7 @@ namespace xcuda::magics {
 
 void cuda_cache_line_magic(const std::string& line);
 
+// The help `-h` prints, for `?` (the registered function's docstring).
+std::string cuda_cache_help();
+
 }  // namespace xcuda::magics

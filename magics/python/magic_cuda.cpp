@@ -89,4 +89,6 @@ void cuda_cell_magic(const std::string& line, const std::string& cell) {
     if (options.sass) display_rich(sass_report(cm.cubin));
 }
 
+std::string cuda_help() { return compile::cuda_help_text(); }
+
 }  // namespace xcuda::magics

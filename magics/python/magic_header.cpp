@@ -44,4 +44,6 @@ void cuda_header_line_magic(const std::string& line) {
     py::print(compile::format_help(spec()));
 }
 
+std::string cuda_header_help() { return compile::format_help(spec()); }
+
 }  // namespace xcuda::magics

@@ -8,4 +8,7 @@ void cuda_header_cell_magic(const std::string& line, const std::string& cell);
 // %cuda_header (line form): only -h; says to use the cell form otherwise.
 void cuda_header_line_magic(const std::string& line);
 
+// The help `-h` prints, for `?` (the registered function's docstring).
+std::string cuda_header_help();
+
 }  // namespace xcuda::magics

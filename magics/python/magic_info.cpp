@@ -98,4 +98,8 @@ void cuda_device_line_magic(const std::string& line) {
     py::print("cuda_device: using device " + std::to_string(d.ordinal()) + ": " + d.name() + " (" + d.arch() + ")");
 }
 
+std::string cuda_info_help() { return compile::format_help(info_spec()); }
+
+std::string cuda_device_help() { return compile::format_help(device_spec()); }
+
 }  // namespace xcuda::magics

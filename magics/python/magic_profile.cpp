@@ -99,4 +99,6 @@ void cuda_profile_line_magic(const std::string& line) {
     py::print(compile::format_help(spec()));
 }
 
+std::string cuda_profile_help() { return compile::format_help(spec()); }
+
 }  // namespace xcuda::magics

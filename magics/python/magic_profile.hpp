@@ -15,4 +15,7 @@ void cuda_profile_line_magic(const std::string& line);
 // launches before the error is shown (printed without IPython) and the error propagates.
 pybind11::object profile_source(const std::string& source, pybind11::object globals);
 
+// The help `-h` prints, for `?` (the registered function's docstring).
+std::string cuda_profile_help();
+
 }  // namespace xcuda::magics

@@ -124,4 +124,6 @@ py::object time_statement(const std::string& stmt, py::object globals, int numbe
     return py::cast(std::move(result));
 }
 
+std::string cuda_timeit_help() { return compile::format_help(spec()); }
+
 }  // namespace xcuda::magics

@@ -14,4 +14,7 @@ pybind11::object cuda_timeit_line_magic(const std::string& line);
 // ValueError where IPython is not loaded).
 pybind11::object time_statement(const std::string& stmt, pybind11::object globals, int number, int repeat);
 
+// The help `-h` prints, for `?` (the registered function's docstring).
+std::string cuda_timeit_help();
+
 }  // namespace xcuda::magics

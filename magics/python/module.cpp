@@ -1,5 +1,6 @@
 #include <xcuda/magics/module.hpp>
 
+#include "rich_objects.hpp"
 #include "device_array.hpp"
 #include "device_objects.hpp"
 #include "errors.hpp"
@@ -17,6 +18,7 @@ void define_module(pybind11::module_& m) {
     define_device_objects(m);
     define_device_array(m);
     define_kernel_objects(m);
+    define_rich_reprs(m);
     define_extension(m);
     install_interrupt_check();
 }

@@ -296,3 +296,11 @@ def test_device_array_repr_names_shape_dtype_and_device():
     d = xcuda.to_device(np.ones((2, 3), np.float32))
     assert repr(d) == "xcuda.DeviceArray(shape=(2, 3), dtype=float32, device=0)"
     assert str(xcuda.to_device(np.ones(4, np.int32))) == "xcuda.DeviceArray(shape=(4,), dtype=int32, device=0)"
+
+
+def test_devices_and_device_arrays_show_as_html_tables():
+    html = xcuda.Device(0)._repr_html_()
+    assert "<table" in html and "compute capability" in html and xcuda.Device(0).name in html
+    a = xcuda.to_device(np.zeros((4, 3), np.float32))
+    html = a._repr_html_()
+    assert "(4, 3)" in html and "float32" in html and "48 B" in html

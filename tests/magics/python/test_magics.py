@@ -241,3 +241,54 @@ def test_launch_in_a_cell_without_gpu_is_one_no_device_error(ip):
 def test_cuda_device_help(ip, capsys):
     ip.run_line_magic("cuda_device", "-h")
     assert "%cuda_device [N]" in capsys.readouterr().out
+
+
+def test_a_magics_own_error_is_one_line_not_a_traceback_through_ipython(ip):
+    r = run(ip, '%%cuda --arch sm_20\nextern "C" __global__ void k() {}\n')
+    assert not r.success
+    assert r.error_in_exec._render_traceback_() == [f"ValueError: {r.error_in_exec}"]
+    assert "sm_20 is not supported" in str(r.error_in_exec)
+
+
+@pytest.mark.skipif(xcuda.driver_available(), reason="a CUDA device is present")
+def test_a_magic_needing_a_gpu_says_so_in_one_line(ip):
+    from IPython.core.error import UsageError
+    for cell in ("%cuda_device 0", "%cuda_timeit print(1)"):
+        r = run(ip, cell)
+        assert not r.success
+        if isinstance(r.error_in_exec, UsageError):  # IPython shows these as one line itself
+            assert "GPU" in str(r.error_in_exec) or "driver" in str(r.error_in_exec), r.error_in_exec
+            continue
+        lines = r.error_in_exec._render_traceback_()
+        assert len(lines) == 1 and lines[0].startswith("NoDeviceError: "), lines
+
+
+def test_user_errors_inside_cuda_timeit_keep_their_traceback(ip):
+    r = run(ip, "%cuda_timeit name_that_does_not_exist")
+    assert isinstance(r.error_in_exec, NameError)
+    assert not hasattr(r.error_in_exec, "_render_traceback_")
+
+
+def test_question_mark_on_a_magic_shows_its_full_help(ip):
+    for kind, name, usage in (("cell", "cuda", "Usage: %%cuda"), ("line", "cuda_cache", "Usage: %cuda_cache"),
+                              ("line", "cuda_timeit", "%cuda_timeit"), ("cell", "cuda_profile", "%%cuda_profile")):
+        magic = ip.find_cell_magic(name) if kind == "cell" else ip.find_line_magic(name)
+        assert usage in magic.__doc__, (name, magic.__doc__)
+
+
+def test_question_mark_on_a_kernel_shows_signature_launch_and_parameters(ip):
+    assert run(ip, '%%cuda\nextern "C" __global__ void inspected(float a, const float* x, int n = 4) {}\n').success
+    doc = ip.object_inspect("inspected")["docstring"]
+    assert doc.startswith("void inspected(float a, const float* x, int n = 4)")
+    assert "inspected[grid, block](a, x, n)" in doc
+    assert "n: int (scalar, 4 bytes, default 4)" in doc
+    assert "Resources (ptxas): arch=sm_" in doc
+
+
+def test_kernels_and_modules_show_as_html_tables(ip):
+    assert run(ip, '%%cuda -n shown_module\nextern "C" __global__ void shown(float2 v, int* out) {}\n').success
+    html = ip.user_ns["shown"]._repr_html_()
+    assert "<table" in html and "void shown(float2 v, int* out)" in html and "float2 (vector, 8 bytes)" in html
+    html = ip.user_ns["shown_module"]._repr_html_()
+    assert "xcuda.Module shown_module" in html and "<td>shown</td>" in html
+    assert repr(ip.user_ns["shown"]).startswith("<xcuda.Kernel")  # text/plain kept
