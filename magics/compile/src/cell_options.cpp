@@ -51,7 +51,11 @@ const CommandSpec& cuda_command_spec() {
         s.usage = "%%cuda [options] [-- NVRTC options]";
         s.description =
             "Compiles the cell's CUDA C++ with NVRTC and binds every __global__ function it defines\n"
-            "under its source name (templates through --instantiate, reachable as kernel[\"float\"]).";
+            "under its source name (templates through --instantiate, reachable as kernel[\"float\"]).\n"
+            "After --, NVRTC's own options: `-- -pch` reuses precompiled headers across cells (a cell\n"
+            "including <cuda/std/cmath> recompiles in ~0.1 s instead of ~1 s; kept in a private\n"
+            "directory under the cache), `-- -dc` makes relocatable device code, linked with earlier\n"
+            "-dc cells and CUDA's device runtime.";
         s.passthrough = true;
         s.options = {
             {"-n", "--name", "NAME", "also bind the compiled module as NAME (variables: NAME.get_global('v'))", false,

@@ -477,3 +477,35 @@ TEST(CompileCell, UninstantiatedTemplateVariableGetsANote) {
     ASSERT_EQ(out.module->notes.size(), 1u);
     EXPECT_NE(out.module->notes[0].find("--instantiate 'scratch<256>'"), std::string::npos) << out.module->notes[0];
 }
+
+TEST(CompileCell, PrecompiledHeadersGoToAPrivateDirectoryUnderTheCacheNotTmp) {
+    TempDir tmp;
+    std::vector<std::string> seen;
+    auto fake = [&](std::string_view, const xcuda::rt::CompileOptions& o) {
+        seen = o.options;
+        xcuda::rt::CompileResult r;
+        r.cubin = "fake";
+        return r;
+    };
+    auto cache = std::make_shared<CompileCache>(tmp.path() / "xcuda");
+    CompileSession s(cache, fake);
+    HeaderRegistry h;
+    auto first = s.compile_cell("extern \"C\" __global__ void k() {}\n", opts("-- -pch"), h);
+    auto dir_at = std::find_if(seen.begin(), seen.end(), [](const std::string& o) { return o.rfind("--pch-dir=", 0) == 0; });
+    ASSERT_NE(dir_at, seen.end());
+    const std::string dir_option = *dir_at;
+    const std::filesystem::path dir = dir_option.substr(10);
+    EXPECT_EQ(dir.parent_path(), tmp.path() / "xcuda");
+    EXPECT_EQ(std::filesystem::status(dir).permissions() & std::filesystem::perms::all,
+              std::filesystem::perms::owner_all);  // mkdtemp: 0700
+    EXPECT_NE(std::find(seen.begin(), seen.end(), "--pch-messages=false"), seen.end());
+    // the directory names this process: it stays out of the cache key
+    CompileSession other(std::make_shared<CompileCache>(tmp.path() / "other"), fake);
+    auto second = other.compile_cell("extern \"C\" __global__ void k() {}\n", opts("-- -pch"), h);
+    EXPECT_EQ(first.module->cache_key, second.module->cache_key);
+    // a directory the cell names is left alone; no -pch, no directory
+    s.compile_cell("extern \"C\" __global__ void k2() {}\n", opts("-- -pch --pch-dir=/mine"), h);
+    EXPECT_EQ(std::count_if(seen.begin(), seen.end(), [](const std::string& o) { return o.rfind("--pch-dir", 0) == 0; }), 1);
+    s.compile_cell("extern \"C\" __global__ void k3() {}\n", opts(""), h);
+    EXPECT_EQ(std::count_if(seen.begin(), seen.end(), [](const std::string& o) { return o.rfind("--pch", 0) == 0; }), 0);
+}

@@ -113,8 +113,11 @@ private:
                                                     const std::string& cell_label,
                                                     const std::vector<std::string>& opts);
 
+    void add_private_pch_dir(std::vector<std::string>& options);
+
     std::shared_ptr<CompileCache> cache_;
     CompilerFn compiler_;
+    std::string pch_dir_;             // made on the first -pch cell (add_private_pch_dir)
     std::atomic<std::size_t> calls_{0};
     std::string arch_override_;
     std::optional<std::pair<std::string, ArchSource>> resolved_arch_;
