@@ -1,4 +1,5 @@
 #include "driver_api.hpp"
+#include "launch_config.hpp"
 
 #include <xcuda/rt/device.hpp>
 #include <xcuda/rt/launch.hpp>
@@ -187,17 +188,7 @@ CUresult launch_ex(const Function& function, Dim3 grid, Dim3 block, std::size_t 
         attrs[n].value.clusterDim.z = options.cluster->z;
         ++n;
     }
-    CUlaunchConfig config{};
-    config.gridDimX = grid.x;
-    config.gridDimY = grid.y;
-    config.gridDimZ = grid.z;
-    config.blockDimX = block.x;
-    config.blockDimY = block.y;
-    config.blockDimZ = block.z;
-    config.sharedMemBytes = static_cast<unsigned>(shared_bytes);
-    config.hStream = stream;
-    config.attrs = attrs;
-    config.numAttrs = n;
+    CUlaunchConfig config = detail::launch_config(grid, block, shared_bytes, stream, attrs, n);
     return detail::driver().cuLaunchKernelEx(&config, function.handle(), params, nullptr);
 }
 

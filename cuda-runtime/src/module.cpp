@@ -1,4 +1,5 @@
 #include "driver_api.hpp"
+#include "launch_config.hpp"
 
 #include <xcuda/rt/module.hpp>
 
@@ -125,16 +126,7 @@ int Function::max_active_clusters(Dim3 grid, Dim3 block, std::size_t dynamic_sha
     attr.value.clusterDim.x = cluster.x;
     attr.value.clusterDim.y = cluster.y;
     attr.value.clusterDim.z = cluster.z;
-    CUlaunchConfig config{};
-    config.gridDimX = grid.x;
-    config.gridDimY = grid.y;
-    config.gridDimZ = grid.z;
-    config.blockDimX = block.x;
-    config.blockDimY = block.y;
-    config.blockDimZ = block.z;
-    config.sharedMemBytes = static_cast<unsigned>(dynamic_shared_bytes);
-    config.attrs = &attr;
-    config.numAttrs = 1;
+    CUlaunchConfig config = detail::launch_config(grid, block, dynamic_shared_bytes, nullptr, &attr, 1);
     int clusters = 0;
     throw_if_context_lost();
     check(detail::driver().cuOccupancyMaxActiveClusters(&clusters, handle_, &config), "cuOccupancyMaxActiveClusters",
