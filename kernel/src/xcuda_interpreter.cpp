@@ -251,6 +251,15 @@ namespace xcuda::kernel
         return reply;
     }
 
+    nl::json xcuda_interpreter::history(const nl::json& query)
+    {
+        return answer_always("history_request", [&] {
+            ensure_shell();
+            py::gil_scoped_acquire acquire;
+            return m_glue.attr("history")(m_shell, py::object(py::cast(query))).cast<nl::json>();
+        });
+    }
+
     nl::json xcuda_interpreter::complete_request_impl(const std::string& code, int cursor_pos)
     {
         return answer_always("complete_request", [&] {

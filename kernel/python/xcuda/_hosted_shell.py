@@ -15,7 +15,7 @@ import sys
 import tempfile
 import types
 
-from xcuda import _kernel
+from xcuda import _history, _kernel
 
 
 class _KernelFacade:
@@ -207,6 +207,10 @@ def complete(shell, code, cursor_pos):
     matches, start, end = shell.complete_code(code, cursor_pos)
     return {"status": "ok", "matches": matches, "cursor_start": start, "cursor_end": end,
             "metadata": {}}
+
+
+def history(shell, query):
+    return _history.answer(shell, query)
 
 
 def inspect_object(shell, code, cursor_pos, detail_level):
