@@ -1,4 +1,5 @@
 #include "conforming_server.hpp"
+#include "execution_count.hpp"
 #include "wire_guard.hpp"
 
 #include <signal.h>
@@ -115,6 +116,17 @@ namespace xcuda::kernel
                     std::lock_guard<std::mutex> lock(m_mutex);
                     m_last_reply_parent = message.parent_header().value("msg_id", "");
                 }
+                if (message.header().value("msg_type", "") == "execute_reply")
+                {
+                    nl::json content = message.content();
+                    renumber("execute_reply", content);
+                    message = xeus::xmessage(message.identities(),
+                                             message.header(),
+                                             message.parent_header(),
+                                             message.metadata(),
+                                             std::move(content),
+                                             std::move(message).buffers());
+                }
                 if (message.header().value("msg_type", "") == "history_reply" && !message.content().is_object())
                 {
                     // xeus answers a hist_access_type it does not know ("bogus") with null content;
@@ -133,9 +145,21 @@ namespace xcuda::kernel
             // stream coalescer's flusher).
             void publish_impl(xeus::xpub_message message, xeus::channel c) override
             {
-                if (c == xeus::channel::SHELL && message.header().value("msg_type", "") != "stream")
+                const std::string msg_type = message.header().value("msg_type", "");
+                if (c == xeus::channel::SHELL && msg_type != "stream")
                 {
                     publish_waiting_output();
+                }
+                if (msg_type == "execute_input")
+                {
+                    nl::json content = message.content();
+                    renumber(msg_type, content);
+                    message = xeus::xpub_message(message.topic(),
+                                                 message.header(),
+                                                 message.parent_header(),
+                                                 message.metadata(),
+                                                 std::move(content),
+                                                 std::move(message).buffers());
                 }
                 std::vector<xeus::xmessage> aborted;
                 {

@@ -19,6 +19,7 @@ namespace xcuda::kernel
     // - input_request: xeus names the password flag "pwd"; frontends read "password".
     // - interrupt_request (control channel): xeus replies {} and interrupts nothing; here
     //   it interrupts like SIGINT and replies {"status": "ok"}.
+    // - execute_input and execute_reply carry IPython's execution count (execution_count.hpp).
     //
     // It also keeps the cell's output in order: output_barrier (set once, before the kernel
     // starts) runs before any other message of the shell channel is published and before an

@@ -11,6 +11,7 @@
 #include <pybind11_json/pybind11_json.hpp>
 
 #include "build_info.hpp"
+#include "execution_count.hpp"
 #include "handler_errors.hpp"
 #include "shutdown_watchdog.hpp"
 
@@ -248,6 +249,7 @@ namespace xcuda::kernel
         {
             PyErr_Clear();
         }
+        set_next_execution_count(m_shell.attr("execution_count").cast<int>());
         return reply;
     }
 
