@@ -25,6 +25,9 @@ namespace xcuda::kernel
         // 100 aborted cells do not take seconds (xeus waits this long after each one).
         constexpr long abort_polling_ms = 10;
         constexpr std::chrono::milliseconds in_flight_grace{20};
+        // After exit: the reply and idle pass the wire guard's and the publisher's threads
+        // before ZeroMQ sends them, and nothing tells when that is done (ipykernel waits 0.1 s).
+        constexpr std::chrono::milliseconds delivery_grace{200};
 
         std::function<void()>& output_barrier()
         {
@@ -89,6 +92,12 @@ namespace xcuda::kernel
                                            nl::json{{"name", name}, {"text", text}},
                                            xeus::buffer_sequence());
                 publish_serialised(std::move(message), xeus::channel::SHELL);
+            }
+
+            void end_after(const std::string& msg_id)
+            {
+                std::lock_guard<std::mutex> lock(m_mutex);
+                m_last_request = msg_id;
             }
 
         private:
@@ -161,21 +170,30 @@ namespace xcuda::kernel
                                                  std::move(content),
                                                  std::move(message).buffers());
                 }
+                const bool idle = c == xeus::channel::SHELL && msg_type == "status"
+                                  && message.content().value("execution_state", "") == "idle";
+                const std::string parent = message.parent_header().value("msg_id", "");
                 std::vector<xeus::xmessage> aborted;
+                bool last = false;
                 {
                     std::lock_guard<std::mutex> lock(m_mutex);
-                    if (!m_aborted.empty() && c == xeus::channel::SHELL
-                        && message.header().value("msg_type", "") == "status"
-                        && message.content().value("execution_state", "") == "idle"
-                        && message.parent_header().value("msg_id", "") == m_failed_request)
+                    if (!m_aborted.empty() && idle && parent == m_failed_request)
                     {
                         aborted.swap(m_aborted);
                     }
+                    last = idle && !m_last_request.empty() && parent == m_last_request;
                 }
                 publish_serialised(std::move(message), c);
                 for (auto& request : aborted)
                 {
                     answer_aborted(std::move(request));
+                }
+                if (last)
+                {
+                    std::this_thread::sleep_for(delivery_grace);
+                    // _exit: the shell closed its history session before answering, and
+                    // static destructors could wait on threads that never end.
+                    ::_exit(0);
                 }
             }
 
@@ -261,6 +279,7 @@ namespace xcuda::kernel
             std::string m_last_reply_parent;
             std::string m_failed_request;
             std::vector<xeus::xmessage> m_aborted;
+            std::string m_last_request;  // the process ends after its idle
         };
     }
 
@@ -275,6 +294,15 @@ namespace xcuda::kernel
         if (running != nullptr)
         {
             running->publish_stream(parent, name, text);
+        }
+    }
+
+    void end_after_request(const std::string& msg_id)
+    {
+        std::lock_guard<std::mutex> lock(running_mutex);
+        if (running != nullptr)
+        {
+            running->end_after(msg_id);
         }
     }
 

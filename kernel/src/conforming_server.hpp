@@ -33,6 +33,10 @@ namespace xcuda::kernel
     // current parent header, which the main thread rewrites for every request.
     void publish_stream_with_parent(const nl::json& parent, const std::string& name, const std::string& text);
 
+    // Ends the process once the request with this msg_id is answered and its idle is out
+    // (exit or quit in a cell; ipykernel ends the same way). Call on the main thread.
+    void end_after_request(const std::string& msg_id);
+
     std::unique_ptr<xeus::xserver> make_conforming_server(xeus::xcontext& context,
                                                           const xeus::xconfiguration& config,
                                                           nl::json::error_handler_t eh);

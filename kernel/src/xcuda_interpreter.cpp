@@ -11,6 +11,7 @@
 #include <pybind11_json/pybind11_json.hpp>
 
 #include "build_info.hpp"
+#include "conforming_server.hpp"
 #include "execution_count.hpp"
 #include "handler_errors.hpp"
 #include "shutdown_watchdog.hpp"
@@ -250,6 +251,11 @@ namespace xcuda::kernel
             PyErr_Clear();
         }
         set_next_execution_count(m_shell.attr("execution_count").cast<int>());
+        if (m_shell.attr("exit_now").cast<bool>())
+        {
+            // exit or quit in the cell: as ipykernel, the kernel ends once the cell is answered.
+            end_after_request(parent_header().value("msg_id", ""));
+        }
         return reply;
     }
 
