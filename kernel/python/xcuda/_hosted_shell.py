@@ -207,9 +207,20 @@ def execute(shell, code, silent, store_history, user_expressions, allow_stdin):
 
 
 def complete(shell, code, cursor_pos):
-    matches, start, end = shell.complete_code(code, cursor_pos)
-    return {"status": "ok", "matches": matches, "cursor_start": start, "cursor_end": end,
-            "metadata": {}}
+    """The complete_reply, with each completion's kind (function, module, keyword, ...: what
+    JupyterLab draws its icons from) and signature under the metadata key ipykernel uses."""
+    from IPython.core.completer import provisionalcompleter, rectify_completions
+
+    with provisionalcompleter():
+        completions = list(rectify_completions(code, shell.Completer.completions(code, cursor_pos)))
+    if completions:
+        start, end = completions[0].start, completions[0].end
+    else:
+        start = end = cursor_pos
+    typed = [{"start": c.start, "end": c.end, "text": c.text, "type": c.type, "signature": c.signature}
+              for c in completions]
+    return {"status": "ok", "matches": [c.text for c in completions], "cursor_start": start,
+            "cursor_end": end, "metadata": {"_jupyter_types_experimental": typed}}
 
 
 def history(shell, query):
