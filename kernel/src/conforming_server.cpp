@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <iostream>
 #include <mutex>
 #include <thread>
 #include <string>
@@ -71,6 +72,7 @@ namespace xcuda::kernel
                 , m_guard(std::move(guard))
                 , m_user_name(xeus::get_user_name())
                 , m_session_id(xeus::new_xguid())
+                , m_clog(std::clog.rdbuf(nullptr))
             {
                 m_guard->start();
                 std::lock_guard<std::mutex> lock(running_mutex);
@@ -101,6 +103,14 @@ namespace xcuda::kernel
             }
 
         private:
+            // xeus::xserver::start writes its banner to std::clog, muted since construction,
+            // then calls this: later writes to std::clog go where they always did.
+            void start_impl(xeus::xpub_message message) override
+            {
+                std::clog.rdbuf(m_clog);
+                xeus::xserver_shell_main::start_impl(std::move(message));
+            }
+
             // Called by xeus, on the main thread, after the failed cell's reply and
             // before its idle: only collect here, answer once that idle is out.
             void abort_queue_impl(const listener&, long) override
@@ -280,6 +290,7 @@ namespace xcuda::kernel
             std::string m_failed_request;
             std::vector<xeus::xmessage> m_aborted;
             std::string m_last_request;  // the process ends after its idle
+            std::streambuf* m_clog;      // std::clog's buffer while muted
         };
     }
 

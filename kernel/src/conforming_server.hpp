@@ -20,6 +20,8 @@ namespace xcuda::kernel
     // - interrupt_request (control channel): xeus replies {} and interrupts nothing; here
     //   it interrupts like SIGINT and replies {"status": "ok"}.
     // - execute_input and execute_reply carry IPython's execution count (execution_count.hpp).
+    // - "Run with XEUS 2.4.1", which xeus writes to std::clog as it starts serving, is not
+    //   printed: a frontend's terminal shows it on every kernel start.
     //
     // It also keeps the cell's output in order: output_barrier (set once, before the kernel
     // starts) runs before any other message of the shell channel is published and before an
