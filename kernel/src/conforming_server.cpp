@@ -1,10 +1,12 @@
 #include "conforming_server.hpp"
+#include "execution_count.hpp"
 #include "wire_guard.hpp"
 
 #include <signal.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <iostream>
 #include <mutex>
 #include <thread>
 #include <string>
@@ -24,6 +26,9 @@ namespace xcuda::kernel
         // 100 aborted cells do not take seconds (xeus waits this long after each one).
         constexpr long abort_polling_ms = 10;
         constexpr std::chrono::milliseconds in_flight_grace{20};
+        // After exit: the reply and idle pass the wire guard's and the publisher's threads
+        // before ZeroMQ sends them, and nothing tells when that is done (ipykernel waits 0.1 s).
+        constexpr std::chrono::milliseconds delivery_grace{200};
 
         std::function<void()>& output_barrier()
         {
@@ -67,6 +72,7 @@ namespace xcuda::kernel
                 , m_guard(std::move(guard))
                 , m_user_name(xeus::get_user_name())
                 , m_session_id(xeus::new_xguid())
+                , m_clog(std::clog.rdbuf(nullptr))
             {
                 m_guard->start();
                 std::lock_guard<std::mutex> lock(running_mutex);
@@ -90,7 +96,21 @@ namespace xcuda::kernel
                 publish_serialised(std::move(message), xeus::channel::SHELL);
             }
 
+            void end_after(const std::string& msg_id)
+            {
+                std::lock_guard<std::mutex> lock(m_mutex);
+                m_last_request = msg_id;
+            }
+
         private:
+            // xeus::xserver::start writes its banner to std::clog, muted since construction,
+            // then calls this: later writes to std::clog go where they always did.
+            void start_impl(xeus::xpub_message message) override
+            {
+                std::clog.rdbuf(m_clog);
+                xeus::xserver_shell_main::start_impl(std::move(message));
+            }
+
             // Called by xeus, on the main thread, after the failed cell's reply and
             // before its idle: only collect here, answer once that idle is out.
             void abort_queue_impl(const listener&, long) override
@@ -115,6 +135,17 @@ namespace xcuda::kernel
                     std::lock_guard<std::mutex> lock(m_mutex);
                     m_last_reply_parent = message.parent_header().value("msg_id", "");
                 }
+                if (message.header().value("msg_type", "") == "execute_reply")
+                {
+                    nl::json content = message.content();
+                    renumber("execute_reply", content);
+                    message = xeus::xmessage(message.identities(),
+                                             message.header(),
+                                             message.parent_header(),
+                                             message.metadata(),
+                                             std::move(content),
+                                             std::move(message).buffers());
+                }
                 if (message.header().value("msg_type", "") == "history_reply" && !message.content().is_object())
                 {
                     // xeus answers a hist_access_type it does not know ("bogus") with null content;
@@ -133,25 +164,46 @@ namespace xcuda::kernel
             // stream coalescer's flusher).
             void publish_impl(xeus::xpub_message message, xeus::channel c) override
             {
-                if (c == xeus::channel::SHELL && message.header().value("msg_type", "") != "stream")
+                const std::string msg_type = message.header().value("msg_type", "");
+                if (c == xeus::channel::SHELL && msg_type != "stream")
                 {
                     publish_waiting_output();
                 }
+                if (msg_type == "execute_input")
+                {
+                    nl::json content = message.content();
+                    renumber(msg_type, content);
+                    message = xeus::xpub_message(message.topic(),
+                                                 message.header(),
+                                                 message.parent_header(),
+                                                 message.metadata(),
+                                                 std::move(content),
+                                                 std::move(message).buffers());
+                }
+                const bool idle = c == xeus::channel::SHELL && msg_type == "status"
+                                  && message.content().value("execution_state", "") == "idle";
+                const std::string parent = message.parent_header().value("msg_id", "");
                 std::vector<xeus::xmessage> aborted;
+                bool last = false;
                 {
                     std::lock_guard<std::mutex> lock(m_mutex);
-                    if (!m_aborted.empty() && c == xeus::channel::SHELL
-                        && message.header().value("msg_type", "") == "status"
-                        && message.content().value("execution_state", "") == "idle"
-                        && message.parent_header().value("msg_id", "") == m_failed_request)
+                    if (!m_aborted.empty() && idle && parent == m_failed_request)
                     {
                         aborted.swap(m_aborted);
                     }
+                    last = idle && !m_last_request.empty() && parent == m_last_request;
                 }
                 publish_serialised(std::move(message), c);
                 for (auto& request : aborted)
                 {
                     answer_aborted(std::move(request));
+                }
+                if (last)
+                {
+                    std::this_thread::sleep_for(delivery_grace);
+                    // _exit: the shell closed its history session before answering, and
+                    // static destructors could wait on threads that never end.
+                    ::_exit(0);
                 }
             }
 
@@ -237,6 +289,8 @@ namespace xcuda::kernel
             std::string m_last_reply_parent;
             std::string m_failed_request;
             std::vector<xeus::xmessage> m_aborted;
+            std::string m_last_request;  // the process ends after its idle
+            std::streambuf* m_clog;      // std::clog's buffer while muted
         };
     }
 
@@ -251,6 +305,15 @@ namespace xcuda::kernel
         if (running != nullptr)
         {
             running->publish_stream(parent, name, text);
+        }
+    }
+
+    void end_after_request(const std::string& msg_id)
+    {
+        std::lock_guard<std::mutex> lock(running_mutex);
+        if (running != nullptr)
+        {
+            running->end_after(msg_id);
         }
     }
 

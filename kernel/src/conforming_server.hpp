@@ -19,6 +19,9 @@ namespace xcuda::kernel
     // - input_request: xeus names the password flag "pwd"; frontends read "password".
     // - interrupt_request (control channel): xeus replies {} and interrupts nothing; here
     //   it interrupts like SIGINT and replies {"status": "ok"}.
+    // - execute_input and execute_reply carry IPython's execution count (execution_count.hpp).
+    // - "Run with XEUS 2.4.1", which xeus writes to std::clog as it starts serving, is not
+    //   printed: a frontend's terminal shows it on every kernel start.
     //
     // It also keeps the cell's output in order: output_barrier (set once, before the kernel
     // starts) runs before any other message of the shell channel is published and before an
@@ -31,6 +34,10 @@ namespace xcuda::kernel
     // after shutdown). Safe from any thread: xeus's own publish_stream reads the kernel's
     // current parent header, which the main thread rewrites for every request.
     void publish_stream_with_parent(const nl::json& parent, const std::string& name, const std::string& text);
+
+    // Ends the process once the request with this msg_id is answered and its idle is out
+    // (exit or quit in a cell; ipykernel ends the same way). Call on the main thread.
+    void end_after_request(const std::string& msg_id);
 
     std::unique_ptr<xeus::xserver> make_conforming_server(xeus::xcontext& context,
                                                           const xeus::xconfiguration& config,

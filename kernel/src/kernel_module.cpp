@@ -14,13 +14,13 @@
 
 #include "build_info.hpp"
 #include "conforming_server.hpp"
-#include "execution_history.hpp"
 #include "interrupt_router.hpp"
 #include "output_capture.hpp"
 #include "parent_watch.hpp"
 #include "python_comm.hpp"
 #include "python_output.hpp"
 #include "shell_bridge.hpp"
+#include "shell_history.hpp"
 #include "xcuda_interpreter.hpp"
 
 namespace py = pybind11;
@@ -44,12 +44,15 @@ namespace
         parent_watch frontend_watch;
         set_output_barrier([&output] { output.flush_streams(); });
 
+        auto interpreter = std::make_unique<xcuda_interpreter>(output, interrupts);
+        auto history = std::make_unique<shell_history>(
+            [shell = interpreter.get()](const nl::json& query) { return shell->history(query); });
         xeus::xkernel kernel(config,
                              xeus::get_user_name(),
                              xeus::make_context<zmq::context_t>(),
-                             std::make_unique<xcuda_interpreter>(output, interrupts),
+                             std::move(interpreter),
                              make_conforming_server,
-                             std::make_unique<execution_history>());
+                             std::move(history));
         kernel.start();
         output.uninstall();
         set_output_barrier(nullptr);

@@ -11,6 +11,8 @@
 #include <pybind11_json/pybind11_json.hpp>
 
 #include "build_info.hpp"
+#include "conforming_server.hpp"
+#include "execution_count.hpp"
 #include "handler_errors.hpp"
 #include "shutdown_watchdog.hpp"
 
@@ -248,7 +250,22 @@ namespace xcuda::kernel
         {
             PyErr_Clear();
         }
+        set_next_execution_count(m_shell.attr("execution_count").cast<int>());
+        if (m_shell.attr("exit_now").cast<bool>())
+        {
+            // exit or quit in the cell: as ipykernel, the kernel ends once the cell is answered.
+            end_after_request(parent_header().value("msg_id", ""));
+        }
         return reply;
+    }
+
+    nl::json xcuda_interpreter::history(const nl::json& query)
+    {
+        return answer_always("history_request", [&] {
+            ensure_shell();
+            py::gil_scoped_acquire acquire;
+            return m_glue.attr("history")(m_shell, py::object(py::cast(query))).cast<nl::json>();
+        });
     }
 
     nl::json xcuda_interpreter::complete_request_impl(const std::string& code, int cursor_pos)

@@ -32,6 +32,10 @@ namespace xcuda::kernel
         xcuda_interpreter(const xcuda_interpreter&) = delete;
         xcuda_interpreter& operator=(const xcuda_interpreter&) = delete;
 
+        // A history_request's reply from IPython's history (see shell_history); builds the
+        // shell if no request has yet.
+        nl::json history(const nl::json& query);
+
     private:
         void configure_impl() override;
         nl::json execute_request_impl(int execution_counter,

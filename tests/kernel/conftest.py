@@ -2,8 +2,10 @@
 
 import functools
 import os
+import shutil
 import signal
 import subprocess
+import tempfile
 import time
 from queue import Empty
 
@@ -13,6 +15,16 @@ from jupyter_client.manager import KernelManager
 KERNEL_NAME = "xcuda"
 # Every test is bounded: a hung kernel fails the test instead of blocking CI.
 TEST_TIMEOUT_S = 60
+
+
+def pytest_configure(config):
+    # The kernels these tests start keep IPython's profile and history database in a directory
+    # of this run's own, never in the user's ~/.ipython (a test may name another in its env).
+    os.environ["IPYTHONDIR"] = tempfile.mkdtemp(prefix="xcuda-test-ipython-")
+
+
+def pytest_unconfigure(config):
+    shutil.rmtree(os.environ.pop("IPYTHONDIR"), ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)

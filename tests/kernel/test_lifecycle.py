@@ -1,5 +1,5 @@
-"""Start-up with a foreign python3 on PATH, the Python that hosts the kernel, shutdown and restart
-within 2.5 s, and no kernel left running when its frontend dies."""
+"""Start-up with a foreign python3 on PATH, the Python that hosts the kernel, nothing written to
+the terminal, shutdown and restart within 2.5 s, and no kernel left running when its frontend dies."""
 
 import os
 import subprocess
@@ -7,7 +7,9 @@ import sys
 import tempfile
 import time
 
-from conftest import connect, execute, in_kernel_python, start_kernel, stop_kernel, stream_text
+from jupyter_client.manager import KernelManager
+
+from conftest import KERNEL_NAME, connect, execute, in_kernel_python, start_kernel, stop_kernel, stream_text
 
 SHUTDOWN_BUDGET_S = 2.5
 
@@ -205,3 +207,20 @@ def test_the_kernel_exits_when_its_frontend_is_killed():
     while not process_gone(kernel_pid):
         assert time.monotonic() < deadline, f"kernel {kernel_pid} still runs 10 s after its frontend died"
         time.sleep(0.1)
+
+
+def test_a_start_writes_no_xeus_banner_to_the_terminal(tmp_path):
+    # xeus 2.4.1 writes "Run with XEUS 2.4.1" to std::clog as it starts serving: the frontend's
+    # terminal (jupyter console, the notebook server's log) showed it for every kernel.
+    terminal = tmp_path / "terminal"
+    with open(terminal, "w") as out:
+        km = KernelManager(kernel_name=KERNEL_NAME)
+        km.start_kernel(stdout=out, stderr=out)
+        kc = connect(km)
+        try:
+            reply, _ = execute(kc, "print('to the cell, not the terminal')")
+            assert reply["content"]["status"] == "ok"
+        finally:
+            stop_kernel(km, kc)
+    written = terminal.read_text()
+    assert "XEUS" not in written and "to the cell" not in written, written

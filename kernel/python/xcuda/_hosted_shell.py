@@ -15,7 +15,7 @@ import sys
 import tempfile
 import types
 
-from xcuda import _kernel
+from xcuda import _frontend_payloads, _history, _kernel
 
 
 class _KernelFacade:
@@ -113,6 +113,7 @@ def build_shell():
     shell.displayhook.publish_execution_result = _kernel.publish_execution_result
     shell.compile.get_filename = _cell_filename
     _record_error_as_ipykernel_names_it(shell)
+    _frontend_payloads.install(shell)
     # IPython's own warnings go to the kernel's log (the terminal that started it), not a cell.
     app.log.handlers = []
     app.log.addHandler(logging.StreamHandler(_kernel.LogStream()))
@@ -189,6 +190,8 @@ def execute(shell, code, silent, store_history, user_expressions, allow_stdin):
         shell.run_cell(code, store_history=store_history, silent=silent)
     payload = shell.payload_manager.read_payload()
     shell.payload_manager.clear_payload()
+    if shell.exit_now:  # exit or quit: the C++ half ends the process once this is answered
+        _history.end_session(shell)
     if shell.last_error is not None:
         ename, evalue, traceback = shell.last_error
         if not silent:
@@ -204,9 +207,24 @@ def execute(shell, code, silent, store_history, user_expressions, allow_stdin):
 
 
 def complete(shell, code, cursor_pos):
-    matches, start, end = shell.complete_code(code, cursor_pos)
-    return {"status": "ok", "matches": matches, "cursor_start": start, "cursor_end": end,
-            "metadata": {}}
+    """The complete_reply, with each completion's kind (function, module, keyword, ...: what
+    JupyterLab draws its icons from) and signature under the metadata key ipykernel uses."""
+    from IPython.core.completer import provisionalcompleter, rectify_completions
+
+    with provisionalcompleter():
+        completions = list(rectify_completions(code, shell.Completer.completions(code, cursor_pos)))
+    if completions:
+        start, end = completions[0].start, completions[0].end
+    else:
+        start = end = cursor_pos
+    typed = [{"start": c.start, "end": c.end, "text": c.text, "type": c.type, "signature": c.signature}
+              for c in completions]
+    return {"status": "ok", "matches": [c.text for c in completions], "cursor_start": start,
+            "cursor_end": end, "metadata": {"_jupyter_types_experimental": typed}}
+
+
+def history(shell, query):
+    return _history.answer(shell, query)
 
 
 def inspect_object(shell, code, cursor_pos, detail_level):
