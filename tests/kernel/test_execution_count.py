@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from conftest import execute, in_kernel_python, stream_text
+from conftest import execute, stream_text
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -56,14 +56,6 @@ def test_traceback_and_history_number_a_cell_as_its_reply_does(fresh_kernel):
     assert f"{n}: 1/0" in stream_text(messages)
 
 
-def ipython_major():
-    return int(in_kernel_python("import IPython; print(IPython.version_info[0])"))
-
-
-@pytest.mark.xfail(ipython_major() >= 9, strict=True,
-                   reason="magics/python/magic_cuda.cpp labels the cell from shell.execution_count, "
-                          "which IPython 9 advances before a stored cell runs (IPython 8 after it); "
-                          "the running cell's number in both is displayhook.exec_result.execution_count")
 def test_a_compile_error_names_the_cell_by_the_number_its_reply_gives(fresh_kernel):
     _, kc = fresh_kernel
     execute(kc, "1")
