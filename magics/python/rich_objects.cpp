@@ -117,12 +117,14 @@ std::string device_html(py::handle d) {
     Rows rows;
     try {
         py::dict p = d.attr("properties").cast<py::dict>();
+        py::tuple cc = p["compute_capability"].cast<py::tuple>();
         rows.push_back({"name", text_of(p["name"])});
-        rows.push_back({"compute capability", text_of(p["major"]) + "." + text_of(p["minor"])});
-        rows.push_back({"multiprocessors", text_of(p["sm_count"])});
-        for (const char* key : {"total_memory", "l2_cache_bytes", "max_shared_per_block_optin"}) {
-            if (p.contains(key)) rows.push_back({key, report::format_bytes(p[key].cast<std::uint64_t>())});
-        }
+        rows.push_back({"compute capability", text_of(cc[0]) + "." + text_of(cc[1]) + " (" + text_of(p["arch"]) + ")"});
+        rows.push_back({"multiprocessors", text_of(p["multiprocessor_count"])});
+        rows.push_back({"memory", report::format_bytes(p["total_memory"].cast<std::uint64_t>())});
+        rows.push_back({"L2 cache", report::format_bytes(p["l2_cache_size"].cast<std::uint64_t>())});
+        rows.push_back({"shared memory per block (opt-in)",
+                        report::format_bytes(p["shared_memory_per_block_optin"].cast<std::uint64_t>())});
     } catch (py::error_already_set& e) {
         rows.push_back({"properties", "(" + std::string(py::str(e.value()).cast<std::string>()) + ")"});
     }

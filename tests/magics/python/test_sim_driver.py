@@ -430,3 +430,12 @@ def test_a_global_view_keeps_its_module_loaded():
     del g
     gc.collect()
     assert loaded() == before - 1
+
+
+def test_devices_and_device_arrays_show_as_html_tables_with_the_drivers_values():
+    html = xcuda.Device(0)._repr_html_()
+    assert "<table" in html and "<td>compute capability</td><td>9.0 (sm_90)</td>" in html
+    assert "<td>multiprocessors</td><td>132</td>" in html and "(" not in html.split("<td>memory</td>")[1][:20]
+    a = xcuda.to_device(np.zeros((4, 3), np.float32))
+    html = a._repr_html_()
+    assert "<td>(4, 3)</td>" in html and "<td>float32</td>" in html and "<td>48 B</td>" in html
