@@ -90,8 +90,8 @@ std::string module_html(py::handle m) {
     std::string globals;
     try {
         for (py::handle name : m.attr("globals").attr("keys")()) globals += (globals.empty() ? "" : ", ") + text_of(name);
-    } catch (py::error_already_set&) {
-        globals = "(needs a GPU to list)";
+    } catch (py::error_already_set& e) {
+        globals = "(" + std::string(py::str(e.value()).cast<std::string>()) + ")";
     }
     if (!globals.empty()) rows.push_back({"device variables", globals});
     rows.push_back({"arch", attribute_text(m, "arch")});

@@ -195,6 +195,11 @@ std::shared_ptr<CompiledModule> build_module(std::string_view source, const std:
     return m;
 }
 
+// The machine architecture an arch names: "compute_90" -> "sm_90" ("sm_90a" stays).
+std::string machine_arch(const std::string& arch) {
+    return arch.rfind("compute_", 0) == 0 ? "sm_" + arch.substr(8) : arch;
+}
+
 double ms_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -327,14 +332,13 @@ std::shared_ptr<const CachePayload> CompileSession::device_link(const CachePaylo
     // launches from the device (cudaLaunchDevice, cudaGetParameterBufferV2, ...). What it does
     // not define either, the linker reports.
     const bool device_runtime = !symbols || !unresolved.empty();
-    std::string real = arch.rfind("compute_", 0) == 0 ? "sm_" + arch.substr(8) : arch;
     rt::LinkResult linked;
     try {
-        linked = rt::link(real, inputs, device_runtime);
+        linked = rt::link(machine_arch(arch), inputs, device_runtime);
     } catch (const rt::LinkError& e) {
         throw CellCompileError(program_name, opts, e.log(), {}, cell_label, explain_link_log(e.log(), cell_label));
     }
-    device_objects_.add(cell_label, relocatable.cubin);
+    if (symbols) device_objects_.add(cell_label, relocatable.cubin, std::move(*symbols));
     auto out = std::make_shared<CachePayload>(relocatable);
     out->cubin = std::move(linked.cubin);
     return out;
@@ -398,7 +402,7 @@ CompileOutcome CompileSession::compile_cell(std::string_view source, const CellO
     std::shared_ptr<const CachePayload> payload = use_cache ? cache_->lookup(key, &level) : nullptr;
     if (!payload) {
         if (!supported_archs_) supported_archs_ = rt::supported_archs();
-        std::string real = arch.rfind("compute_", 0) == 0 ? "sm_" + arch.substr(8) : arch;
+        std::string real = machine_arch(arch);
         if (!real.empty() && (real.back() == 'a' || real.back() == 'f')) real.pop_back();
         if (!supported_archs_->empty() &&
             std::find(supported_archs_->begin(), supported_archs_->end(), real) == supported_archs_->end())

@@ -3,6 +3,7 @@
 #include <cxxabi.h>
 #include <elf.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -67,10 +68,10 @@ std::optional<ElfSymbols> elf_symbols(std::string_view elf) {
     return out;
 }
 
-void DeviceObjects::add(const std::string& label, const std::string& cubin) {
-    auto symbols = elf_symbols(cubin);
-    if (!symbols) return;  // not an object we can read: nothing later can link against it
-    objects_.push_back({label, cubin, std::move(*symbols)});
+void DeviceObjects::add(const std::string& label, const std::string& cubin, ElfSymbols symbols) {
+    objects_.erase(std::remove_if(objects_.begin(), objects_.end(), [&](const Object& o) { return o.cubin == cubin; }),
+                   objects_.end());
+    objects_.push_back({label, cubin, std::move(symbols)});
 }
 
 std::vector<rt::LinkInput> DeviceObjects::providers_for(const ElfSymbols& needs,

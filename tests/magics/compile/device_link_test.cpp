@@ -98,14 +98,17 @@ TEST(DeviceLink, TheNewestDefinitionWinsAndEachProviderIsLinkedOnce) {
                                                      "__device__ int four(int x) { return twice(twice(x)); }",
                                                      co)
                                       .cubin;
-    objects.add("cell_1", old_twice);
-    objects.add("cell_2", new_twice);
+    objects.add("cell_1", old_twice, *elf_symbols(old_twice));
+    objects.add("cell_2", new_twice, *elf_symbols(new_twice));
+    objects.add("cell_3", old_twice, *elf_symbols(old_twice));  // cell_1 re-run: replaces it
+    EXPECT_EQ(objects.size(), 2u);
+    objects.add("cell_4", new_twice, *elf_symbols(new_twice));  // cell_2 re-run: newest again
     ElfSymbols needs;
     needs.undefined = {"_Z5twicei", "_Z4fouri", "cudaSomethingElse"};
     std::set<std::string> unresolved;
     auto inputs = objects.providers_for(needs, &unresolved);
     ASSERT_EQ(inputs.size(), 1u);
-    EXPECT_EQ(inputs[0].name, "cell_2");
+    EXPECT_EQ(inputs[0].name, "cell_4");
     EXPECT_EQ(unresolved, std::set<std::string>{"cudaSomethingElse"});
 }
 

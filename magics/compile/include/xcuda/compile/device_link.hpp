@@ -27,8 +27,10 @@ std::optional<ElfSymbols> elf_symbols(std::string_view elf);
 
 class DeviceObjects {
 public:
-    // Remembers a linked cell's relocatable object (`label`: "cell_5").
-    void add(const std::string& label, const std::string& cubin);
+    // Remembers a linked cell's relocatable object (`label`: "cell_5") and its symbols
+    // (elf_symbols of it). The same object again (a re-run of an unchanged cell) replaces the
+    // older copy, so re-running cells does not grow the list.
+    void add(const std::string& label, const std::string& cubin, ElfSymbols symbols);
     // The objects defining what `needs` leaves undefined, newest first, and what they in turn
     // need (each object once). `unresolved`: the symbols none of them defines (the device
     // runtime's, or missing).
