@@ -37,6 +37,18 @@ execute_process(
   OUTPUT_VARIABLE XCUDA_PYTHON_PREFIX OUTPUT_STRIP_TRAILING_WHITESPACE)
 message(STATUS "xcuda: the package is built for Python ${Python_VERSION} at ${Python_EXECUTABLE} (prefix ${XCUDA_PYTHON_PREFIX})")
 
+# JupyterLab offers its debugger for a kernelspec whose metadata says so: where debugpy imports.
+execute_process(
+  COMMAND "${Python_EXECUTABLE}" -c "import importlib.util, sys; sys.exit(importlib.util.find_spec('debugpy') is None)"
+  RESULT_VARIABLE _xcuda_no_debugpy OUTPUT_QUIET ERROR_QUIET)
+if(_xcuda_no_debugpy EQUAL 0)
+  set(XCUDA_KERNELSPEC_DEBUGGER true)
+else()
+  set(XCUDA_KERNELSPEC_DEBUGGER false)
+  message(STATUS "xcuda: debugpy is not importable in ${Python_EXECUTABLE}: the kernelspec offers no debugger "
+                 "(Debian/Ubuntu: apt install python3-debugpy; pip: pip install debugpy)")
+endif()
+
 # The package as Python sees it: in the build tree (tests import it from there) and installed.
 set(XCUDA_PACKAGE_BUILD_DIR "${CMAKE_BINARY_DIR}/python/xcuda")
 if(SKBUILD)

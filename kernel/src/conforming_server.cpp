@@ -1,5 +1,6 @@
 #include "conforming_server.hpp"
 #include "execution_count.hpp"
+#include "log_streambuf.hpp"
 #include "wire_guard.hpp"
 
 #include <signal.h>
@@ -81,6 +82,7 @@ namespace xcuda::kernel
 
             ~conforming_server() override
             {
+                std::clog.rdbuf(m_clog);
                 std::lock_guard<std::mutex> lock(running_mutex);
                 running = nullptr;
             }
@@ -104,10 +106,10 @@ namespace xcuda::kernel
 
         private:
             // xeus::xserver::start writes its banner to std::clog, muted since construction,
-            // then calls this: later writes to std::clog go where they always did.
+            // then calls this: later writes to std::clog go to the kernel's log.
             void start_impl(xeus::xpub_message message) override
             {
-                std::clog.rdbuf(m_clog);
+                std::clog.rdbuf(&m_log);
                 xeus::xserver_shell_main::start_impl(std::move(message));
             }
 
@@ -290,7 +292,8 @@ namespace xcuda::kernel
             std::string m_failed_request;
             std::vector<xeus::xmessage> m_aborted;
             std::string m_last_request;  // the process ends after its idle
-            std::streambuf* m_clog;      // std::clog's buffer while muted
+            std::streambuf* m_clog;      // std::clog's own buffer, put back when the server ends
+            log_streambuf m_log;
         };
     }
 

@@ -18,6 +18,7 @@
 #include "output_capture.hpp"
 #include "parent_watch.hpp"
 #include "python_comm.hpp"
+#include "python_debugger.hpp"
 #include "python_output.hpp"
 #include "shell_bridge.hpp"
 #include "shell_history.hpp"
@@ -52,7 +53,9 @@ namespace
                              xeus::make_context<zmq::context_t>(),
                              std::move(interpreter),
                              make_conforming_server,
-                             std::move(history));
+                             std::move(history),
+                             nullptr,  // xeus's own message log (XEUS_LOG) stays off
+                             make_python_debugger);
         kernel.start();
         output.uninstall();
         set_output_barrier(nullptr);
@@ -68,6 +71,9 @@ PYBIND11_MODULE(_kernel, m)
     m.attr("__version__") = build::version;
     m.def("run", &run, py::arg("connection_file"),
           "Runs the kernel on the connection file's ports until it is shut down; returns the exit status.");
+    m.def("cell_file_name", &cell_file_name, py::arg("code"),
+          "The file name a cell of this text is compiled under: the one the debugger's frontend "
+          "derives from debugInfo, so breakpoints set in the cell hit.");
     define_shell_bridge(m);
     define_comms(m);
     define_output_streams(m);

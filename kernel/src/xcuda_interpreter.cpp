@@ -65,6 +65,21 @@ namespace xcuda::kernel
             return version.substr(0, version.find(' '));
         }
 
+        // Whether the hosting Python has debugpy, without importing it (~0.2 s). Called
+        // holding the GIL.
+        bool debugpy_installed()
+        {
+            try
+            {
+                return py::module_::import("xcuda._debugger").attr("installed")().cast<bool>();
+            }
+            catch (py::error_already_set& e)
+            {
+                write_to_log(STDERR_FILENO, std::string("xcuda: the debugger is off: ") + e.what());
+                return false;
+            }
+        }
+
         nl::json make_kernel_info()
         {
             const std::string version = python_version();
@@ -88,9 +103,8 @@ namespace xcuda::kernel
                     {{"text", "IPython"}, {"url", "https://ipython.readthedocs.io/en/stable/"}},
                     {{"text", "CUDA C++ Programming Guide"}, {"url", "https://docs.nvidia.com/cuda/cuda-c-programming-guide/"}},
                 })},
-                // No debugger is wired in (xeus-python's needs debugpy and a second zmq setup);
-                // saying so keeps frontends from offering one that would never answer.
-                {"debugger", false},
+                // JupyterLab offers its debugger only when this is true: where debugpy imports.
+                {"debugger", debugpy_installed()},
             };
         }
     }
@@ -300,6 +314,30 @@ namespace xcuda::kernel
         // Built once at configure time: answering needs no GIL, so kernel_info is
         // answered at once even on the control channel while a cell runs.
         return m_kernel_info;
+    }
+
+    nl::json xcuda_interpreter::internal_request_impl(const nl::json& message)
+    {
+        // The only internal request: the debugger's first `initialize` asks this thread,
+        // which runs the cells, to start debugpy (its tracing is set on the calling thread).
+        auto listen = message.find("xcuda_debugpy_listen");
+        if (listen == message.end())
+        {
+            return {{"status", "error"}, {"evalue", "unknown internal request: " + message.dump()}};
+        }
+        try
+        {
+            ensure_shell();
+            py::gil_scoped_acquire acquire;
+            py::module_::import("xcuda._debugger")
+                .attr("listen")(listen->at("host").get<std::string>(), listen->at("port").get<int>());
+            return {{"status", "ok"}};
+        }
+        catch (const std::exception& e)  // the debugger's reply says it; the kernel goes on
+        {
+            write_to_log(m_output.log_fd(), std::string("xcuda: the debugger could not start: ") + e.what());
+            return {{"status", "error"}, {"evalue", e.what()}};
+        }
     }
 
     void xcuda_interpreter::shutdown_request_impl()

@@ -49,6 +49,8 @@ namespace xcuda::kernel
         nl::json is_complete_request_impl(const std::string& code) override;
         nl::json kernel_info_request_impl() override;
         void shutdown_request_impl() override;
+        // From the control thread (the debugger), run here on the main thread between requests.
+        nl::json internal_request_impl(const nl::json& message) override;
 
         nl::json run_cell(int execution_counter,
                           const std::string& code,

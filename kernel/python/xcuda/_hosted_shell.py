@@ -7,12 +7,9 @@ publish through xeus. Nothing here depends on how the Python that runs it was bu
 file serves Debian's Python 3.11 and a user's 3.13 venv.
 """
 
-import hashlib
 import inspect
 import logging
-import os
 import sys
-import tempfile
 import types
 
 from xcuda import _frontend_payloads, _history, _kernel
@@ -57,13 +54,6 @@ def _install_comms():
     legacy.CommManager = _kernel.CommManager
     sys.modules["ipykernel.comm"] = legacy
     return manager
-
-
-def _cell_filename(raw_code):
-    # One name per distinct cell text, as ipykernel names them: IPython keys its traceback
-    # labels ("Cell In[3]") and linecache on it.
-    digest = hashlib.sha1(raw_code.encode("utf-8", "surrogatepass")).hexdigest()[:16]
-    return os.path.join(tempfile.gettempdir(), f"xcuda_{os.getpid()}", f"{digest}.py")
 
 
 def _record_error_as_ipykernel_names_it(shell):
@@ -111,7 +101,9 @@ def build_shell():
     shell.display_pub.publish_display_data = _kernel.publish_display_data
     shell.display_pub.clear_output = _kernel.clear_output
     shell.displayhook.publish_execution_result = _kernel.publish_execution_result
-    shell.compile.get_filename = _cell_filename
+    # One name per distinct cell text, as ipykernel names them: IPython keys its traceback
+    # labels ("Cell In[3]") and linecache on it, and the debugger its breakpoints.
+    shell.compile.get_filename = _kernel.cell_file_name
     _record_error_as_ipykernel_names_it(shell)
     _frontend_payloads.install(shell)
     # IPython's own warnings go to the kernel's log (the terminal that started it), not a cell.

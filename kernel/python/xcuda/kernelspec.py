@@ -10,6 +10,8 @@ import shutil
 import sys
 import tempfile
 
+from xcuda import _debugger
+
 DEFAULT_NAME = "xcuda"
 DEFAULT_DISPLAY_NAME = "Python 3 (xcuda)"
 LOGOS = ("logo-32x32.png", "logo-64x64.png", "logo-svg.svg")
@@ -55,7 +57,8 @@ def kernelspec(display_name):
         "language": "python",
         # SIGINT interrupts a running cell (also inside GPU waits and input()).
         "interrupt_mode": "signal",
-        "metadata": {"debugger": False},
+        # JupyterLab offers its debugger where the kernel's Python has debugpy.
+        "metadata": {"debugger": _debugger.installed()},
     }
 
 
