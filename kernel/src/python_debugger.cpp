@@ -126,6 +126,7 @@ namespace xcuda::kernel
                 register_request_handler("richInspectVariables",
                                          [this](const nl::json& m) { return rich_inspect_variables(m); }, false);
                 register_request_handler("attach", [this](const nl::json& m) { return attach(m); }, true);
+                register_request_handler("stackTrace", [this](const nl::json& m) { return stack_trace(m); }, true);
                 // JupyterLab sends it after its breakpoints; debugpy was configured by attach.
                 register_request_handler("configurationDone",
                                          [](const nl::json& m) { return dap_response(m, true); }, true);
@@ -146,6 +147,40 @@ namespace xcuda::kernel
                 nl::json request = message;
                 request["arguments"]["connect"] = {{"host", debugpy_host}, {"port", std::stoi(m_debugpy_port)}};
                 return forward_message(request);
+            }
+
+            // The frames of the cells and what they call, without the kernel's own below them
+            // (IPython's run_cell, xcuda's __main__...), which a user cannot act on.
+            nl::json stack_trace(const nl::json& message)
+            {
+                nl::json reply = stack_trace_request(message);
+                if (!reply.contains("body") || !reply["body"].contains("stackFrames")
+                    || !reply["body"]["stackFrames"].is_array())
+                {
+                    return reply;
+                }
+                nl::json* frames = &reply["body"]["stackFrames"];
+                const std::string prefix = tmp_prefix();
+                std::size_t keep = 0;
+                for (std::size_t i = 0; i < frames->size(); ++i)
+                {
+                    const nl::json& frame = (*frames)[i];
+                    std::string path;
+                    if (frame.contains("source") && frame["source"].is_object())
+                    {
+                        path = frame["source"].value("path", "");
+                    }
+                    if (path.compare(0, prefix.size(), prefix) == 0)
+                    {
+                        keep = i + 1;  // the outermost cell frame seen so far
+                    }
+                }
+                if (keep > 0)
+                {
+                    frames->erase(frames->begin() + static_cast<std::ptrdiff_t>(keep), frames->end());
+                    reply["body"]["totalFrames"] = keep;
+                }
+                return reply;
             }
 
             nl::json inspect_variables(const nl::json& message)

@@ -133,6 +133,9 @@ def test_a_breakpoint_stops_the_cell_and_shows_its_frame(debugged_kernel):
     frames = debug(kc, "stackTrace", {"threadId": stopped["body"]["threadId"]})["body"]["stackFrames"]
     assert frames[0]["name"] == "add" and frames[0]["line"] == 2
     assert frames[0]["source"]["path"] == source
+    # the cell's own frames only: the kernel's (IPython, xcuda's main) are left out
+    assert [f["name"] for f in frames] == ["add", "<module>"]
+    assert frames[-1]["source"]["path"] == source
     scopes = debug(kc, "scopes", {"frameId": frames[0]["id"]})["body"]["scopes"]
     local_scope = next(s for s in scopes if s["name"] == "Locals")
     variables = debug(kc, "variables", {"variablesReference": local_scope["variablesReference"]})["body"]["variables"]

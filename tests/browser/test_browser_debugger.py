@@ -1,0 +1,115 @@
+"""JupyterLab's visual debugger on an xcuda notebook, as a user works it: the bug button in
+the notebook's toolbar turns the debugger on, a click in the cell's gutter sets a breakpoint,
+running the cell stops there (the call stack and the variables show the function's frame), and
+Continue lets the cell finish. Saves browser-debugger.png (stopped at the breakpoint).
+
+Environment: as lab_driver.py, plus XCUDA_ARTIFACTS_DIR for the screenshot.
+"""
+import os
+import pathlib
+
+import nbformat
+from selenium.common.exceptions import WebDriverException
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+
+from lab_driver import PAGE_LOAD_S, cell_outputs, chromium, jupyterlab, kernel_ready, prompts, wait
+
+NOTEBOOK_NAME = "debug-me.ipynb"
+CELL = """def add(a, b):
+    total = a + b
+    return total
+
+print("sum", add(2, 3))"""
+BREAKPOINT_LINE = 2
+STEP_S = 30
+
+
+def visible(driver, selector):
+    return [e for e in driver.find_elements(By.CSS_SELECTOR, selector) if e.is_displayed()]
+
+
+def text_of(driver, selector):
+    return driver.execute_script(
+        "return Array.from(document.querySelectorAll(arguments[0])).map(e => e.textContent).join('\\n')", selector)
+
+
+def bug_button_state(driver):
+    """The toolbar's debugger toggle (a jp-button in JupyterLab 4): None while absent, else
+    whether it is enabled and whether it is pressed."""
+    return driver.execute_script(
+        "const b = document.querySelector('.jp-NotebookPanel-toolbar .jp-DebuggerBugButton');"
+        "if (!b) return null;"
+        "const pressed = b.getAttribute('aria-pressed') === 'true' || b.classList.contains('lm-mod-toggled')"
+        "  || !!b.querySelector('[aria-pressed=\"true\"]');"
+        "return {enabled: !b.hasAttribute('disabled') && b.getAttribute('aria-disabled') !== 'true',"
+        "        pressed: pressed, html: b.outerHTML.slice(0, 400)}")
+
+
+def enable_debugger(driver):
+    wait(driver, STEP_S, lambda d: (bug_button_state(d) or {}).get("enabled"),
+         "the notebook toolbar's debugger button to be enabled (the kernel says debugger: true)")
+    driver.find_element(By.CSS_SELECTOR, ".jp-NotebookPanel-toolbar .jp-DebuggerBugButton").click()
+    wait(driver, STEP_S, lambda d: (bug_button_state(d) or {}).get("pressed"),
+         f"the debugger button to show it is on: {bug_button_state(driver)}")
+
+
+def set_breakpoint(driver, line):
+    # The breakpoint gutter has one element per line, after a hidden spacer.
+    gutter = wait(driver, STEP_S, lambda d: (lambda els: els if len(els) >= line else None)(
+        visible(d, ".jp-Notebook .jp-CodeCell .cm-breakpoint-gutter .cm-gutterElement")),
+        "the cell's breakpoint gutter")
+    gutter[line - 1].click()
+    wait(driver, STEP_S, lambda d: visible(d, ".jp-Notebook .cm-breakpoint-gutter .cm-breakpoint-icon"),
+         "the breakpoint marker in the cell's gutter")
+
+
+def run_cell(driver):
+    # Ctrl+Enter in the cell's editor: runs it in place (Shift+Enter would add a cell).
+    driver.find_element(By.CSS_SELECTOR, ".jp-Notebook .jp-CodeCell .cm-content").click()
+    ActionChains(driver).key_down(Keys.CONTROL).send_keys(Keys.ENTER).key_up(Keys.CONTROL).perform()
+
+
+def test_debugger_stops_at_a_breakpoint_in_a_cell(tmp_path):
+    (tmp_path / "notebooks").mkdir()
+    nb = nbformat.v4.new_notebook()
+    nb.cells.append(nbformat.v4.new_code_cell(CELL))
+    nb.metadata["kernelspec"] = {"name": "xcuda", "display_name": "Python 3 (xcuda)", "language": "python"}
+    nbformat.write(nb, tmp_path / "notebooks" / NOTEBOOK_NAME)
+    artifacts = pathlib.Path(os.environ.get("XCUDA_ARTIFACTS_DIR", tmp_path))
+    artifacts.mkdir(parents=True, exist_ok=True)
+    screenshot = artifacts / "browser-debugger.png"
+
+    with jupyterlab(tmp_path) as (base, token), chromium(tmp_path) as driver:
+        try:
+            driver.get(f"{base}/lab/tree/{NOTEBOOK_NAME}?token={token}")
+            wait(driver, PAGE_LOAD_S, lambda d: len(prompts(d)) == 1, "the notebook's code cell")
+            wait(driver, PAGE_LOAD_S, kernel_ready, "the xcuda kernel to start and go idle")
+            enable_debugger(driver)
+            set_breakpoint(driver, BREAKPOINT_LINE)
+            run_cell(driver)
+            wait(driver, STEP_S, lambda d: "add" in text_of(d, ".jp-DebuggerCallstackFrame"),
+                 "the call stack to show the function stopped at the breakpoint")
+            wait(driver, STEP_S, lambda d: visible(d, ".jp-Notebook .jp-DebuggerEditor-highlight"),
+                 "the stopped line highlighted in the cell")
+            variables = wait(driver, STEP_S, lambda d: (lambda t: t if "a" in t and "3" in t else None)(
+                text_of(d, ".jp-DebuggerVariables")), "the variables panel to show the frame's a and b")
+            assert "b" in variables and "2" in variables
+            assert "[*]" in prompts(driver)[0], "the cell should still be running while stopped"
+            driver.save_screenshot(str(screenshot))
+
+            button = wait(driver, STEP_S, lambda d: next(
+                (b for b in visible(d, "button, jp-button")
+                 if (b.get_attribute("title") or "").startswith("Continue")), None), "the Continue button")
+            button.click()
+            wait(driver, STEP_S, lambda d: "sum 5" in "".join(cell_outputs(d)), "the cell's output after Continue")
+            wait(driver, STEP_S, kernel_ready, "the kernel to go idle")
+        except BaseException:
+            try:
+                driver.save_screenshot(str(screenshot))
+                print(f"screenshot of the failure: {screenshot}")
+            except WebDriverException as e:
+                print(f"no screenshot of the failure: {e.msg}")
+            raise
+    print(f"screenshot: {screenshot}")
