@@ -21,6 +21,8 @@ def pytest_configure(config):
     # The kernels these tests start keep IPython's profile and history database in a directory
     # of this run's own, never in the user's ~/.ipython (a test may name another in its env).
     os.environ["IPYTHONDIR"] = tempfile.mkdtemp(prefix="xcuda-test-ipython-")
+    # SIGUSR2 makes a test kernel print its threads' Python stacks (hang_report).
+    os.environ["XCUDA_DUMP_STACKS_ON_SIGUSR2"] = "1"
 
 
 def pytest_unconfigure(config):
@@ -110,6 +112,35 @@ def fresh_kernel():
     km, kc = start_kernel()
     yield km, kc
     stop_kernel(km, kc)
+
+
+def kernel_pid(km):
+    provisioner = getattr(km, "provisioner", None)
+    process = getattr(provisioner, "process", None) or getattr(km, "kernel", None)
+    return getattr(process, "pid", None)
+
+
+def hang_report(km):
+    """What a kernel that stopped answering is doing, for the failure message: its threads'
+    Python stacks go to its stderr (pytest shows it under "Captured stderr"), and the C++
+    stacks of every thread come from gdb, where gdb is installed."""
+    pid = kernel_pid(km)
+    if pid is None:
+        return "(no kernel process to examine)"
+    try:
+        os.kill(pid, signal.SIGUSR2)
+        time.sleep(0.5)
+    except OSError as e:
+        return f"(the kernel process {pid} is gone: {e})"
+    if shutil.which("gdb") is None:
+        return "(Python stacks: see the captured stderr; no gdb here for the C++ stacks)"
+    try:
+        out = subprocess.run(["gdb", "-p", str(pid), "-batch", "-ex", "thread apply all bt 25"],
+                             capture_output=True, text=True, timeout=120).stdout
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return f"(Python stacks: see the captured stderr; gdb failed: {e})"
+    threads = out[out.find("\nThread "):] if "\nThread " in out else out
+    return f"Python stacks: see the captured stderr. C++ stacks (gdb):\n{threads[-12000:]}"
 
 
 def flush_iopub(kc):

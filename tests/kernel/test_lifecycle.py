@@ -2,6 +2,7 @@
 the terminal, shutdown and restart within 2.5 s, and no kernel left running when its frontend dies."""
 
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -9,7 +10,8 @@ import time
 
 from jupyter_client.manager import KernelManager
 
-from conftest import KERNEL_NAME, connect, execute, in_kernel_python, start_kernel, stop_kernel, stream_text
+from conftest import (KERNEL_NAME, connect, execute, in_kernel_python, kernel_pid, start_kernel, stop_kernel,
+                      stream_text)
 
 SHUTDOWN_BUDGET_S = 2.5
 
@@ -224,3 +226,24 @@ def test_a_start_writes_no_xeus_banner_to_the_terminal(tmp_path):
             stop_kernel(km, kc)
     written = terminal.read_text()
     assert "XEUS" not in written and "to the cell" not in written, written
+
+
+def test_sigusr2_prints_a_test_kernels_python_stacks_to_its_terminal_and_it_goes_on(tmp_path):
+    # hang_report's first half (conftest): what a hung kernel was doing, from its own threads.
+    terminal = tmp_path / "terminal"
+    with open(terminal, "w") as out:
+        km = KernelManager(kernel_name=KERNEL_NAME)
+        km.start_kernel(stdout=out, stderr=out)
+        kc = connect(km)
+        try:
+            execute(kc, "def waiting_here():\n    import time\n    time.sleep(0.1)\nwaiting_here()")
+            os.kill(kernel_pid(km), signal.SIGUSR2)
+            deadline = time.monotonic() + 10
+            while "Thread 0x" not in terminal.read_text() and time.monotonic() < deadline:
+                time.sleep(0.1)
+            reply, messages = execute(kc, "print('still here')")
+            assert reply["content"]["status"] == "ok" and stream_text(messages) == "still here\n"
+        finally:
+            stop_kernel(km, kc)
+    written = terminal.read_text()
+    assert "Thread 0x" in written and "most recent call first" in written, written

@@ -48,6 +48,35 @@ def _connection_problem(connection_file):
     return None
 
 
+def _stacks_on_sigusr2():
+    """With XCUDA_DUMP_STACKS_ON_SIGUSR2=1 (the test suites set it), SIGUSR2 writes every
+    thread's Python stack to the stderr the kernel was started with (fd 2 itself is captured
+    into cells once the kernel runs): what a hung kernel was doing. Returns the stream to keep.
+
+    faulthandler's handler needs no GIL, so it also shows a GIL deadlock. It runs in a thread
+    of its own that only sleeps: every other thread blocks SIGUSR2, because a signal handled in
+    a thread waiting in zmq_poll ends that wait with EINTR, which xeus's loops do not survive."""
+    if os.environ.get("XCUDA_DUMP_STACKS_ON_SIGUSR2") != "1":
+        return None
+    import faulthandler
+    import signal
+    import threading
+    import time
+
+    log = os.fdopen(os.dup(2), "w")
+    faulthandler.register(signal.SIGUSR2, file=log, all_threads=True)
+
+    def sleep_with_only_sigusr2():
+        signal.pthread_sigmask(signal.SIG_SETMASK, signal.valid_signals() - {signal.SIGUSR2})
+        while True:
+            time.sleep(3600)
+
+    threading.Thread(target=sleep_with_only_sigusr2, name="xcuda-stacks-on-sigusr2", daemon=True).start()
+    # this thread's mask is inherited by every thread the kernel starts from here on
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR2})
+    return log
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["install"]:
@@ -78,6 +107,7 @@ def main(argv=None):
         return 2
     from xcuda import _kernel
 
+    stacks_log = _stacks_on_sigusr2()  # noqa: F841 (kept open while the kernel runs)
     return _kernel.run(connection_file)
 
 
