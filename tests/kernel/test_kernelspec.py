@@ -34,6 +34,9 @@ def test_install_prefix_writes_a_kernelspec_that_runs_this_python(tmp_path):
     assert spec["interrupt_mode"] == "signal"
     assert spec["language"] == "python"
     assert spec["display_name"] == "Python 3 (xcuda)"
+    # JupyterLab offers the debugger from this: true exactly where that Python has debugpy
+    has_debugpy = subprocess.run([kernel_python(), "-c", "import debugpy"], capture_output=True).returncode == 0
+    assert spec["metadata"] == {"debugger": has_debugpy}
     assert sorted(os.listdir(directory)) == ["kernel.json", "logo-32x32.png", "logo-64x64.png", "logo-svg.svg"]
     # nothing else left beside it (no staging directories)
     assert os.listdir(os.path.dirname(directory)) == ["xcuda"]
