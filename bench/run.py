@@ -22,7 +22,7 @@ import peers  # noqa: E402
 import report  # noqa: E402
 from timing import describe  # noqa: E402
 
-PARTS = ("launch", "compile", "bandwidth", "transfer", "startup")
+PARTS = ("launch", "compile", "bandwidth", "transfer", "startup", "graphs")
 
 
 class Config:
@@ -31,6 +31,7 @@ class Config:
         self.launch_iters = a.launch_iters or (5000 if a.quick else 20000)
         self.launch_reps = a.launch_reps or (3 if a.quick else 15)
         self.launch_warm = max(300, a.launch_warm)
+        self.graph_iters = 200 if a.quick else 1000   # calls of 100 kernels per sample
         self.compile_trials = a.compile_trials or (3 if a.quick else 7)
         self.bw_reps = a.bw_reps or (11 if a.quick else 21)
         self.bw_bytes = a.bw_gib * (1 << 30)

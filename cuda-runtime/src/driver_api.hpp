@@ -21,7 +21,10 @@
     X(cuMemHostAlloc) X(cuMemFreeHost) X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemcpyDtoD) X(cuMemsetD8) \
     X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync) X(cuMemcpyDtoDAsync) X(cuMemsetD8Async)              \
     X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamQuery) X(cuEventCreate) X(cuEventDestroy)       \
-    X(cuEventRecord) X(cuEventQuery) X(cuEventElapsedTime) X(cuLaunchKernel) X(cuLaunchKernelEx)
+    X(cuEventRecord) X(cuEventQuery) X(cuEventElapsedTime) X(cuLaunchKernel) X(cuLaunchKernelEx)   \
+    X(cuStreamBeginCapture) X(cuStreamEndCapture) X(cuStreamIsCapturing) X(cuStreamGetCaptureInfo)  \
+    X(cuGraphInstantiate) X(cuGraphLaunch) X(cuGraphDestroy) X(cuGraphExecDestroy) X(cuGraphGetNodes) \
+    X(cuGraphNodeGetType) X(cuGraphKernelNodeGetParams) X(cuGraphExecKernelNodeSetParams)
 
 namespace xcuda::rt::detail {
 

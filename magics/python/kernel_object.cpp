@@ -1,4 +1,5 @@
 #include "kernel_object.hpp"
+#include "graph_capture.hpp"
 #include "device_globals.hpp"
 #include "device_objects.hpp"
 #include "device_state.hpp"
@@ -330,8 +331,12 @@ const rt::Function& Kernel::function() {
 
 void Kernel::launch(py::handle args, rt::Dim3 grid, rt::Dim3 block, std::size_t shared_mem, CUstream stream,
                     const rt::LaunchOptions& options, CUfunction* validated) {
+    GraphCapture* capture = active_graph_capture();
+    if (capture != nullptr) stream = capture->stream_for(stream);
+    const bool captured = capture != nullptr && stream == capture->stream();
     PackedArgs packed;
     packer_.pack(args, stream, packed);
+    if (captured) refuse_host_arrays_in_graphs(*this, packed);
     if (packed.required_device >= 0 && packed.required_device != current_device()) {
         raise(PyExc_ValueError, description_ + " would run on device " + std::to_string(current_device()) +
                                     " but its array arguments are on device " + std::to_string(packed.required_device) +
@@ -352,6 +357,10 @@ void Kernel::launch(py::handle args, rt::Dim3 grid, rt::Dim3 block, std::size_t 
         if (validated) *validated = f.handle();
     }
     note_launch();
+    if (captured) {
+        capture->record(shared_from_this(), args, grid, block);
+        return;  // nothing staged to copy back
+    }
     unstage_host_arrays(packed, stream, current_device());
 }
 

@@ -36,7 +36,7 @@ private:
     std::map<int, rt::Module> loaded_;
 };
 
-class Kernel {
+class Kernel : public std::enable_shared_from_this<Kernel> {
 public:
     Kernel(std::shared_ptr<ModuleImpl> module, const compile::CompiledKernel& kernel);
 

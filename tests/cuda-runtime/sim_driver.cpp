@@ -6,7 +6,8 @@
 // "staticsmem" declares 16 KiB of static shared memory, "clustered" was compiled with
 // __cluster_dims__(2, 1, 1). A module image is text; its kernels are the names it contains, its
 // variables the .global/.const lines of PTX; an image starting with "bad" fails to load with a
-// JIT error log. The device is an sm_90 with 132 SMs, or the compute capability in
+// JIT error log. Stream capture records launches as graph nodes; a graph launch runs them
+// ("cuGraphLaunch <name> ... arg0=<first int parameter>"). The device is an sm_90 with 132 SMs, or the compute capability in
 // $XCUDA_SIM_COMPUTE_CAPABILITY ("80"). xcuda_sim_last_launch() describes the last launch.
 #include <cuda.h>
 
@@ -16,11 +17,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <sstream>
 #include <string>
 #include <utility>
+#include <vector>
 
 struct CUctx_st { int device; };
 struct CUmod_st {
@@ -31,7 +34,14 @@ struct CUfunc_st {
     std::string name;
     std::map<int, int> attributes;  // CUfunction_attribute -> value, for the ones that vary
 };
-struct CUstream_st { unsigned flags; bool busy; };
+struct CUgraphNode_st {
+    CUfunction function;
+    unsigned grid[3], block[3], shared;
+    std::int32_t arg0;  // the first parameter's first 4 bytes, for tests of argument updates
+};
+struct CUgraph_st { std::vector<std::unique_ptr<CUgraphNode_st>> nodes; };
+struct CUgraphExec_st { CUgraph graph; std::vector<CUgraphNode_st> nodes; };
+struct CUstream_st { unsigned flags; bool busy; CUgraph capture = nullptr; };
 struct CUevent_st { unsigned flags; CUstream stream; };
 
 namespace {
@@ -386,15 +396,35 @@ CUresult run(CUfunction f, unsigned bx, unsigned by, unsigned bz, unsigned share
 
 }  // namespace
 
+namespace {
+
+// A launch into a capturing stream becomes a node of its graph instead of running.
+bool captured(CUstream s, CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+              unsigned shared, void** params) {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    CUgraph g = stream_of(s)->capture;
+    if (g == nullptr) return false;
+    auto node = std::make_unique<CUgraphNode_st>(CUgraphNode_st{f, {gx, gy, gz}, {bx, by, bz}, shared, 0});
+    if (params != nullptr && params[0] != nullptr) std::memcpy(&node->arg0, params[0], sizeof(node->arg0));
+    g->nodes.push_back(std::move(node));
+    return true;
+}
+
+}  // namespace
+
 CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
-                        unsigned shared, CUstream s, void**, void**) {
+                        unsigned shared, CUstream s, void** params, void**) {
     SIM_ENTER();
+    if (captured(s, f, gx, gy, gz, bx, by, bz, shared, params)) return CUDA_SUCCESS;
     return run(f, bx, by, bz, shared, s,
                "cuLaunchKernel " + f->name + " grid=" + dims(gx, gy, gz) + " block=" + dims(bx, by, bz) +
                    " shared=" + std::to_string(shared));
 }
-CUresult cuLaunchKernelEx(const CUlaunchConfig* c, CUfunction f, void**, void**) {
+CUresult cuLaunchKernelEx(const CUlaunchConfig* c, CUfunction f, void** params, void**) {
     SIM_ENTER();
+    if (captured(c->hStream, f, c->gridDimX, c->gridDimY, c->gridDimZ, c->blockDimX, c->blockDimY, c->blockDimZ,
+                 c->sharedMemBytes, params))
+        return CUDA_SUCCESS;
     std::string what = "cuLaunchKernelEx " + f->name + " grid=" + dims(c->gridDimX, c->gridDimY, c->gridDimZ) +
                        " block=" + dims(c->blockDimX, c->blockDimY, c->blockDimZ) +
                        " shared=" + std::to_string(c->sharedMemBytes);
@@ -410,4 +440,93 @@ CUresult cuLaunchKernelEx(const CUlaunchConfig* c, CUfunction f, void**, void**)
         }
     }
     return run(f, c->blockDimX, c->blockDimY, c->blockDimZ, c->sharedMemBytes, c->hStream, std::move(what));
+}
+
+CUresult cuStreamBeginCapture(CUstream s, CUstreamCaptureMode) {
+    SIM_ENTER();
+    if (s == nullptr) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+    std::lock_guard<std::mutex> lock(g_mutex);
+    if (s->capture != nullptr) return CUDA_ERROR_ILLEGAL_STATE;
+    s->capture = new CUgraph_st();
+    return CUDA_SUCCESS;
+}
+CUresult cuStreamEndCapture(CUstream s, CUgraph* graph) {
+    SIM_ENTER();
+    std::lock_guard<std::mutex> lock(g_mutex);
+    if (s == nullptr || s->capture == nullptr) return CUDA_ERROR_ILLEGAL_STATE;
+    *graph = std::exchange(s->capture, nullptr);
+    return CUDA_SUCCESS;
+}
+CUresult cuStreamIsCapturing(CUstream s, CUstreamCaptureStatus* status) {
+    SIM_ENTER();
+    std::lock_guard<std::mutex> lock(g_mutex);
+    *status = stream_of(s)->capture != nullptr ? CU_STREAM_CAPTURE_STATUS_ACTIVE : CU_STREAM_CAPTURE_STATUS_NONE;
+    return CUDA_SUCCESS;
+}
+CUresult cuStreamGetCaptureInfo(CUstream s, CUstreamCaptureStatus* status, cuuint64_t* id, CUgraph* graph,
+                                const CUgraphNode** dependencies, const CUgraphEdgeData** edges, size_t* count) {
+    SIM_ENTER();
+    std::lock_guard<std::mutex> lock(g_mutex);
+    static thread_local CUgraphNode last;
+    CUgraph g = stream_of(s)->capture;
+    *status = g != nullptr ? CU_STREAM_CAPTURE_STATUS_ACTIVE : CU_STREAM_CAPTURE_STATUS_NONE;
+    if (id) *id = 1;
+    if (graph) *graph = g;
+    if (edges) *edges = nullptr;
+    last = g != nullptr && !g->nodes.empty() ? g->nodes.back().get() : nullptr;
+    if (dependencies) *dependencies = &last;
+    if (count) *count = last != nullptr ? 1 : 0;
+    return CUDA_SUCCESS;
+}
+CUresult cuGraphInstantiateWithFlags(CUgraphExec* exec, CUgraph g, unsigned long long) {
+    SIM_ENTER();
+    auto* e = new CUgraphExec_st{g, {}};
+    for (const auto& n : g->nodes) e->nodes.push_back(*n);
+    *exec = e;
+    return CUDA_SUCCESS;
+}
+CUresult cuGraphLaunch(CUgraphExec e, CUstream s) {
+    SIM_ENTER();
+    for (const CUgraphNode_st& n : e->nodes) {
+        CUresult rc = run(n.function, n.block[0], n.block[1], n.block[2], n.shared, s,
+                          "cuGraphLaunch " + n.function->name + " grid=" + dims(n.grid[0], n.grid[1], n.grid[2]) +
+                              " block=" + dims(n.block[0], n.block[1], n.block[2]) +
+                              " shared=" + std::to_string(n.shared) + " arg0=" + std::to_string(n.arg0));
+        if (rc != CUDA_SUCCESS) return rc;
+    }
+    return CUDA_SUCCESS;
+}
+CUresult cuGraphDestroy(CUgraph g) { SIM_ENTER(); delete g; return CUDA_SUCCESS; }
+CUresult cuGraphExecDestroy(CUgraphExec e) { SIM_ENTER(); delete e; return CUDA_SUCCESS; }
+CUresult cuGraphGetNodes(CUgraph g, CUgraphNode* nodes, size_t* count) {
+    SIM_ENTER();
+    if (nodes != nullptr) {
+        for (std::size_t i = 0; i < *count && i < g->nodes.size(); ++i) nodes[i] = g->nodes[i].get();
+    }
+    *count = g->nodes.size();
+    return CUDA_SUCCESS;
+}
+CUresult cuGraphNodeGetType(CUgraphNode, CUgraphNodeType* type) {
+    SIM_ENTER();
+    *type = CU_GRAPH_NODE_TYPE_KERNEL;
+    return CUDA_SUCCESS;
+}
+CUresult cuGraphKernelNodeGetParams(CUgraphNode n, CUDA_KERNEL_NODE_PARAMS* p) {
+    SIM_ENTER();
+    *p = CUDA_KERNEL_NODE_PARAMS{};
+    p->func = n->function;
+    p->gridDimX = n->grid[0]; p->gridDimY = n->grid[1]; p->gridDimZ = n->grid[2];
+    p->blockDimX = n->block[0]; p->blockDimY = n->block[1]; p->blockDimZ = n->block[2];
+    p->sharedMemBytes = n->shared;
+    return CUDA_SUCCESS;
+}
+CUresult cuGraphExecKernelNodeSetParams(CUgraphExec e, CUgraphNode n, const CUDA_KERNEL_NODE_PARAMS* p) {
+    SIM_ENTER();
+    const std::size_t index = static_cast<std::size_t>(
+        std::find_if(e->graph->nodes.begin(), e->graph->nodes.end(), [n](const auto& x) { return x.get() == n; }) -
+        e->graph->nodes.begin());
+    if (index >= e->nodes.size()) return CUDA_ERROR_INVALID_VALUE;
+    if (p->kernelParams != nullptr && p->kernelParams[0] != nullptr)
+        std::memcpy(&e->nodes[index].arg0, p->kernelParams[0], sizeof(std::int32_t));
+    return CUDA_SUCCESS;
 }

@@ -7,6 +7,7 @@
 #include <xcuda/rt/dim3.hpp>
 #include <xcuda/rt/driver.hpp>
 #include <xcuda/rt/errors.hpp>
+#include <xcuda/rt/graph.hpp>
 #include <xcuda/rt/launch.hpp>
 #include <xcuda/rt/memory.hpp>
 #include <xcuda/rt/module.hpp>

@@ -1,0 +1,71 @@
+// CUDA graphs from stream capture: the work queued on a stream is recorded instead of run, and
+// replayed later with one call (cuGraphLaunch), saving the host time of each launch.
+#pragma once
+
+#include <xcuda/rt/dim3.hpp>
+
+#include <cuda.h>
+
+#include <vector>
+
+namespace xcuda::rt {
+
+// One kernel launch of a captured graph, as the graph holds it.
+struct KernelNode {
+    CUgraphNode node = nullptr;
+    CUfunction function = nullptr;
+    Dim3 grid, block;
+    unsigned shared_mem = 0;
+};
+
+// An instantiated graph (RAII), move-only.
+class Graph {
+public:
+    Graph() = default;
+    ~Graph();
+    Graph(Graph&& other) noexcept;
+    Graph& operator=(Graph&& other) noexcept;
+    Graph(const Graph&) = delete;
+    Graph& operator=(const Graph&) = delete;
+
+    // Queues the whole graph on `stream` (the legacy default stream when nullptr).
+    void launch(CUstream stream) const;
+    // The kernel launches it holds, in no particular order.
+    std::vector<KernelNode> kernel_nodes() const;
+    // New argument values for one kernel launch of the graph, copied now; later launches use
+    // them. `params` as for cuLaunchKernel (one pointer per kernel parameter).
+    void set_kernel_arguments(const KernelNode& node, void** params) const;
+    // The launch parameters of one node (of this graph).
+    KernelNode kernel_node(CUgraphNode node) const;
+
+private:
+    friend class StreamCapture;
+    CUgraph graph_ = nullptr;
+    CUgraphExec exec_ = nullptr;
+};
+
+// Capture of the work queued on `stream` until finish(). The legacy default stream cannot be
+// captured (std::invalid_argument). Relaxed mode: other threads may use the driver meanwhile,
+// and calls that are unsafe during capture (allocations) are allowed.
+class StreamCapture {
+public:
+    explicit StreamCapture(CUstream stream);
+    ~StreamCapture();  // a capture not finished is ended and its graph dropped
+    StreamCapture(const StreamCapture&) = delete;
+    StreamCapture& operator=(const StreamCapture&) = delete;
+
+    CUstream stream() const noexcept { return stream_; }
+    // The node the work queued last on the stream became: after a launch, its kernel node.
+    CUgraphNode last_node() const;
+    // Ends the capture and instantiates what it recorded.
+    Graph finish();
+
+private:
+    CUstream stream_ = nullptr;
+    bool capturing_ = false;
+};
+
+// Whether work queued on `stream` is being captured (never for the legacy default stream).
+bool is_capturing(CUstream stream);
+
+}  // namespace xcuda::rt

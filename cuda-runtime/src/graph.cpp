@@ -1,0 +1,127 @@
+#include "driver_api.hpp"
+
+#include <xcuda/rt/graph.hpp>
+
+#include <stdexcept>
+#include <utility>
+
+namespace xcuda::rt {
+
+namespace {
+
+KernelNode describe(CUgraphNode node, const CUDA_KERNEL_NODE_PARAMS& p) {
+    KernelNode k;
+    k.node = node;
+    k.function = p.func;
+    k.grid = Dim3{p.gridDimX, p.gridDimY, p.gridDimZ};
+    k.block = Dim3{p.blockDimX, p.blockDimY, p.blockDimZ};
+    k.shared_mem = p.sharedMemBytes;
+    return k;
+}
+
+}  // namespace
+
+Graph::~Graph() {
+    if (exec_ != nullptr) detail::call_noexcept(detail::driver_if_loaded()->cuGraphExecDestroy, exec_);
+    if (graph_ != nullptr) detail::call_noexcept(detail::driver_if_loaded()->cuGraphDestroy, graph_);
+}
+
+Graph::Graph(Graph&& other) noexcept
+    : graph_(std::exchange(other.graph_, nullptr)), exec_(std::exchange(other.exec_, nullptr)) {}
+
+Graph& Graph::operator=(Graph&& other) noexcept {
+    if (this != &other) {
+        Graph dropped(std::move(*this));
+        graph_ = std::exchange(other.graph_, nullptr);
+        exec_ = std::exchange(other.exec_, nullptr);
+    }
+    return *this;
+}
+
+void Graph::launch(CUstream stream) const {
+    detail::call("cuGraphLaunch", detail::driver().cuGraphLaunch, exec_, stream);
+}
+
+std::vector<KernelNode> Graph::kernel_nodes() const {
+    const auto& api = detail::driver();
+    std::size_t count = 0;
+    detail::call("cuGraphGetNodes", api.cuGraphGetNodes, graph_, static_cast<CUgraphNode*>(nullptr), &count);
+    std::vector<CUgraphNode> nodes(count);
+    if (count > 0) detail::call("cuGraphGetNodes", api.cuGraphGetNodes, graph_, nodes.data(), &count);
+    std::vector<KernelNode> kernels;
+    for (CUgraphNode node : nodes) {
+        CUgraphNodeType type{};
+        detail::call("cuGraphNodeGetType", api.cuGraphNodeGetType, node, &type);
+        if (type == CU_GRAPH_NODE_TYPE_KERNEL) kernels.push_back(kernel_node(node));
+    }
+    return kernels;
+}
+
+KernelNode Graph::kernel_node(CUgraphNode node) const {
+    CUDA_KERNEL_NODE_PARAMS p{};
+    detail::call("cuGraphKernelNodeGetParams", detail::driver().cuGraphKernelNodeGetParams, node, &p);
+    return describe(node, p);
+}
+
+void Graph::set_kernel_arguments(const KernelNode& node, void** params) const {
+    const auto& api = detail::driver();
+    CUDA_KERNEL_NODE_PARAMS p{};
+    detail::call("cuGraphKernelNodeGetParams", api.cuGraphKernelNodeGetParams, node.node, &p);
+    p.kernelParams = params;
+    p.extra = nullptr;
+    detail::call("cuGraphExecKernelNodeSetParams", api.cuGraphExecKernelNodeSetParams, exec_, node.node,
+                 static_cast<const CUDA_KERNEL_NODE_PARAMS*>(&p));
+}
+
+StreamCapture::StreamCapture(CUstream stream) : stream_(stream) {
+    if (stream == nullptr) {
+        throw std::invalid_argument(
+            "the legacy default stream cannot be captured into a graph: capture a stream of its own "
+            "(xcuda.graph() without a stream makes one)");
+    }
+    detail::call("cuStreamBeginCapture", detail::driver().cuStreamBeginCapture, stream,
+                 CU_STREAM_CAPTURE_MODE_RELAXED);
+    capturing_ = true;
+}
+
+StreamCapture::~StreamCapture() {
+    if (!capturing_) return;
+    CUgraph dropped = nullptr;
+    detail::call_noexcept(detail::driver_if_loaded()->cuStreamEndCapture, stream_, &dropped);
+    if (dropped != nullptr) detail::call_noexcept(detail::driver_if_loaded()->cuGraphDestroy, dropped);
+}
+
+CUgraphNode StreamCapture::last_node() const {
+    CUstreamCaptureStatus status{};
+    cuuint64_t id = 0;
+    CUgraph graph = nullptr;
+    const CUgraphNode* dependencies = nullptr;
+    std::size_t count = 0;
+#if CUDA_VERSION >= 12030
+    const CUgraphEdgeData* edges = nullptr;
+    detail::call("cuStreamGetCaptureInfo", detail::driver().cuStreamGetCaptureInfo, stream_, &status, &id, &graph,
+                 &dependencies, &edges, &count);
+#else
+    detail::call("cuStreamGetCaptureInfo", detail::driver().cuStreamGetCaptureInfo, stream_, &status, &id, &graph,
+                 &dependencies, &count);
+#endif
+    return count == 1 ? dependencies[0] : nullptr;
+}
+
+Graph StreamCapture::finish() {
+    Graph g;
+    capturing_ = false;
+    detail::call("cuStreamEndCapture", detail::driver().cuStreamEndCapture, stream_, &g.graph_);
+    detail::call("cuGraphInstantiate", detail::driver().cuGraphInstantiate, &g.exec_, g.graph_,
+                 static_cast<unsigned long long>(0));
+    return g;
+}
+
+bool is_capturing(CUstream stream) {
+    if (stream == nullptr) return false;
+    CUstreamCaptureStatus status{};
+    detail::call("cuStreamIsCapturing", detail::driver().cuStreamIsCapturing, stream, &status);
+    return status == CU_STREAM_CAPTURE_STATUS_ACTIVE;
+}
+
+}  // namespace xcuda::rt
