@@ -7,6 +7,7 @@
 #include "extension.hpp"
 #include "interrupt.hpp"
 #include "kernel_object.hpp"
+#include "pickling.hpp"
 #include "rich_output.hpp"
 
 namespace xcuda::magics {
@@ -18,6 +19,7 @@ void define_module(pybind11::module_& m) {
     define_device_objects(m);
     define_device_array(m);
     define_kernel_objects(m);
+    define_pickling(m);
     define_rich_reprs(m);
     define_extension(m);
     install_interrupt_check();
