@@ -9,6 +9,7 @@
 
 #include <map>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -20,33 +21,31 @@ namespace {
 // Bumped when the state's keys change; a worker with another xcuda says so instead of guessing.
 constexpr int state_version = 1;
 
+// The cell options that decide what is compiled (not the display ones: --ptx, --sass, ...),
+// by the name they have in a pickled state; one list for writing and reading.
+template <typename Options, typename Visit>
+void for_each_compile_option(Options& o, Visit&& visit) {
+    visit("name", o.name);
+    visit("arch", o.arch);
+    visit("std", o.std);
+    visit("include_dirs", o.include_dirs);
+    visit("defines", o.defines);
+    visit("instantiate", o.instantiate);
+    visit("fast_math", o.fast_math);
+    visit("lineinfo", o.lineinfo);
+    visit("no_cache", o.no_cache);
+    visit("nvrtc_extra", o.nvrtc_extra);
+}
+
 py::dict options_state(const compile::CellOptions& o) {
     py::dict d;
-    d["name"] = o.name;
-    d["arch"] = o.arch;
-    d["std"] = o.std;
-    d["include_dirs"] = o.include_dirs;
-    d["defines"] = o.defines;
-    d["instantiate"] = o.instantiate;
-    d["fast_math"] = o.fast_math;
-    d["lineinfo"] = o.lineinfo;
-    d["no_cache"] = o.no_cache;
-    d["nvrtc_extra"] = o.nvrtc_extra;
+    for_each_compile_option(o, [&](const char* key, const auto& value) { d[key] = value; });
     return d;
 }
 
 compile::CellOptions options_from_state(const py::dict& d) {
     compile::CellOptions o;
-    o.name = d["name"].cast<std::string>();
-    o.arch = d["arch"].cast<std::string>();
-    o.std = d["std"].cast<std::string>();
-    o.include_dirs = d["include_dirs"].cast<std::vector<std::string>>();
-    o.defines = d["defines"].cast<std::vector<std::string>>();
-    o.instantiate = d["instantiate"].cast<std::vector<std::string>>();
-    o.fast_math = d["fast_math"].cast<bool>();
-    o.lineinfo = d["lineinfo"].cast<bool>();
-    o.no_cache = d["no_cache"].cast<bool>();
-    o.nvrtc_extra = d["nvrtc_extra"].cast<std::vector<std::string>>();
+    for_each_compile_option(o, [&](const char* key, auto& value) { value = d[key].cast<std::decay_t<decltype(value)>>(); });
     return o;
 }
 
