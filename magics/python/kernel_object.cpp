@@ -446,7 +446,7 @@ void define_kernel_objects(py::module_& m) {
                                })
         .def("__repr__", [](const Launcher& l) { return "<xcuda.Launcher " + l.kernel->name() + launch_shape(l) + ">"; });
 
-    auto kernel_type = py::class_<Kernel, std::shared_ptr<Kernel>>(m, "Kernel", "A __global__ function of a compiled cell.");
+    auto kernel_type = py::class_<Kernel, std::shared_ptr<Kernel>>(m, "Kernel", "A __global__ function of a compiled cell. Pickles with its module.");
     kernel_type
         .def_property_readonly("name", &Kernel::name)
         .def_property_readonly("signature", [](const Kernel& k) { return k.decl().signature; })
@@ -530,7 +530,10 @@ void define_kernel_objects(py::module_& m) {
             return s + ">";
         });
 
-    py::class_<ModuleHandle>(m, "Module", "A compiled cell: its kernels, PTX, CUBIN and compiler log.")
+    py::class_<ModuleHandle>(m, "Module",
+                             "A compiled cell: its kernels, PTX, CUBIN and compiler log. Pickles (for Dask workers) "
+                             "as its source, options and included headers with its CUBIN/PTX; loaded where the "
+                             "GPU's arch differs, the source is compiled again for it.")
         .def_readonly("kernels", &ModuleHandle::kernels)
         .def_readonly("name", &ModuleHandle::name)
         .def_property_readonly("ptx", [](const ModuleHandle& h) { return h.impl->compiled().ptx; })

@@ -45,7 +45,9 @@ py::dict options_state(const compile::CellOptions& o) {
 
 compile::CellOptions options_from_state(const py::dict& d) {
     compile::CellOptions o;
-    for_each_compile_option(o, [&](const char* key, auto& value) { value = d[key].cast<std::decay_t<decltype(value)>>(); });
+    for_each_compile_option(o, [&](const char* key, auto& value) {
+        value = d[key].cast<std::decay_t<decltype(value)>>();
+    });
     return o;
 }
 
@@ -66,8 +68,9 @@ py::dict module_state(const ModuleImpl& m) {
     d["label"] = m.label();
     d["arch"] = c.arch;
     d["cubin"] = py::bytes(c.cubin);
-    d["ptx"] = c.ptx;
-    d["log"] = c.log;
+    // bytes, not str: nothing makes NVRTC's PTX or log UTF-8
+    d["ptx"] = py::bytes(c.ptx);
+    d["log"] = py::bytes(c.log);
     d["lowered_names"] = lowered;
     return d;
 }
@@ -124,7 +127,8 @@ void check_version(const py::dict& state) {
     const py::object version = state.contains("version") ? py::object(state["version"]) : py::none();
     if (!version.is_none() && version.cast<int>() == state_version) return;
     raise(PyExc_ValueError, "cannot unpickle this xcuda.Module: it was written in pickle format " +
-                                py::repr(version).cast<std::string>() + " and this xcuda reads format " + std::to_string(state_version) +
+                                py::repr(version).cast<std::string>() + " and this xcuda reads format " +
+                                std::to_string(state_version) +
                                 ". Install the same xcuda version where it is pickled and where it is unpickled "
                                 "(the notebook's kernel and every Dask worker)");
 }
@@ -230,7 +234,8 @@ void define_pickling(py::module_& m) {
     class_of<DeviceArray>(m, "DeviceArray")
         .def(py::pickle([](py::object self) { return self.attr("get")(); },
                         [](py::object host) {
-                            return py::type::of<DeviceArray>().attr("to_device")(host).cast<std::shared_ptr<DeviceArray>>();
+                            py::object copy = py::type::of<DeviceArray>().attr("to_device")(host);
+                            return copy.cast<std::shared_ptr<DeviceArray>>();
                         }));
     refuse(m.attr("Stream"), "Stream",
            "Make the stream inside the function that runs there (xcuda.Stream()), or launch on the default "

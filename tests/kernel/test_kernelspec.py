@@ -212,7 +212,8 @@ def test_the_kernel_binds_the_ip_and_ports_its_connection_file_names(tmp_path):
     except OSError as e:
         pytest.skip(f"cannot bind {ip} on this machine ({e}): no second loopback address to test with")
     channels = ("shell", "iopub", "stdin", "control", "hb")
-    connection, _ = write_connection_file(str(tmp_path / "kernel-remote.json"), ip=ip, key=os.urandom(16).hex().encode(),
+    connection, _ = write_connection_file(str(tmp_path / "kernel-remote.json"), ip=ip,
+                                          key=os.urandom(16).hex().encode(),
                                           **{f"{c}_port": p for c, p in zip(channels, ports)})
     kernel = subprocess.Popen(xcuda_command() + ["-f", connection], env=package_env())
     kc = BlockingKernelClient()

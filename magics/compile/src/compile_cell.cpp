@@ -484,7 +484,8 @@ CompileOutcome CompileSession::adopt_cell(std::string_view source, const CellOpt
     auto t0 = std::chrono::steady_clock::now();
     std::vector<std::string> notes;
     std::vector<GlobalBinding> globals;
-    std::vector<Binding> bindings = plan_bindings(parse_kernels(source), parse_globals(source), options, globals, notes);
+    std::vector<Binding> bindings =
+        plan_bindings(parse_kernels(source), parse_globals(source), options, globals, notes);
     auto m = bound_module(source, bindings, globals, std::move(notes), payload, cell_label, headers.used_by(source));
     m->arch = arch;
     m->arch_source = ArchSource::option;

@@ -9,7 +9,8 @@ import pytest
 import xcuda
 from conftest import SAXPY, requires_gpu
 
-pytestmark = pytest.mark.filterwarnings("ignore:make_current is deprecated:DeprecationWarning")  # Debian tornado 6.2 under distributed
+# Debian's tornado 6.2 under distributed 2022.12
+pytestmark = pytest.mark.filterwarnings("ignore:make_current is deprecated:DeprecationWarning")
 
 distributed = pytest.importorskip("distributed", reason="Dask (distributed) is not importable in this Python: "
                                                         "apt install python3-distributed or pip install distributed")
