@@ -309,7 +309,8 @@ const DeviceArray& device_array_of(py::handle obj) {
 
 void define_device_array(py::module_& m) {
     auto cls = py::class_<DeviceArray, std::shared_ptr<DeviceArray>>(
-        m, "DeviceArray", "A C-contiguous array in device memory (CAI v3 and DLPack both ways).");
+        m, "DeviceArray", "A C-contiguous array in device memory (CAI v3 and DLPack both ways). Pickles by value: copied to the "
+        "host, and when loaded to the receiving process's selected device.");
     cls.def_static("to_device", &to_device, py::arg("array"), "Copies a host array (numpy) to the selected device.")
         .def_static(
             "empty", [](py::handle shape, py::handle dtype) { return std::make_shared<DeviceArray>(shape_from(shape), dtype_from(dtype)); },

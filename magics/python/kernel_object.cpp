@@ -31,18 +31,6 @@ namespace py = pybind11;
 namespace xcuda::magics {
 namespace {
 
-struct ModuleHandle {
-    std::shared_ptr<ModuleImpl> impl;
-    py::dict kernels;
-    std::string name;
-};
-
-struct KernelTemplate {
-    std::string name;
-    std::map<std::string, std::shared_ptr<Kernel>> by_args;  // normalised args -> kernel
-    std::vector<std::string> written;                        // as given to --instantiate
-};
-
 const char* cache_name(compile::CacheLevel c) {
     switch (c) {
         case compile::CacheLevel::memory: return "memory";
@@ -294,9 +282,13 @@ compile::HeaderRegistry& header_registry() {
     return *registry;
 }
 
-ModuleImpl::ModuleImpl(std::shared_ptr<const compile::CompiledModule> compiled, std::string source, std::string label,
-                       compile::CacheLevel cache)
-    : compiled_(std::move(compiled)), source_(std::move(source)), label_(std::move(label)), cache_(cache) {}
+ModuleImpl::ModuleImpl(std::shared_ptr<const compile::CompiledModule> compiled, ModuleRecipe recipe, std::string label,
+                       compile::CacheLevel cache, bool unpickled)
+    : compiled_(std::move(compiled)),
+      recipe_(std::move(recipe)),
+      label_(std::move(label)),
+      cache_(cache),
+      unpickled_(unpickled) {}
 
 const rt::Module& ModuleImpl::loaded(int device) {
     auto it = loaded_.find(device);
@@ -364,11 +356,9 @@ void Kernel::launch(py::handle args, rt::Dim3 grid, rt::Dim3 block, std::size_t 
     unstage_host_arrays(packed, stream, current_device());
 }
 
-CompiledPythonModule compile_to_module(const std::string& source, const compile::CellOptions& options,
-                                       const std::string& label) {
-    compile::CompileOutcome outcome;
+compile::CompileOutcome translate_compile_errors(const std::function<compile::CompileOutcome()>& compile) {
     try {
-        outcome = compile_session().compile_cell(source, options, header_registry(), label);
+        return compile();
     } catch (const compile::CellCompileError& e) {
         CompileErrorInfo info;
         info.message = e.what();
@@ -387,13 +377,12 @@ CompiledPythonModule compile_to_module(const std::string& source, const compile:
     } catch (const std::invalid_argument& e) {
         raise(PyExc_ValueError, e.what());
     }
-    if (!outcome.cache_warning.empty()) {
-        py::print(outcome.cache_warning, py::arg("file") = py::module_::import("sys").attr("stderr"));
-    }
-    auto impl = std::make_shared<ModuleImpl>(outcome.module, source, label, outcome.cache);
-    ModuleHandle handle{impl, py::dict(), options.name};
+}
+
+py::object module_object(const std::shared_ptr<ModuleImpl>& impl, const std::string& name) {
+    ModuleHandle handle{impl, py::dict(), name};
     std::map<std::string, std::shared_ptr<KernelTemplate>> templates;
-    for (const auto& k : outcome.module->kernels) {
+    for (const auto& k : impl->compiled().kernels) {
         auto kernel = std::make_shared<Kernel>(impl, k);
         if (k.instantiation.empty()) {
             handle.kernels[py::str(k.decl.name)] = py::cast(kernel);
@@ -408,7 +397,27 @@ CompiledPythonModule compile_to_module(const std::string& source, const compile:
         t->by_args[normalise_template_args(k.instantiation)] = kernel;
         t->written.push_back(k.instantiation);
     }
-    return {py::cast(std::move(handle)), impl};
+    return py::cast(std::move(handle));
+}
+
+CompiledPythonModule compile_to_module(const std::string& source, const compile::CellOptions& options,
+                                       const std::string& label) {
+    return compile_to_module(source, options, label, header_registry());
+}
+
+CompiledPythonModule compile_to_module(const std::string& source, const compile::CellOptions& options,
+                                       const std::string& label, const compile::HeaderRegistry& headers) {
+    compile::CompileOutcome outcome =
+        translate_compile_errors([&] { return compile_session().compile_cell(source, options, headers, label); });
+    if (!outcome.cache_warning.empty()) {
+        py::print(outcome.cache_warning, py::arg("file") = py::module_::import("sys").attr("stderr"));
+    }
+    ModuleRecipe recipe{source, options, {}};
+    for (const auto& name : outcome.module->headers_used) {
+        if (auto text = headers.get(name)) recipe.headers.emplace_back(name, std::move(*text));
+    }
+    auto impl = std::make_shared<ModuleImpl>(outcome.module, std::move(recipe), label, outcome.cache);
+    return {module_object(impl, options.name), impl};
 }
 
 void define_kernel_objects(py::module_& m) {
@@ -446,7 +455,7 @@ void define_kernel_objects(py::module_& m) {
                                })
         .def("__repr__", [](const Launcher& l) { return "<xcuda.Launcher " + l.kernel->name() + launch_shape(l) + ">"; });
 
-    auto kernel_type = py::class_<Kernel, std::shared_ptr<Kernel>>(m, "Kernel", "A __global__ function of a compiled cell.");
+    auto kernel_type = py::class_<Kernel, std::shared_ptr<Kernel>>(m, "Kernel", "A __global__ function of a compiled cell. Pickles with its module.");
     kernel_type
         .def_property_readonly("name", &Kernel::name)
         .def_property_readonly("signature", [](const Kernel& k) { return k.decl().signature; })
@@ -530,7 +539,10 @@ void define_kernel_objects(py::module_& m) {
             return s + ">";
         });
 
-    py::class_<ModuleHandle>(m, "Module", "A compiled cell: its kernels, PTX, CUBIN and compiler log.")
+    py::class_<ModuleHandle>(m, "Module",
+                             "A compiled cell: its kernels, PTX, CUBIN and compiler log. Pickles (for Dask workers) "
+                             "as its source, options and included headers with its CUBIN/PTX; loaded where the "
+                             "GPU's arch differs, the source is compiled again for it.")
         .def_readonly("kernels", &ModuleHandle::kernels)
         .def_readonly("name", &ModuleHandle::name)
         .def_property_readonly("ptx", [](const ModuleHandle& h) { return h.impl->compiled().ptx; })
@@ -539,8 +551,12 @@ void define_kernel_objects(py::module_& m) {
         .def_property_readonly("arch", [](const ModuleHandle& h) { return h.impl->compiled().arch; })
         .def_property_readonly("options", [](const ModuleHandle& h) { return h.impl->compiled().nvrtc_options; })
         .def_property_readonly("notes", [](const ModuleHandle& h) { return h.impl->compiled().notes; })
-        .def_property_readonly("cache", [](const ModuleHandle& h) { return cache_name(h.impl->cache()); },
-                               "Where the compile came from: 'memory', 'disk' or 'none' (compiled now).")
+        .def_property_readonly("cache",
+                               [](const ModuleHandle& h) {
+                                   return h.impl->unpickled() ? "pickle" : cache_name(h.impl->cache());
+                               },
+                               "Where the compile came from: 'memory', 'disk', 'none' (compiled now) or 'pickle' "
+                               "(the CUBIN/PTX of an unpickled module, for this process's GPU or for none).")
         .def("sass", [](const ModuleHandle& h) { return rich_object(sass_report(h.impl->compiled().cubin)); },
              "SASS of the CUBIN (needs cuobjdump or nvdisasm).")
         .def("get_global", [](const ModuleHandle& h, const std::string& name) { return device_global(h.impl, name); },

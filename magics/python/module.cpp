@@ -8,6 +8,7 @@
 #include "interrupt.hpp"
 #include "kernel_object.hpp"
 #include "graph_capture.hpp"
+#include "pickling.hpp"
 #include "rich_output.hpp"
 
 namespace xcuda::magics {
@@ -20,6 +21,7 @@ void define_module(pybind11::module_& m) {
     define_device_array(m);
     define_kernel_objects(m);
     define_graphs(m);
+    define_pickling(m);
     define_rich_reprs(m);
     define_extension(m);
     install_interrupt_check();

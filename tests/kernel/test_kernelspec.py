@@ -1,11 +1,17 @@
 """`python -m xcuda install` and `python -m xcuda` itself, run by the Python of the kernel
 under test (Debian's for the build tree, a virtualenv's for a pip install)."""
 
+import errno
 import json
 import os
+import socket
 import subprocess
 
-from conftest import connect, execute, kernel_python, package_env, stop_kernel, stream_text
+import pytest
+
+from conftest import connect, execute, kernel_python, package_env, stop_kernel, stream_text, xcuda_command
+from jupyter_client import BlockingKernelClient
+from jupyter_client.connect import write_connection_file
 from jupyter_client.manager import KernelManager
 
 
@@ -40,6 +46,28 @@ def test_install_prefix_writes_a_kernelspec_that_runs_this_python(tmp_path):
     assert sorted(os.listdir(directory)) == ["kernel.json", "logo-32x32.png", "logo-64x64.png", "logo-svg.svg"]
     # nothing else left beside it (no staging directories)
     assert os.listdir(os.path.dirname(directory)) == ["xcuda"]
+
+
+def test_the_kernelspec_names_no_path_but_its_python(tmp_path):
+    # A kernelspec copied to another machine (a JupyterHub image, an Enterprise Gateway
+    # kernelspec directory) may refer to nothing of the machine that wrote it but that Python.
+    assert run_xcuda("install", "--prefix", str(tmp_path)).returncode == 0
+    directory = spec_dir(tmp_path)
+    with open(os.path.join(directory, "kernel.json")) as f:
+        spec = json.load(f)
+
+    def strings(value):
+        if isinstance(value, str):
+            yield value
+        elif isinstance(value, dict):
+            for v in value.values():
+                yield from strings(v)
+        elif isinstance(value, list):
+            for v in value:
+                yield from strings(v)
+
+    assert [s for s in strings(spec) if os.path.isabs(s) or os.sep in s] == [spec["argv"][0]]
+    assert not any(os.path.islink(os.path.join(directory, name)) for name in os.listdir(directory))
 
 
 def test_name_and_display_name(tmp_path):
@@ -153,3 +181,59 @@ def test_the_ipc_transport_serves_a_frontend(tmp_path):
         assert reply["content"]["status"] == "ok" and stream_text(messages) == "42\n"
     finally:
         stop_kernel(km, kc)
+
+
+def free_ports(ip, count):
+    sockets = [socket.socket() for _ in range(count)]
+    try:
+        for s in sockets:
+            s.bind((ip, 0))
+        return [s.getsockname()[1] for s in sockets]
+    finally:
+        for s in sockets:
+            s.close()
+
+
+def in_use(ip, port):
+    with socket.socket() as s:
+        try:
+            s.bind((ip, port))
+        except OSError as e:
+            if e.errno == errno.EADDRINUSE:
+                return True
+            raise
+    return False
+
+
+def test_the_kernel_binds_the_ip_and_ports_its_connection_file_names(tmp_path):
+    # What a remote launcher (Enterprise Gateway's, a batch job's) does: it picks the address and
+    # the five ports, writes them into a connection file and starts the kernelspec's command with
+    # it; the kernel must listen there and nowhere else.
+    ip = "127.0.0.2"
+    try:
+        ports = free_ports(ip, 5)
+    except OSError as e:
+        pytest.skip(f"cannot bind {ip} on this machine ({e}): no second loopback address to test with")
+    channels = ("shell", "iopub", "stdin", "control", "hb")
+    connection, _ = write_connection_file(str(tmp_path / "kernel-remote.json"), ip=ip,
+                                          key=os.urandom(16).hex().encode(),
+                                          **{f"{c}_port": p for c, p in zip(channels, ports)})
+    kernel = subprocess.Popen(xcuda_command() + ["-f", connection], env=package_env())
+    kc = BlockingKernelClient()
+    kc.load_connection_file(connection)
+    kc.start_channels()
+    try:
+        kc.wait_for_ready(timeout=30)
+        reply, messages = execute(kc, "print(6 * 7)")
+        assert reply["content"]["status"] == "ok" and stream_text(messages) == "42\n"
+        assert all(in_use(ip, port) for port in ports)
+        # on that address only: the same ports on the usual loopback address are free
+        assert not any(in_use("127.0.0.1", port) for port in ports)
+    finally:
+        kc.shutdown()
+        kc.stop_channels()
+        try:
+            kernel.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            kernel.kill()
+            kernel.wait()

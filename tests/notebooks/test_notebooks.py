@@ -71,7 +71,7 @@ def gpu(tmp_path_factory):
 
 def test_every_shipped_notebook_is_found():
     names = {p.name for p in ALL_NOTEBOOKS}
-    assert {"02-teaching.ipynb", "03-profiling.ipynb", "04-interop.ipynb"} <= names, names
+    assert {"02-teaching.ipynb", "03-profiling.ipynb", "04-interop.ipynb", "05-scale-out.ipynb"} <= names, names
 
 
 @pytest.mark.parametrize("path", ALL_NOTEBOOKS, ids=[p.stem for p in ALL_NOTEBOOKS])

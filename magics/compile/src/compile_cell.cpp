@@ -195,6 +195,22 @@ std::shared_ptr<CompiledModule> build_module(std::string_view source, const std:
     return m;
 }
 
+// The module `payload` makes of `source`: build_module with the type aliases of the cell and of
+// the headers it includes (the cell's win), its notes and the names of those headers.
+std::shared_ptr<CompiledModule> bound_module(std::string_view source, const std::vector<Binding>& bindings,
+                                             const std::vector<GlobalBinding>& globals, std::vector<std::string> notes,
+                                             const CachePayload& payload, const std::string& label,
+                                             const std::vector<std::pair<std::string, std::string>>& used) {
+    auto aliases = parse_type_aliases(source);
+    for (const auto& [name, text] : used) {
+        for (auto& [alias, type] : parse_type_aliases(text)) aliases.emplace(alias, type);
+    }
+    auto m = build_module(source, bindings, globals, payload, label, aliases);
+    m->notes = std::move(notes);
+    for (const auto& [name, text] : used) m->headers_used.push_back(name);
+    return m;
+}
+
 // The machine architecture an arch names: "compute_90" -> "sm_90" ("sm_90a" stays).
 std::string machine_arch(const std::string& arch) {
     return arch.rfind("compute_", 0) == 0 ? "sm_" + arch.substr(8) : arch;
@@ -450,22 +466,31 @@ CompileOutcome CompileSession::compile_cell(std::string_view source, const CellO
     }
     std::shared_ptr<const CachePayload> loadable = payload;
     if (relocatable) loadable = device_link(*payload, arch, cell_label, opts);
-    auto aliases = parse_type_aliases(source);
-    for (const auto& [name, text] : used) {
-        for (auto& [alias, type] : parse_type_aliases(text)) aliases.emplace(alias, type);  // the cell's win
-    }
-    auto m = build_module(source, bindings, globals, *loadable, cell_label, aliases);
-    m->notes = std::move(notes);
+    auto m = bound_module(source, bindings, globals, std::move(notes), *loadable, cell_label, used);
     m->arch = arch;
     m->arch_source = arch_source;
     m->nvrtc_options = opts;
-    for (const auto& [name, text] : used) m->headers_used.push_back(name);
     m->cache_key = key;
     if (use_cache && !relocatable) {
         // the module holds its own copies of the payload's CUBIN, PTX and log
         cache_->set_memo(key, m, m->cubin.size() + m->ptx.size() + m->log.size());
     }
     return {m, level, ms_since(t0), use_cache ? cache_->take_warning() : std::string()};
+}
+
+CompileOutcome CompileSession::adopt_cell(std::string_view source, const CellOptions& options,
+                                           const HeaderRegistry& headers, const std::string& arch,
+                                           const CachePayload& payload, const std::string& cell_label) {
+    auto t0 = std::chrono::steady_clock::now();
+    std::vector<std::string> notes;
+    std::vector<GlobalBinding> globals;
+    std::vector<Binding> bindings =
+        plan_bindings(parse_kernels(source), parse_globals(source), options, globals, notes);
+    auto m = bound_module(source, bindings, globals, std::move(notes), payload, cell_label, headers.used_by(source));
+    m->arch = arch;
+    m->arch_source = ArchSource::option;
+    m->nvrtc_options = nvrtc_options(options);
+    return {m, CacheLevel::none, ms_since(t0), {}};
 }
 
 }  // namespace xcuda::compile

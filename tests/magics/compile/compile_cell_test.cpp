@@ -509,3 +509,31 @@ TEST(CompileCell, PrecompiledHeadersGoToAPrivateDirectoryUnderTheCacheNotTmp) {
     s.compile_cell("extern \"C\" __global__ void k3() {}\n", opts(""), h);
     EXPECT_EQ(std::count_if(seen.begin(), seen.end(), [](const std::string& o) { return o.rfind("--pch", 0) == 0; }), 0);
 }
+
+TEST(CompileCell, AdoptedPayloadBindsLikeTheCompileWithoutCallingTheCompiler) {
+    Fixture f;
+    const std::string src = std::string(saxpy) + R"(
+template <typename T> __global__ void axpy(T a, const T* x, T* y, int n) {}
+)";
+    auto compiled = f.compile(src, "--instantiate 'axpy<float>'");
+    const CompiledModule& m = *compiled.module;
+    CachePayload payload{m.cubin, m.ptx, m.log, {}};
+    for (const auto& k : m.kernels)
+        if (!k.name_expression.empty()) payload.lowered_names.emplace_back(k.name_expression, k.lowered_name);
+
+    CompileSession elsewhere{nullptr};
+    auto adopted = elsewhere.adopt_cell(src, opts("--instantiate 'axpy<float>'"), f.headers, m.arch, payload, "cell_2");
+    EXPECT_EQ(elsewhere.compiler_calls(), 0u);
+    const CompiledModule& a = *adopted.module;
+    EXPECT_EQ(a.cubin, m.cubin);
+    EXPECT_EQ(a.arch, "sm_90");
+    ASSERT_EQ(a.kernels.size(), m.kernels.size());
+    for (std::size_t i = 0; i < a.kernels.size(); ++i) {
+        EXPECT_EQ(a.kernels[i].lowered_name, m.kernels[i].lowered_name);
+        EXPECT_EQ(a.kernels[i].decl.signature, m.kernels[i].decl.signature);
+        EXPECT_EQ(a.kernels[i].instantiation, m.kernels[i].instantiation);
+        EXPECT_EQ(a.kernels[i].resources.has_value(), m.kernels[i].resources.has_value());
+        EXPECT_EQ(a.kernels[i].layouts.size(), m.kernels[i].layouts.size());
+    }
+    EXPECT_EQ(a.cell_label, "cell_2");
+}

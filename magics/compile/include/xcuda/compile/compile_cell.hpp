@@ -98,6 +98,15 @@ public:
     CompileOutcome compile_cell(std::string_view source, const CellOptions& options,
                                 const HeaderRegistry& headers, const std::string& cell_label = "cell");
 
+    // The module another process compiled from the same source, options and headers (an
+    // unpickled xcuda.Module), bound from its `payload` for `arch` without running the compiler
+    // or touching the cache: the kernels, signatures, resources and layouts are read as
+    // compile_cell reads them. A -dc cell's payload must already be linked. Throws ParseError
+    // like compile_cell for an --instantiate that names nothing.
+    CompileOutcome adopt_cell(std::string_view source, const CellOptions& options, const HeaderRegistry& headers,
+                              const std::string& arch, const CachePayload& payload,
+                              const std::string& cell_label = "cell");
+
     // The arch used when CellOptions::arch is empty: the override, else the current device's,
     // else rt::fallback_arch (sm_90). Resolved once per session.
     std::string default_arch(ArchSource* source = nullptr);

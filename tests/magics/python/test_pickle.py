@@ -1,0 +1,120 @@
+"""Pickling xcuda.Module, Kernel and KernelTemplate, as Dask does to a function that launches a
+notebook's kernel: the round trip into a fresh Python process, without a GPU. (With the
+simulated driver, the recompile and launch paths: test_pickle_sim.py.)"""
+import json
+import os
+import pickle
+import struct
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import xcuda
+from conftest import SAXPY
+
+TEMPLATE = r'''
+template <typename T>
+__global__ void axpy(T a, const T* x, T* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a * x[i] + y[i];
+}
+'''
+
+
+def in_child(code, blob, env=None):
+    """What `code` prints as JSON in a fresh Python given `blob` (pickled bytes) as `blob`."""
+    program = "import json, pickle, sys\nimport xcuda\nblob = sys.stdin.buffer.read()\n" + textwrap.dedent(code)
+    r = subprocess.run([sys.executable, "-c", program], input=blob, capture_output=True, timeout=120,
+                       env=env if env is not None else dict(os.environ))
+    assert r.returncode == 0, r.stderr.decode()
+    return json.loads(r.stdout.decode().strip().splitlines()[-1])
+
+
+def child_has_gpu():
+    return subprocess.run([sys.executable, "-c", "import xcuda, sys; sys.exit(0 if xcuda.driver_available() else 1)"],
+                          timeout=60).returncode == 0
+
+
+def test_a_kernel_unpickled_in_another_process_has_its_signature_resources_and_layout(saxpy):
+    got = in_child('''
+        k = pickle.loads(blob)
+        print(json.dumps({"type": type(k).__name__, "signature": k.signature, "lowered": k.lowered_name,
+                          "resources": k.resources, "layout": k.parameter_layout}))
+    ''', pickle.dumps(saxpy))
+    assert got == {"type": "Kernel", "signature": saxpy.signature, "lowered": "saxpy",
+                   "resources": saxpy.resources, "layout": saxpy.parameter_layout}
+
+
+def test_a_module_unpickled_without_a_gpu_keeps_its_cubin_ptx_and_arch():
+    m = xcuda.compile(SAXPY + "__global__ void cpp_kernel(int* p) { p[0] = 1; }\n", name="twokernels")
+    got = in_child('''
+        m = pickle.loads(blob)
+        print(json.dumps({"kernels": sorted(m.kernels), "arch": m.arch, "cubin": m.cubin.hex(), "ptx": m.ptx,
+                          "name": m.name, "cache": m.cache, "options": m.options,
+                          "cpp": m.cpp_kernel.lowered_name, "gpu": xcuda.driver_available()}))
+    ''', pickle.dumps(m))
+    assert got["kernels"] == ["cpp_kernel", "saxpy"]
+    assert got["name"] == "twokernels"
+    assert got["cpp"] == m.cpp_kernel.lowered_name
+    assert got["options"] == m.options
+    if not got["gpu"]:
+        assert (got["arch"], got["cache"]) == (m.arch, "pickle")
+        assert bytes.fromhex(got["cubin"]) == m.cubin and got["ptx"] == m.ptx
+
+
+def test_a_template_and_one_instantiation_round_trip():
+    m = xcuda.compile(TEMPLATE, instantiate=["axpy<float>", "axpy<double>"])
+    template, double = m.kernels["axpy"], m.kernels["axpy"]["double"]
+    got = in_child('''
+        t, k = pickle.loads(blob)
+        print(json.dumps({"instantiations": t.instantiations, "float": t["float"].signature,
+                          "double": k.signature, "type": type(t).__name__}))
+    ''', pickle.dumps((template, double)))
+    assert got == {"instantiations": ["float", "double"], "float": template["float"].signature,
+                   "double": double.signature, "type": "KernelTemplate"}
+
+
+def test_a_header_cell_travels_with_the_kernel_that_includes_it(ip):
+    assert ip.run_cell("%%cuda_header real_pickle.h\ntypedef float real_p;\n").success
+    assert ip.run_cell('%%cuda\n#include "real_pickle.h"\n'
+                       'extern "C" __global__ void fill_p(real_p* x, real_p v) { x[0] = v; }\n').success
+    fill = ip.user_ns["fill_p"]
+    # Without the header's typedef the child could not tell what `v` takes.
+    got = in_child('''
+        import numpy as np
+        k = pickle.loads(blob)
+        packed = k._packed_arguments(np.zeros(1, np.float32), 1.5)
+        print(json.dumps({"v": packed[1].hex(), "kind": k.parameter_layout[1]["kind"]}))
+    ''', pickle.dumps(fill))
+    assert got == {"v": struct.pack("<f", 1.5).hex(), "kind": "scalar"}
+
+
+def test_a_launch_of_an_unpickled_kernel_without_a_gpu_raises_no_device_error(saxpy):
+    if child_has_gpu():
+        pytest.skip("this machine has a GPU: the launch runs (test_dask.py checks its result)")
+    got = in_child('''
+        import numpy as np
+        k = pickle.loads(blob)
+        x = np.ones(8, np.float32)
+        try:
+            k[1, 8](2.0, x, x.copy(), 8)
+        except xcuda.NoDeviceError as e:
+            print(json.dumps({"error": "NoDeviceError", "message": str(e)}))
+    ''', pickle.dumps(saxpy))
+    assert got["error"] == "NoDeviceError" and got["message"]
+
+
+def test_unpickling_in_the_same_process_gives_an_equal_kernel(saxpy):
+    again = pickle.loads(pickle.dumps(saxpy))
+    assert again.signature == saxpy.signature and again.resources == saxpy.resources
+    assert pickle.loads(pickle.dumps(again)).lowered_name == "saxpy"
+
+
+def test_a_state_from_another_xcuda_version_says_to_install_the_same_version(saxpy):
+    m = xcuda.compile(SAXPY)
+    state = m.__getstate__()
+    state["version"] = 999
+    with pytest.raises(ValueError, match=r"format 999.*same xcuda version"):
+        xcuda.Module.__new__(xcuda.Module).__setstate__(state)
