@@ -49,7 +49,7 @@ if has module || has kernel || has notebooks || has probe || has bench; then
   python3 -m pip install --no-index --find-links .whl --find-links .device/wheel xcuda >"$OUT/pip-install.log" 2>&1; rc=$?
   note "pip install --no-index xcuda (into $(python3 -c 'import sys; print(sys.prefix)')) rc=$rc in $(python3 -c "import time; print(round(time.time() - $time_start, 1))") s"
   # the test tools (and ipykernel, bench part 5's peer): not the package's own dependencies
-  python3 -m pip install --no-index --find-links .whl jupyter_client jupyter_kernel_test nbclient nbformat ipykernel ipywidgets >>"$OUT/pip-install.log" 2>&1
+  python3 -m pip install --no-index --find-links .whl jupyter_client jupyter_kernel_test nbclient nbformat ipykernel ipywidgets distributed >>"$OUT/pip-install.log" 2>&1
   python3 -m xcuda install --sys-prefix >"$OUT/xcuda-install.log" 2>&1; rc=$?
   note "python -m xcuda install --sys-prefix rc=$rc: $(head -1 "$OUT/xcuda-install.log")"
   python3 -c "import xcuda, sys; print(xcuda.__file__, sys.version.split()[0])" >>"$OUT/xcuda-install.log" 2>&1
