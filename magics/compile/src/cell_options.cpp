@@ -81,8 +81,7 @@ const CommandSpec& cuda_command_spec() {
             {"", "--fast-math", "", "compile with -use_fast_math", false, {}, {}},
             {"", "--lineinfo", "", "keep line information for profilers (-lineinfo)", false, {}, {}},
             {"", "--fast-compile", "LEVEL",
-             "compile faster, run slower: NVRTC 12.9+'s --Ofast-compile=LEVEL, max (default), mid or min "
-             "(less optimisation: an unrolled tiled matmul compiles in about half the time)",
+             "compile faster, run slower (NVRTC 12.9+ --Ofast-compile): max (default), mid or min",
              false, fast_compile_level_problem, "max", "max"},
             {"", "--no-cache", "", "compile again, bypassing the memory and disk cache", false, {}, {}},
             {"-h", "--help", "", "show this help and compile nothing", false, {}, {}},
