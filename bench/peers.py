@@ -68,6 +68,50 @@ extern "C" __global__ void norm_rows(const float* x, float* out, int n) {
 }
 '''
 
+# A compute-heavy cell for --fast-compile: C = A B (n x n row-major floats, n a multiple of 128),
+# 128 x 128 tiles per block of 256 threads, 8 x 8 outputs per thread, every inner loop unrolled
+# and the k loop by 4: most of its compile time is optimisation, which --Ofast-compile trades.
+MATMUL = r'''
+#include <cuda/std/cmath>
+constexpr int BM = 128, BN = 128, BK = 8, TM = 8, TN = 8, THREADS = (BM / TM) * (BN / TN);
+extern "C" __global__ void __launch_bounds__(THREADS) matmul(const float* __restrict__ a, const float* __restrict__ b,
+                                                            float* __restrict__ c, int n) {
+    __shared__ float as[BK][BM];
+    __shared__ float bs[BK][BN];
+    const int tx = threadIdx.x % (BN / TN), ty = threadIdx.x / (BN / TN);
+    const int row0 = blockIdx.y * BM, col0 = blockIdx.x * BN;
+    float acc[TM][TN] = {};
+#pragma unroll 4
+    for (int k0 = 0; k0 < n; k0 += BK) {
+#pragma unroll
+        for (int l = 0; l < BM * BK / THREADS; ++l) {
+            const int idx = threadIdx.x + l * THREADS;
+            as[idx % BK][idx / BK] = a[(row0 + idx / BK) * n + k0 + idx % BK];
+            bs[idx / BN][idx % BN] = b[(k0 + idx / BN) * n + col0 + idx % BN];
+        }
+        __syncthreads();
+#pragma unroll
+        for (int kk = 0; kk < BK; ++kk) {
+            float ar[TM], br[TN];
+#pragma unroll
+            for (int i = 0; i < TM; ++i) ar[i] = as[kk][ty * TM + i];
+#pragma unroll
+            for (int j = 0; j < TN; ++j) br[j] = bs[kk][tx * TN + j];
+#pragma unroll
+            for (int i = 0; i < TM; ++i)
+#pragma unroll
+                for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(ar[i], br[j], acc[i][j]);
+        }
+        __syncthreads();
+    }
+#pragma unroll
+    for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j) c[(row0 + ty * TM + i) * n + col0 + tx * TN + j] = cuda::std::copysign(cuda::std::abs(acc[i][j]), acc[i][j]);
+}
+'''
+MATMUL_TILE, MATMUL_THREADS = 128, 256
+
 
 def salted(src: str, salt: str) -> str:
     """A source no cache has seen; the salt goes last so that the #include prefix, which

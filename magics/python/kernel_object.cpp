@@ -24,6 +24,7 @@
 #include <Python.h>
 
 #include <cctype>
+#include <list>
 #include <stdexcept>
 
 namespace py = pybind11;
@@ -224,6 +225,17 @@ py::object lookup_instantiation(const KernelTemplate& t, py::handle key) {
     return py::cast(it->second);
 }
 
+// fast_compile=True (NVRTC's max), "max", "mid" or "min"; False or None: off.
+std::string fast_compile_level(py::handle v) {
+    if (v.is_none() || PyBool_Check(v.ptr())) return v.ptr() == Py_True ? "max" : "";
+    if (!py::isinstance<py::str>(v))
+        raise(PyExc_TypeError, "fast_compile=" + py::repr(v).cast<std::string>() +
+                                   " is not a level; pass True (max), 'mid' or 'min'");
+    std::string level = v.cast<std::string>();
+    if (auto problem = compile::fast_compile_level_problem(level)) raise(PyExc_ValueError, *problem);
+    return level;
+}
+
 compile::CellOptions options_from_kwargs(const py::kwargs& kw) {
     compile::CellOptions o;
     auto strings = [](py::handle v) {
@@ -250,13 +262,14 @@ compile::CellOptions options_from_kwargs(const py::kwargs& kw) {
             }
         } else if (key == "instantiate") o.instantiate = strings(v);
         else if (key == "fast_math") o.fast_math = v.cast<bool>();
+        else if (key == "fast_compile") o.fast_compile = fast_compile_level(v);
         else if (key == "lineinfo") o.lineinfo = v.cast<bool>();
         else if (key == "no_cache") o.no_cache = v.cast<bool>();
         else if (key == "options") o.nvrtc_extra = strings(v);
         else {
             raise(PyExc_TypeError, "compile() got an unexpected option " + key +
                                        "; options: name, arch, std, include_dirs, defines, instantiate, fast_math, "
-                                       "lineinfo, no_cache, options (extra NVRTC options)");
+                                       "fast_compile, lineinfo, no_cache, options (extra NVRTC options)");
         }
     }
     return o;
@@ -301,21 +314,20 @@ const rt::Module& ModuleImpl::loaded(int device) {
     return it->second;
 }
 
-Kernel::Kernel(std::shared_ptr<ModuleImpl> module, const compile::CompiledKernel& kernel)
-    : module_(std::move(module)),
-      decl_(kernel.decl),
-      lowered_name_(kernel.lowered_name),
-      instantiation_(kernel.instantiation),
-      resources_(kernel.resources),
-      packer_(kernel.decl, kernel.layouts),
-      description_("kernel `" + kernel.decl.name + (kernel.instantiation.empty() ? "" : "<" + kernel.instantiation + ">") +
-                   "`") {}
+KernelBinding::KernelBinding(const compile::CompiledKernel& k)
+    : kernel(k),
+      packer(k.decl, k.layouts),
+      description("kernel `" + k.decl.name + (k.instantiation.empty() ? "" : "<" + k.instantiation + ">") + "`"),
+      name(k.decl.name) {}
+
+Kernel::Kernel(std::shared_ptr<ModuleImpl> module, std::shared_ptr<const KernelBinding> binding)
+    : module_(std::move(module)), binding_(std::move(binding)) {}
 
 const rt::Function& Kernel::function() {
     const int device = current_device();
     activate(device);
     if (function_device_ != device || !function_) {
-        function_ = module_->loaded(device).function(lowered_name_);
+        function_ = module_->loaded(device).function(binding_->kernel.lowered_name);
         function_device_ = device;
     }
     return *function_;
@@ -327,10 +339,10 @@ void Kernel::launch(py::handle args, rt::Dim3 grid, rt::Dim3 block, std::size_t 
     if (capture != nullptr) stream = capture->stream_for(stream);
     const bool captured = capture != nullptr && stream == capture->stream();
     PackedArgs packed;
-    packer_.pack(args, stream, packed);
+    binding_->packer.pack(args, stream, packed);
     if (captured) refuse_host_arrays_in_graphs(*this, packed);
     if (packed.required_device >= 0 && packed.required_device != current_device()) {
-        raise(PyExc_ValueError, description_ + " would run on device " + std::to_string(current_device()) +
+        raise(PyExc_ValueError, binding_->description + " would run on device " + std::to_string(current_device()) +
                                     " but its array arguments are on device " + std::to_string(packed.required_device) +
                                     ": select that device (xcuda.Device(" + std::to_string(packed.required_device) +
                                     ").use()) or copy the arrays");
@@ -355,6 +367,34 @@ void Kernel::launch(py::handle args, rt::Dim3 grid, rt::Dim3 block, std::size_t 
     }
     unstage_host_arrays(packed, stream, current_device());
 }
+
+namespace {
+
+// The bindings of `compiled`'s kernels, made once per compiled module: a re-run cell gets the
+// memory cache's same module, and its new Kernels share these. The most recent modules are
+// remembered by weak reference (the cache decides how long a module lives). GIL held.
+const std::vector<std::shared_ptr<const KernelBinding>>& kernel_bindings(
+    const std::shared_ptr<const compile::CompiledModule>& compiled) {
+    struct Recent {
+        std::weak_ptr<const compile::CompiledModule> module;
+        std::vector<std::shared_ptr<const KernelBinding>> bindings;
+    };
+    constexpr std::size_t kept = 32;
+    static auto* recent = new std::list<Recent>();  // most recent first; never destroyed (holds Python objects)
+    for (auto it = recent->begin(); it != recent->end(); ++it) {
+        if (!it->module.owner_before(compiled) && !compiled.owner_before(it->module)) {
+            recent->splice(recent->begin(), *recent, it);
+            return recent->front().bindings;
+        }
+    }
+    Recent made{compiled, {}};
+    for (const auto& k : compiled->kernels) made.bindings.push_back(std::make_shared<const KernelBinding>(k));
+    recent->push_front(std::move(made));
+    if (recent->size() > kept) recent->pop_back();
+    return recent->front().bindings;
+}
+
+}  // namespace
 
 compile::CompileOutcome translate_compile_errors(const std::function<compile::CompileOutcome()>& compile) {
     try {
@@ -382,17 +422,18 @@ compile::CompileOutcome translate_compile_errors(const std::function<compile::Co
 py::object module_object(const std::shared_ptr<ModuleImpl>& impl, const std::string& name) {
     ModuleHandle handle{impl, py::dict(), name};
     std::map<std::string, std::shared_ptr<KernelTemplate>> templates;
-    for (const auto& k : impl->compiled().kernels) {
-        auto kernel = std::make_shared<Kernel>(impl, k);
+    for (const auto& binding : kernel_bindings(impl->compiled_shared())) {
+        const compile::CompiledKernel& k = binding->kernel;
+        auto kernel = std::make_shared<Kernel>(impl, binding);
         if (k.instantiation.empty()) {
-            handle.kernels[py::str(k.decl.name)] = py::cast(kernel);
+            handle.kernels[binding->name] = py::cast(kernel);
             continue;
         }
         auto& t = templates[k.decl.name];
         if (!t) {
             t = std::make_shared<KernelTemplate>();
             t->name = k.decl.name;
-            handle.kernels[py::str(k.decl.name)] = py::cast(t);
+            handle.kernels[binding->name] = py::cast(t);
         }
         t->by_args[normalise_template_args(k.instantiation)] = kernel;
         t->written.push_back(k.instantiation);
@@ -592,7 +633,8 @@ void define_kernel_objects(py::module_& m) {
         },
         py::arg("source"),
         "Compiles CUDA C++ with NVRTC (cached) and returns an xcuda.Module. Options: name, arch, std, include_dirs, "
-        "defines, instantiate, fast_math, lineinfo, no_cache, options.");
+        "defines, instantiate, fast_math, fast_compile (True, 'max', 'mid' or 'min': NVRTC's --Ofast-compile), "
+        "lineinfo, no_cache, options.");
 
     install_launch_slots(m, kernel_type, launcher_type);
 }

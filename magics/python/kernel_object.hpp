@@ -34,6 +34,7 @@ public:
     ModuleImpl(std::shared_ptr<const compile::CompiledModule> compiled, ModuleRecipe recipe, std::string label,
                compile::CacheLevel cache, bool unpickled = false);
     const compile::CompiledModule& compiled() const { return *compiled_; }
+    const std::shared_ptr<const compile::CompiledModule>& compiled_shared() const { return compiled_; }
     const ModuleRecipe& recipe() const { return recipe_; }
     const std::string& source() const { return recipe_.source; }
     const std::string& label() const { return label_; }
@@ -51,17 +52,28 @@ private:
     std::map<int, rt::Module> loaded_;
 };
 
+// What a Kernel takes from its compiled form alone: made once per compiled module and shared
+// by every Module compiled from it, so re-running a cell builds no argument packer again.
+struct KernelBinding {
+    explicit KernelBinding(const compile::CompiledKernel& kernel);
+
+    compile::CompiledKernel kernel;
+    ArgumentPacker packer;
+    std::string description;  // "kernel `saxpy`", for messages
+    pybind11::str name;       // its key in Module.kernels (made once: Python caches a str's hash)
+};
+
 class Kernel : public std::enable_shared_from_this<Kernel> {
 public:
-    Kernel(std::shared_ptr<ModuleImpl> module, const compile::CompiledKernel& kernel);
+    Kernel(std::shared_ptr<ModuleImpl> module, std::shared_ptr<const KernelBinding> binding);
 
-    const std::string& name() const { return decl_.name; }
-    const compile::KernelDecl& decl() const { return decl_; }
-    const std::string& lowered_name() const { return lowered_name_; }
-    const std::string& instantiation() const { return instantiation_; }
-    const std::optional<rt::KernelResources>& resources() const { return resources_; }
+    const std::string& name() const { return binding_->kernel.decl.name; }
+    const compile::KernelDecl& decl() const { return binding_->kernel.decl; }
+    const std::string& lowered_name() const { return binding_->kernel.lowered_name; }
+    const std::string& instantiation() const { return binding_->kernel.instantiation; }
+    const std::optional<rt::KernelResources>& resources() const { return binding_->kernel.resources; }
     const std::shared_ptr<ModuleImpl>& module() const { return module_; }
-    const ArgumentPacker& packer() const { return packer_; }
+    const ArgumentPacker& packer() const { return binding_->packer; }
 
     // The function in the selected device's context (activates it; NoDeviceError without a GPU).
     const rt::Function& function();
@@ -74,12 +86,7 @@ public:
 
 private:
     std::shared_ptr<ModuleImpl> module_;
-    compile::KernelDecl decl_;
-    std::string lowered_name_;
-    std::string instantiation_;
-    std::optional<rt::KernelResources> resources_;
-    ArgumentPacker packer_;
-    std::string description_;  // "kernel `saxpy`", for messages
+    std::shared_ptr<const KernelBinding> binding_;
     int function_device_ = -1;
     std::optional<rt::Function> function_;
 };

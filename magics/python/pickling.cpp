@@ -32,6 +32,7 @@ void for_each_compile_option(Options& o, Visit&& visit) {
     visit("defines", o.defines);
     visit("instantiate", o.instantiate);
     visit("fast_math", o.fast_math);
+    visit("fast_compile", o.fast_compile);
     visit("lineinfo", o.lineinfo);
     visit("no_cache", o.no_cache);
     visit("nvrtc_extra", o.nvrtc_extra);

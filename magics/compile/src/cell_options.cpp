@@ -44,6 +44,12 @@ std::optional<std::string> check_instantiation(const std::string& v) {
 
 }  // namespace
 
+std::optional<std::string> fast_compile_level_problem(const std::string& v) {
+    if (v == "max" || v == "mid" || v == "min") return std::nullopt;
+    return "--fast-compile=" + v + " is not a level; write --fast-compile (max), --fast-compile=mid or "
+           "--fast-compile=min";
+}
+
 const CommandSpec& cuda_command_spec() {
     static const CommandSpec spec = [] {
         CommandSpec s;
@@ -74,6 +80,9 @@ const CommandSpec& cuda_command_spec() {
              {}, {}},
             {"", "--fast-math", "", "compile with -use_fast_math", false, {}, {}},
             {"", "--lineinfo", "", "keep line information for profilers (-lineinfo)", false, {}, {}},
+            {"", "--fast-compile", "LEVEL",
+             "compile faster, run slower (NVRTC 12.9+ --Ofast-compile): max (default), mid or min",
+             false, fast_compile_level_problem, "max", "max"},
             {"", "--no-cache", "", "compile again, bypassing the memory and disk cache", false, {}, {}},
             {"-h", "--help", "", "show this help and compile nothing", false, {}, {}},
         };
@@ -97,6 +106,7 @@ CellOptions parse_cell_options(std::string_view line) {
     o.fast_math = a.has("--fast-math");
     // --ptx interleaves the cell's lines with the PTX they produced: that needs line info.
     o.lineinfo = a.has("--lineinfo") || o.ptx;
+    o.fast_compile = a.value("--fast-compile");
     o.no_cache = a.has("--no-cache");
     o.help = a.has("--help");
     o.nvrtc_extra = a.passthrough;
@@ -112,8 +122,16 @@ std::vector<std::string> nvrtc_options(const CellOptions& options) {
     for (const auto& i : options.include_dirs) v.push_back("-I" + i);
     if (options.fast_math) v.push_back("-use_fast_math");
     if (options.lineinfo) v.push_back("-lineinfo");
+    if (!options.fast_compile.empty()) v.push_back("--Ofast-compile=" + options.fast_compile);
     v.insert(v.end(), options.nvrtc_extra.begin(), options.nvrtc_extra.end());
     return v;
+}
+
+std::optional<std::string> unsupported_by_nvrtc(const CellOptions& options, int major, int minor) {
+    if (options.fast_compile.empty() || major > 12 || (major == 12 && minor >= 9)) return std::nullopt;
+    return "--fast-compile needs NVRTC 12.9 or newer (its --Ofast-compile option); this kernel uses NVRTC " +
+           std::to_string(major) + "." + std::to_string(minor) +
+           ": install CUDA Toolkit 12.9+ (13 recommended) for the kernel, or remove --fast-compile";
 }
 
 }  // namespace xcuda::compile

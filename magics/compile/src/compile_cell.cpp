@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <cctype>
 #include <chrono>
+#include <cstdint>
 #include <map>
 #include <set>
 
@@ -216,6 +217,30 @@ std::string machine_arch(const std::string& arch) {
     return arch.rfind("compute_", 0) == 0 ? "sm_" + arch.substr(8) : arch;
 }
 
+// What a call was given that its result depends on, as given: the cell's text, its NVRTC
+// options, instantiations and arch; length-prefixed fields, so no two different calls write the
+// same string. Headers are not in it: their registry's generation is checked beside it.
+std::string rerun_key(std::string_view source, const std::vector<std::string>& opts,
+                      const std::vector<std::string>& instantiate, const std::string& arch) {
+    std::string k;
+    k.reserve(source.size() + arch.size() + 64);
+    auto field = [&k](std::string_view s) {
+        const auto n = static_cast<std::uint32_t>(s.size());
+        k.append(reinterpret_cast<const char*>(&n), sizeof n).append(s);
+    };
+    field(arch);
+    for (const auto* list : {&opts, &instantiate}) {
+        field(std::to_string(list->size()));
+        for (const auto& o : *list) field(o);
+    }
+    field(source);
+    return k;
+}
+
+// What the re-run memo may hold: it keeps each cell's text once more, so a session that
+// compiles many large distinct cells starts it afresh past this.
+constexpr std::size_t rerun_memo_limit_bytes = std::size_t(16) << 20;
+
 double ms_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -360,6 +385,30 @@ std::shared_ptr<const CachePayload> CompileSession::device_link(const CachePaylo
     return out;
 }
 
+std::shared_ptr<const CompiledModule> CompileSession::memoised(const std::string& key, const std::string& cell_label) {
+    auto memo = cache_->memo(key);
+    if (!memo) return nullptr;
+    auto m = std::static_pointer_cast<const CompiledModule>(memo);
+    if (m->cell_label != cell_label && !m->warnings.empty()) {
+        auto relabelled = std::make_shared<CompiledModule>(*m);
+        for (auto& d : relabelled->warnings)
+            if (d.file == m->cell_label) d.file = cell_label;
+        relabelled->cell_label = cell_label;
+        m = relabelled;
+    }
+    return m;
+}
+
+void CompileSession::remember_rerun(std::string call, const std::string& key, std::uint64_t headers_generation) {
+    if (rerun_bytes_ + call.size() > rerun_memo_limit_bytes) {
+        reruns_.clear();
+        rerun_bytes_ = 0;
+    }
+    auto [it, added] = reruns_.try_emplace(std::move(call));
+    if (added) rerun_bytes_ += it->first.size();
+    it->second = {key, headers_generation};
+}
+
 CompileOutcome CompileSession::compile_cell(std::string_view source, const CellOptions& options,
                                             const HeaderRegistry& headers, const std::string& cell_label) {
     auto t0 = std::chrono::steady_clock::now();
@@ -367,11 +416,30 @@ CompileOutcome CompileSession::compile_cell(std::string_view source, const CellO
     std::string arch = options.arch.empty() ? default_arch(&arch_source) : options.arch;
     if (!toolkit_dirs_) toolkit_dirs_ = rt::toolkit_include_dirs();
     if (nvrtc_version_.empty()) {
-        auto [major, minor] = rt::nvrtc_version();
+        nvrtc_ = rt::nvrtc_version();
+        const auto [major, minor] = nvrtc_;
         nvrtc_version_ = std::to_string(major) + "." + std::to_string(minor);
         minimal_supported_ = major > 12 || (major == 12 && minor >= 4);
     }
+    if (auto why = unsupported_by_nvrtc(options, nvrtc_.first, nvrtc_.second)) throw ParseError("--fast-compile", *why);
     std::vector<std::string> opts = nvrtc_options(options);
+    const bool use_cache = cache_ && !options.no_cache;
+
+    // A re-run: the call's own text finds the key, so the cell is not parsed, its #includes not
+    // followed and nothing hashed. The memory cache still decides whether the module is there
+    // (evicted, cleared), and any change to the header registry sends the call the long way.
+    // Relocatable (-dc) calls are never remembered, so they never match.
+    std::string call;
+    if (use_cache) {
+        call = rerun_key(source, opts, options.instantiate, arch);
+        auto it = reruns_.find(call);
+        if (it != reruns_.end() && it->second.headers_generation == headers.generation()) {
+            if (auto m = memoised(it->second.key, cell_label)) return {m, CacheLevel::memory, ms_since(t0), {}};
+        }
+    }
+
+    ++derivations_;
+    const bool relocatable = wants_relocatable_code(opts);  // a linked module depends on other cells: never memoised
     auto used = headers.used_by(source);
 
     Sha256 h;
@@ -394,18 +462,9 @@ CompileOutcome CompileSession::compile_cell(std::string_view source, const CellO
     h.field(source);
     std::string key = to_hex(h.finish());
 
-    bool use_cache = cache_ && !options.no_cache;
-    const bool relocatable = wants_relocatable_code(opts);
-    if (use_cache && !relocatable) {  // a linked module depends on other cells: never memoised
-        if (auto memo = cache_->memo(key)) {
-            auto m = std::static_pointer_cast<const CompiledModule>(memo);
-            if (m->cell_label != cell_label && !m->warnings.empty()) {
-                auto relabelled = std::make_shared<CompiledModule>(*m);
-                for (auto& d : relabelled->warnings)
-                    if (d.file == m->cell_label) d.file = cell_label;
-                relabelled->cell_label = cell_label;
-                m = relabelled;
-            }
+    if (use_cache && !relocatable) {
+        if (auto m = memoised(key, cell_label)) {
+            remember_rerun(std::move(call), key, headers.generation());
             return {m, CacheLevel::memory, ms_since(t0), {}};
         }
     }
@@ -474,6 +533,7 @@ CompileOutcome CompileSession::compile_cell(std::string_view source, const CellO
     if (use_cache && !relocatable) {
         // the module holds its own copies of the payload's CUBIN, PTX and log
         cache_->set_memo(key, m, m->cubin.size() + m->ptx.size() + m->log.size());
+        remember_rerun(std::move(call), key, headers.generation());
     }
     return {m, level, ms_since(t0), use_cache ? cache_->take_warning() : std::string()};
 }

@@ -1,5 +1,6 @@
 #include "xcuda/compile/header_registry.hpp"
 
+#include <atomic>
 #include <cctype>
 #include <set>
 #include <stdexcept>
@@ -14,6 +15,7 @@ void HeaderRegistry::set(const std::string& name, std::string text) {
         throw std::invalid_argument("header name '" + name +
                                     "' cannot be #included; use a name like my_utils.cuh (no spaces, quotes or <>)");
     headers_[name] = std::move(text);
+    generation_ = next_generation();
 }
 
 std::optional<std::string> HeaderRegistry::get(const std::string& name) const {
@@ -22,7 +24,16 @@ std::optional<std::string> HeaderRegistry::get(const std::string& name) const {
     return it->second;
 }
 
-bool HeaderRegistry::erase(const std::string& name) { return headers_.erase(name) != 0; }
+bool HeaderRegistry::erase(const std::string& name) {
+    if (headers_.erase(name) == 0) return false;
+    generation_ = next_generation();
+    return true;
+}
+
+std::uint64_t HeaderRegistry::next_generation() {
+    static std::atomic<std::uint64_t> last{0};
+    return ++last;
+}
 
 std::vector<std::string> HeaderRegistry::list() const {
     std::vector<std::string> names;

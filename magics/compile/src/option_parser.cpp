@@ -1,6 +1,7 @@
 #include "xcuda/compile/option_parser.hpp"
 
 #include <algorithm>
+#include <utility>
 
 namespace xcuda::compile {
 namespace {
@@ -96,8 +97,10 @@ ParsedArgs parse_args(std::string_view line, const CommandSpec& spec) {
                                        (o.example.empty() ? o.metavar : o.example) + help_hint);
     };
 
+    const OptionSpec* bare_optional = nullptr;  // the word before was e.g. `--fast-compile`, no `=`
     for (std::size_t i = 0; i < words.size(); ++i) {
         const std::string& w = words[i].text;
+        const OptionSpec* before = std::exchange(bare_optional, nullptr);
         if (w == "--" && spec.passthrough) {
             for (std::size_t j = i + 1; j < words.size(); ++j) out.passthrough.push_back(words[j].text);
             break;
@@ -116,6 +119,9 @@ ParsedArgs parse_args(std::string_view line, const CommandSpec& spec) {
             std::string value;
             if (eq != std::string::npos) {
                 value = w.substr(eq + 1);
+            } else if (o->value_optional()) {
+                value = o->implicit_value;
+                bare_optional = o;
             } else {
                 if (i + 1 >= words.size()) throw needs_value(*o, w);
                 value = words[++i].text;
@@ -147,6 +153,9 @@ ParsedArgs parse_args(std::string_view line, const CommandSpec& spec) {
         }
         switch (spec.positionals) {
         case Positionals::none:
+            if (before)
+                throw ParseError(w, "unexpected argument " + quoted(w) + ": write " + before->long_name + "=" + w +
+                                        " (" + before->long_name + " takes its value only after =)");
             throw ParseError(w, "unexpected argument " + quoted(w) + help_hint +
                                     (spec.passthrough ? " (NVRTC options go after --)" : ""));
         case Positionals::words:
@@ -169,7 +178,8 @@ std::string format_help(const CommandSpec& spec) {
         if (!o.short_name.empty()) left += o.short_name;
         if (!o.short_name.empty() && !o.long_name.empty()) left += ", ";
         if (!o.long_name.empty()) left += o.long_name;
-        if (o.takes_value()) left += " " + o.metavar;
+        if (o.value_optional()) left += "[=" + o.metavar + "]";
+        else if (o.takes_value()) left += " " + o.metavar;
         rows.emplace_back(left, o.help + (o.repeatable ? " (repeatable)" : ""));
     }
     if (spec.passthrough) rows.emplace_back("  -- OPTIONS...", "pass the remaining words to NVRTC unchanged");

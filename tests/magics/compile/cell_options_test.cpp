@@ -99,10 +99,41 @@ TEST(CellOptions, ErrorsCarryTheBadToken) {
 TEST(CellOptions, HelpTextListsEveryOption) {
     std::string h = cuda_help_text();
     for (const char* opt : {"-n, --name NAME", "--arch sm_XX", "--std", "-I DIR", "-D NAME[=VALUE]", "--instantiate EXPR",
-                            "--ptx", "--sass", "--resources", "--fast-math", "--lineinfo", "--no-cache", "-h, --help",
-                            "-- OPTIONS..."})
+                            "--ptx", "--sass", "--resources", "--fast-math", "--fast-compile[=LEVEL]", "--lineinfo",
+                            "--no-cache", "-h, --help", "-- OPTIONS..."})
         EXPECT_NE(h.find(opt), std::string::npos) << opt << " missing from:\n" << h;
     EXPECT_NE(h.find("(repeatable)"), std::string::npos);
+}
+
+TEST(CellOptions, FastCompileIsMaxBareAndALevelAfterEquals) {
+    EXPECT_EQ(parse_cell_options("").fast_compile, "");
+    EXPECT_EQ(parse_cell_options("--fast-compile").fast_compile, "max");
+    EXPECT_EQ(parse_cell_options("--fast-compile=mid").fast_compile, "mid");
+    EXPECT_EQ(parse_cell_options("--fast-compile=min --ptx").fast_compile, "min");
+    EXPECT_EQ(nvrtc_options(parse_cell_options("--fast-compile --fast-math -- -G")),
+              (std::vector<std::string>{"-std=c++17", "-use_fast_math", "--Ofast-compile=max", "-G"}));
+    EXPECT_EQ(nvrtc_options(parse_cell_options("--fast-compile=mid")),
+              (std::vector<std::string>{"-std=c++17", "--Ofast-compile=mid"}));
+}
+
+TEST(CellOptions, FastCompileLevelErrorsSayHowToWriteIt) {
+    EXPECT_EQ(error_of("--fast-compile=fast"),
+              "--fast-compile=fast is not a level; write --fast-compile (max), --fast-compile=mid or --fast-compile=min");
+    // the level goes after `=`: the next word is not taken, and the error says so
+    EXPECT_EQ(error_of("--fast-compile mid"),
+              "unexpected argument 'mid': write --fast-compile=mid (--fast-compile takes its value only after =)");
+    EXPECT_EQ(error_of("--fast-compile --fast-compile=mid"), "--fast-compile given twice; give it once");
+    EXPECT_EQ(error_of("--fast-compile="), "--fast-compile needs a value like max; run %%cuda -h for the options");
+}
+
+TEST(CellOptions, FastCompileNeedsNvrtc129AndSaysSo) {
+    CellOptions fast = parse_cell_options("--fast-compile");
+    EXPECT_EQ(unsupported_by_nvrtc(fast, 12, 8).value_or(""),
+              "--fast-compile needs NVRTC 12.9 or newer (its --Ofast-compile option); this kernel uses NVRTC 12.8: "
+              "install CUDA Toolkit 12.9+ (13 recommended) for the kernel, or remove --fast-compile");
+    EXPECT_FALSE(unsupported_by_nvrtc(fast, 12, 9));
+    EXPECT_FALSE(unsupported_by_nvrtc(fast, 13, 0));
+    EXPECT_FALSE(unsupported_by_nvrtc(parse_cell_options(""), 11, 8));
 }
 
 TEST(CellOptions, PtxImpliesLineInfoSoTheViewCanShowTheCellsLines) {

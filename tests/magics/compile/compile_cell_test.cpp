@@ -311,6 +311,82 @@ TEST(CompileCell, RerunIsAMemoryHitWithNoCompilerCall) {
     EXPECT_EQ(f.session.compiler_calls(), 1u);
 }
 
+TEST(CompileCell, RerunIsFoundByItsTextWithoutParsingOrHashing) {
+    Fixture f;
+    auto first = f.compile(saxpy, "-D N=4", "cell_1");
+    EXPECT_EQ(f.session.key_derivations(), 1u);
+    for (const char* label : {"cell_2", "cell_3", "cell_4"}) {
+        auto again = f.compile(saxpy, "-D N=4", label);
+        EXPECT_EQ(again.cache, CacheLevel::memory);
+        EXPECT_EQ(again.module, first.module);
+    }
+    EXPECT_EQ(f.session.key_derivations(), 1u);
+    EXPECT_EQ(f.session.compiler_calls(), 1u);
+    // anything else the call is given is another call: an option, the arch, the text
+    f.compile(saxpy, "-D N=5");
+    f.compile(saxpy, "-D N=4 --arch sm_80");
+    f.compile(std::string(saxpy) + " ", "-D N=4");
+    EXPECT_EQ(f.session.key_derivations(), 4u);
+    EXPECT_EQ(f.session.compiler_calls(), 4u);
+}
+
+TEST(CompileCell, RerunAfterTheCacheIsClearedCompilesAgain) {
+    Fixture f;
+    f.compile(saxpy);
+    f.cache->clear();
+    EXPECT_EQ(f.compile(saxpy).cache, CacheLevel::none);
+    EXPECT_EQ(f.session.compiler_calls(), 2u);
+    EXPECT_EQ(f.compile(saxpy).cache, CacheLevel::memory);
+}
+
+TEST(CompileCell, AnyHeaderChangeSendsARerunTheLongWay) {
+    Fixture f;
+    f.headers.set("scale.cuh", "#define SCALE 2.0f\n");
+    const char* user = "#include \"scale.cuh\"\nextern \"C\" __global__ void k(float* p) { p[0] *= SCALE; }\n";
+    f.compile(user);
+    f.headers.set("other.cuh", "#define OTHER 1\n");  // not included: the derived key is the same
+    EXPECT_EQ(f.compile(user).cache, CacheLevel::memory);
+    EXPECT_EQ(f.session.key_derivations(), 2u);
+    EXPECT_EQ(f.compile(user).cache, CacheLevel::memory);
+    EXPECT_EQ(f.session.key_derivations(), 2u);  // known again under the new headers
+    f.headers.set("scale.cuh", "#define SCALE 3.0f\n");  // redefined: compiled again
+    EXPECT_EQ(f.compile(user).cache, CacheLevel::none);
+    f.headers.erase("scale.cuh");
+    EXPECT_THROW(f.compile(user), CellCompileError);
+    EXPECT_EQ(f.session.compiler_calls(), 3u);
+}
+
+TEST(CompileCell, RelocatableCellsAreNeverFoundByTheirText) {
+    // a -dc cell links against the other -dc cells every time it runs
+    Fixture f;
+    const char* cell = "extern \"C\" __global__ void k(int* p) { p[0] = 1; }\n";
+    f.compile(cell, "-- -dc");
+    f.compile(cell, "-- -dc");
+    EXPECT_EQ(f.session.key_derivations(), 2u);
+    EXPECT_EQ(f.session.compiler_calls(), 1u);  // its relocatable object is still cached
+}
+
+TEST(CompileCell, FastCompileBuildsNeverMixWithDefaultOnes) {
+    auto [major, minor] = xcuda::rt::nvrtc_version();
+    if (unsupported_by_nvrtc(opts("--fast-compile"), major, minor)) GTEST_SKIP() << "NVRTC before 12.9 has no --Ofast-compile";
+    RecordingFixture f;
+    auto o = opts();
+    auto fast = opts("--fast-compile");
+    auto mid = opts("--fast-compile=mid");
+    auto a = f.session.compile_cell(saxpy, o, f.headers);
+    auto b = f.session.compile_cell(saxpy, fast, f.headers);
+    auto c = f.session.compile_cell(saxpy, mid, f.headers);
+    ASSERT_EQ(f.calls.size(), 3u);
+    EXPECT_NE(a.module->cache_key, b.module->cache_key);
+    EXPECT_NE(b.module->cache_key, c.module->cache_key);
+    EXPECT_NE(std::find(f.calls[1].begin(), f.calls[1].end(), "--Ofast-compile=max"), f.calls[1].end());
+    EXPECT_NE(std::find(f.calls[2].begin(), f.calls[2].end(), "--Ofast-compile=mid"), f.calls[2].end());
+    EXPECT_EQ(b.module->kernels.at(0).lowered_name, "saxpy");
+    EXPECT_EQ(f.session.compile_cell(saxpy, fast, f.headers).module, b.module);
+    EXPECT_EQ(f.session.compile_cell(saxpy, o, f.headers).module, a.module);
+    EXPECT_EQ(f.calls.size(), 3u);
+}
+
 TEST(CompileCell, DiskHitInAFreshSessionCompilesNothing) {
     Fixture f;
     auto first = f.compile(R"(namespace ns { __global__ void k(int* p) { p[0] = 1; } }

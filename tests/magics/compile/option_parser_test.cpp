@@ -93,3 +93,15 @@ TEST(ParseArgs, FormatHelpListsEveryOption) {
     EXPECT_NE(h.find("Usage: %cuda_timeit [-r N] STMT"), std::string::npos) << h;
     EXPECT_NE(h.find("-r, --repeat N"), std::string::npos) << h;
 }
+
+TEST(ParseArgs, AnOptionalValueIsImplicitBareAndOnlyEverGivenAfterEquals) {
+    CommandSpec s = timeit_spec();
+    s.options.push_back({"", "--level", "L", "how hard", false, {}, "max", "max"});
+    EXPECT_EQ(parse_args("--level kern()", s).value("--level"), "max");
+    auto a = parse_args("--level=mid kern()", s);
+    EXPECT_EQ(a.value("--level"), "mid");
+    EXPECT_EQ(a.rest, "kern()");
+    // the word after a bare --level is the statement, not its value
+    EXPECT_EQ(parse_args("--level mid", s).rest, "mid");
+    EXPECT_NE(format_help(s).find("--level[=L]"), std::string::npos) << format_help(s);
+}

@@ -41,6 +41,34 @@ def test_recompiling_the_same_source_is_a_memory_cache_hit():
     assert xcuda.compile(src).cache == "memory"
 
 
+def test_a_memory_hit_is_a_new_module_with_new_kernels():
+    # A re-run shares the compiled form, never the loaded module (its __device__ variables).
+    src = SAXPY + "// rerun probe\n"
+    first, again = xcuda.compile(src), xcuda.compile(src)
+    assert again.cache == "memory"
+    assert again is not first and again.kernels["saxpy"] is not first.kernels["saxpy"]
+    assert again.kernels["saxpy"].signature == first.kernels["saxpy"].signature
+    assert again.kernels["saxpy"].lowered_name == "saxpy"
+
+
+def test_fast_compile_reaches_nvrtc_and_never_shares_a_default_build():
+    src = SAXPY + "// fast-compile probe\n"
+    default = xcuda.compile(src)
+    fast = xcuda.compile(src, fast_compile=True)
+    assert fast.cache == "none"
+    assert "--Ofast-compile=max" in fast.options and "--Ofast-compile=max" not in default.options
+    assert "--Ofast-compile=mid" in xcuda.compile(src, fast_compile="mid").options
+    assert xcuda.compile(src, fast_compile=False).cache == "memory"  # the default build again
+    assert xcuda.compile(src, fast_compile="max").cache == "memory"
+
+
+def test_fast_compile_levels_are_checked():
+    with pytest.raises(ValueError, match="--fast-compile=fast is not a level"):
+        xcuda.compile(SAXPY, fast_compile="fast")
+    with pytest.raises(TypeError, match="pass True"):
+        xcuda.compile(SAXPY, fast_compile=2)
+
+
 def test_no_cache_compiles_again():
     assert xcuda.compile(SAXPY, no_cache=True).cache == "none"
 

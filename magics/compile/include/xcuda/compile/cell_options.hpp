@@ -3,6 +3,7 @@
 
 #include "xcuda/compile/option_parser.hpp"
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,6 +22,7 @@ struct CellOptions {
     bool resources = false;                 // --resources: show registers/spills/memory per kernel
     bool fast_math = false;                 // --fast-math (-use_fast_math)
     bool lineinfo = false;                  // --lineinfo (-lineinfo)
+    std::string fast_compile;               // --fast-compile[=max|mid|min] (--Ofast-compile=LEVEL); "" = off
     bool no_cache = false;                  // --no-cache: bypass memory and disk cache
     bool help = false;                      // -h/--help: print cuda_help_text(), compile nothing
     std::vector<std::string> nvrtc_extra;   // everything after `--`, passed to NVRTC as is
@@ -35,9 +37,16 @@ CellOptions parse_cell_options(std::string_view line);
 // What `%%cuda -h` prints.
 std::string cuda_help_text();
 
-// The NVRTC options these cell options mean (-std, -D, -I, -use_fast_math, -lineinfo, then
-// the `--` extras), in a fixed order so equal options always give equal cache keys. The arch
+// The NVRTC options these cell options mean (-std, -D, -I, -use_fast_math, -lineinfo,
+// --Ofast-compile, then the `--` extras), in a fixed order so equal options always give equal cache keys. The arch
 // and the toolkit include dirs are added by the compile pipeline (rt::CompileOptions).
 std::vector<std::string> nvrtc_options(const CellOptions& options);
+
+// Why `level` is no --fast-compile level (max, mid, min), naming it and the fix; nullopt when it is.
+std::optional<std::string> fast_compile_level_problem(const std::string& level);
+
+// Why NVRTC `major`.`minor` cannot honour `options` (--fast-compile needs 12.9's
+// --Ofast-compile), naming the version and the fix; nullopt when it can.
+std::optional<std::string> unsupported_by_nvrtc(const CellOptions& options, int major, int minor);
 
 }  // namespace xcuda::compile

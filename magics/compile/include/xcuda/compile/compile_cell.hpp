@@ -19,6 +19,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace xcuda::compile {
@@ -89,9 +91,9 @@ public:
     // Compiles (or fetches from cache) one cell. `cell_label` ("cell_7") is where diagnostics
     // say they are; it is not part of the cache key (re-running a cell gets a new label).
     // Throws CellCompileError when the cell does not compile (or NVRTC rejects an option given
-    // after --), ParseError for an --arch this NVRTC cannot target or an --instantiate that
-    // names no template kernel or template variable of the cell, std::invalid_argument for a bad
-    // template argument count.
+    // after --), ParseError for an --arch this NVRTC cannot target, an option it does not have
+    // (--fast-compile before NVRTC 12.9) or an --instantiate that names no template kernel or
+    // template variable of the cell, std::invalid_argument for a bad template argument count.
     // A -dc/-rdc cell is device-linked (with libcudadevrt and the earlier -dc cells defining what
     // it declares) every time it runs, so it always sees the newest definitions; its
     // relocatable object is what the cache keeps. A failed link is a CellCompileError too.
@@ -115,6 +117,9 @@ public:
     CompileCache* cache() const { return cache_.get(); }
     // How many times the compiler function has run (a cache hit does not count).
     std::size_t compiler_calls() const { return calls_.load(); }
+    // How many calls derived the cache key (parsed the cell, followed its #includes, hashed them):
+    // re-running an unchanged cell with unchanged headers does not.
+    std::size_t key_derivations() const { return derivations_; }
 
 private:
     // `relocatable` linked into a loadable CUBIN (the rest of the payload kept).
@@ -123,6 +128,21 @@ private:
                                                     const std::vector<std::string>& opts);
 
     void add_private_pch_dir(std::vector<std::string>& options);
+
+    // The memory cache's module for `key`, relabelled for `cell_label`; null when not there.
+    std::shared_ptr<const CompiledModule> memoised(const std::string& key, const std::string& cell_label);
+    void remember_rerun(std::string call, const std::string& key, std::uint64_t headers_generation);
+
+    // A re-run's memo, looked up before anything is parsed or hashed: what a call was given (cell
+    // text, NVRTC options, instantiations, arch) -> the cache key its compile derived, valid while
+    // the header registry keeps the generation it had then.
+    struct Rerun {
+        std::string key;
+        std::uint64_t headers_generation = 0;
+    };
+    std::unordered_map<std::string, Rerun> reruns_;
+    std::size_t rerun_bytes_ = 0;
+    std::size_t derivations_ = 0;
 
     std::shared_ptr<CompileCache> cache_;
     CompilerFn compiler_;
@@ -133,6 +153,7 @@ private:
     std::optional<std::vector<std::string>> toolkit_dirs_;
     std::optional<std::vector<std::string>> supported_archs_;
     std::string nvrtc_version_;
+    std::pair<int, int> nvrtc_{0, 0};  // major, minor (set with nvrtc_version_)
     bool minimal_supported_ = false;  // NVRTC 12.4+ knows -minimal (set with nvrtc_version_)
     DeviceObjects device_objects_;    // -dc cells linked so far, for later cells to link against
 };

@@ -1,6 +1,7 @@
 // Headers defined by `%%cuda_header NAME` cells, handed to NVRTC in memory.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -19,6 +20,9 @@ public:
     bool erase(const std::string& name);
     std::vector<std::string> list() const;  // names, sorted
     bool empty() const { return headers_.empty(); }
+    // Changes with every set() and erase(), and no two registries share one: an equal value
+    // means this registry with the same headers (what a compile memo may assume unchanged).
+    std::uint64_t generation() const { return generation_; }
 
     // The registered headers `source` includes, directly or through other registered headers
     // (`#include "x"` or `<x>`, whatever #if surrounds it), sorted by name. Only these go to
@@ -27,6 +31,9 @@ public:
 
 private:
     std::map<std::string, std::string> headers_;
+    std::uint64_t generation_ = next_generation();
+
+    static std::uint64_t next_generation();
 };
 
 // The names in every `#include "x"` / `#include <x>` line of `text` (comments ignored). Pure.

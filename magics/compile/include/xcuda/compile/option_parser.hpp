@@ -45,8 +45,12 @@ struct OptionSpec {
     // Checks a value; returns an error message naming the value and the fix, or nullopt.
     std::function<std::optional<std::string>(const std::string& value)> check;
     std::string example;      // a valid value for messages: "--arch needs a value like sm_90"
+    // Set for a long option whose value is optional: the value of a bare `--opt`; a value is
+    // then only ever given as `--opt=VALUE` (the next word is never taken).
+    std::string implicit_value = {};
 
     bool takes_value() const { return !metavar.empty(); }
+    bool value_optional() const { return !implicit_value.empty(); }
     const std::string& key() const { return long_name.empty() ? short_name : long_name; }
 };
 
@@ -79,7 +83,8 @@ struct ParsedArgs {
     std::vector<std::string> all(const std::string& key) const;
 };
 
-// Accepts `--opt VALUE`, `--opt=VALUE`, `-o VALUE`, `-oVALUE` (e.g. -DN=4, -I/dir).
+// Accepts `--opt VALUE`, `--opt=VALUE`, `-o VALUE`, `-oVALUE` (e.g. -DN=4, -I/dir); for an
+// option with an implicit value, `--opt` and `--opt=VALUE` only.
 // Throws ParseError ("unknown option --foo; run %%cuda -h for the options",
 // "--arch needs a value like sm_90", "--ptx given twice", ...).
 ParsedArgs parse_args(std::string_view line, const CommandSpec& spec);
