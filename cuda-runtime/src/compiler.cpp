@@ -20,11 +20,6 @@ bool is_file(const std::string& path) {
     return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
-bool is_dir(const std::string& path) {
-    struct stat st{};
-    return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 std::string parent(const std::string& path) {
     auto slash = path.rfind('/');
     return slash == std::string::npos ? std::string(".") : path.substr(0, slash);
@@ -62,14 +57,31 @@ std::vector<std::string> find_toolkit_includes() {
     for (const auto& dir : split(XCUDA_CONFIGURED_CUDA_INCLUDE_DIRS, ';')) {
         candidates.push_back(dir);
     }
+    candidates.push_back("/usr/local/cuda/include");
+    std::vector<std::string> dirs;
     for (const auto& dir : candidates) {
         if (is_file(dir + "/cuda_fp16.h")) {
-            std::vector<std::string> dirs{dir};
-            if (is_dir(dir + "/cccl")) dirs.push_back(dir + "/cccl");   // CUDA 13 keeps cuda/std there
-            return dirs;
+            dirs.push_back(dir);
+            break;
         }
     }
-    return {};
+    if (dirs.empty()) return {};
+    // CCCL (<cuda/std/...>): CUDA 13 keeps it in include/cccl, CUDA 12 in include itself. A pip
+    // wheel's NVRTC (nvidia/cu13, as PyTorch's venvs have) comes without it: then the first
+    // candidate that has it (a system toolkit) serves, after the NVRTC's own headers.
+    if (!is_file(dirs[0] + "/cuda/std/version")) {
+        for (const auto& dir : candidates) {
+            if (is_file(dir + "/cccl/cuda/std/version")) {
+                dirs.push_back(dir + "/cccl");
+                break;
+            }
+            if (is_file(dir + "/cuda/std/version")) {
+                dirs.push_back(dir);
+                break;
+            }
+        }
+    }
+    return dirs;
 }
 
 class Program {

@@ -19,7 +19,7 @@ import urllib.request
 
 import pytest
 from selenium import webdriver
-from selenium.common.exceptions import TimeoutException
+from selenium.common.exceptions import TimeoutException, WebDriverException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
@@ -203,3 +203,17 @@ def run_all_from_menu(driver):
         (e for e in d.find_elements(By.CSS_SELECTOR, '.lm-Menu-item[data-command="runmenu:run-all"]')
          if e.is_displayed()), None), "Run > Run All Cells")
     item.click()
+
+
+@contextlib.contextmanager
+def screenshot_on_failure(driver, path):
+    """Saves the page to `path` when the block raises (what the browser showed at the failure)."""
+    try:
+        yield
+    except BaseException:
+        try:
+            driver.save_screenshot(str(path))
+            print(f"screenshot of the failure: {path}")
+        except WebDriverException as e:
+            print(f"no screenshot of the failure: {e.msg}")
+        raise

@@ -9,12 +9,12 @@ import os
 import pathlib
 
 import nbformat
-from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from lab_driver import PAGE_LOAD_S, cell_outputs, chromium, jupyterlab, kernel_ready, prompts, wait
+from lab_driver import (PAGE_LOAD_S, cell_outputs, chromium, jupyterlab, kernel_ready, prompts,
+                        screenshot_on_failure, wait)
 
 NOTEBOOK_NAME = "debug-me.ipynb"
 CELL = """def add(a, b):
@@ -82,7 +82,7 @@ def test_debugger_stops_at_a_breakpoint_in_a_cell(tmp_path):
     screenshot = artifacts / "browser-debugger.png"
 
     with jupyterlab(tmp_path) as (base, token), chromium(tmp_path) as driver:
-        try:
+        with screenshot_on_failure(driver, screenshot):
             driver.get(f"{base}/lab/tree/{NOTEBOOK_NAME}?token={token}")
             wait(driver, PAGE_LOAD_S, lambda d: len(prompts(d)) == 1, "the notebook's code cell")
             wait(driver, PAGE_LOAD_S, kernel_ready, "the xcuda kernel to start and go idle")
@@ -105,11 +105,4 @@ def test_debugger_stops_at_a_breakpoint_in_a_cell(tmp_path):
             button.click()
             wait(driver, STEP_S, lambda d: "sum 5" in "".join(cell_outputs(d)), "the cell's output after Continue")
             wait(driver, STEP_S, kernel_ready, "the kernel to go idle")
-        except BaseException:
-            try:
-                driver.save_screenshot(str(screenshot))
-                print(f"screenshot of the failure: {screenshot}")
-            except WebDriverException as e:
-                print(f"no screenshot of the failure: {e.msg}")
-            raise
     print(f"screenshot: {screenshot}")

@@ -25,10 +25,8 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "notebooks"))
 from notebook_checks import NO_GPU_MARK, SILENT_FAILURES, expected_texts  # noqa: E402
 
-from selenium.common.exceptions import WebDriverException  # noqa: E402
-
 from lab_driver import (KERNEL_DISPLAY_NAME, PAGE_LOAD_S, cell_outputs, chromium, jupyterlab,  # noqa: E402
-                        kernel_ready, prompts, run_all_from_menu, run_finished, wait)
+                        kernel_ready, prompts, run_all_from_menu, run_finished, screenshot_on_failure, wait)
 
 NOTEBOOK = pathlib.Path(os.environ.get("XCUDA_BROWSER_NOTEBOOK", ROOT / "notebooks" / "01-quickstart.ipynb"))
 RUN_ALL_S = 120
@@ -52,7 +50,7 @@ def test_quickstart_runs_in_jupyterlab_and_shows_its_outputs(tmp_path):
     screenshot = artifacts / "browser-quickstart.png"
 
     with jupyterlab(tmp_path) as (base, token), chromium(tmp_path) as driver:
-        try:
+        with screenshot_on_failure(driver, screenshot):
             driver.get(f"{base}/lab/tree/{NOTEBOOK.name}?token={token}")
             wait(driver, PAGE_LOAD_S, lambda d: len(prompts(d)) == code_cells,
                  f"the notebook's {code_cells} code cells")
@@ -63,13 +61,6 @@ def test_quickstart_runs_in_jupyterlab_and_shows_its_outputs(tmp_path):
             wait(driver, RUN_ALL_S, lambda d: run_finished(d, clicked), "every cell to run and the kernel to go idle")
             outputs = cell_outputs(driver)
             driver.save_screenshot(str(screenshot))
-        except BaseException:
-            try:
-                driver.save_screenshot(str(screenshot))
-                print(f"screenshot of the failure: {screenshot}")
-            except WebDriverException as e:
-                print(f"no screenshot of the failure: {e.msg}")
-            raise
     print(f"screenshot: {screenshot}")
 
     assert len(outputs) == code_cells, f"the page shows {len(outputs)} code cells, the notebook has {code_cells}"

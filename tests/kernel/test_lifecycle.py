@@ -1,6 +1,7 @@
 """Start-up with a foreign python3 on PATH, the Python that hosts the kernel, nothing written to
 the terminal, shutdown and restart within 2.5 s, and no kernel left running when its frontend dies."""
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -211,19 +212,26 @@ def test_the_kernel_exits_when_its_frontend_is_killed():
         time.sleep(0.1)
 
 
-def test_a_start_writes_no_xeus_banner_to_the_terminal(tmp_path):
-    # xeus 2.4.1 writes "Run with XEUS 2.4.1" to std::clog as it starts serving: the frontend's
-    # terminal (jupyter console, the notebook server's log) showed it for every kernel.
-    terminal = tmp_path / "terminal"
+@contextlib.contextmanager
+def kernel_with_terminal(terminal):
+    """A kernel whose stdout and stderr (a frontend's terminal) go to the file `terminal`."""
     with open(terminal, "w") as out:
         km = KernelManager(kernel_name=KERNEL_NAME)
         km.start_kernel(stdout=out, stderr=out)
         kc = connect(km)
         try:
-            reply, _ = execute(kc, "print('to the cell, not the terminal')")
-            assert reply["content"]["status"] == "ok"
+            yield km, kc
         finally:
             stop_kernel(km, kc)
+
+
+def test_a_start_writes_no_xeus_banner_to_the_terminal(tmp_path):
+    # xeus 2.4.1 writes "Run with XEUS 2.4.1" to std::clog as it starts serving: the frontend's
+    # terminal (jupyter console, the notebook server's log) showed it for every kernel.
+    terminal = tmp_path / "terminal"
+    with kernel_with_terminal(terminal) as (_, kc):
+        reply, _ = execute(kc, "print('to the cell, not the terminal')")
+        assert reply["content"]["status"] == "ok"
     written = terminal.read_text()
     assert "XEUS" not in written and "to the cell" not in written, written
 
@@ -231,19 +239,13 @@ def test_a_start_writes_no_xeus_banner_to_the_terminal(tmp_path):
 def test_sigusr2_prints_a_test_kernels_python_stacks_to_its_terminal_and_it_goes_on(tmp_path):
     # hang_report's first half (conftest): what a hung kernel was doing, from its own threads.
     terminal = tmp_path / "terminal"
-    with open(terminal, "w") as out:
-        km = KernelManager(kernel_name=KERNEL_NAME)
-        km.start_kernel(stdout=out, stderr=out)
-        kc = connect(km)
-        try:
-            execute(kc, "def waiting_here():\n    import time\n    time.sleep(0.1)\nwaiting_here()")
-            os.kill(kernel_pid(km), signal.SIGUSR2)
-            deadline = time.monotonic() + 10
-            while "Thread 0x" not in terminal.read_text() and time.monotonic() < deadline:
-                time.sleep(0.1)
-            reply, messages = execute(kc, "print('still here')")
-            assert reply["content"]["status"] == "ok" and stream_text(messages) == "still here\n"
-        finally:
-            stop_kernel(km, kc)
+    with kernel_with_terminal(terminal) as (km, kc):
+        execute(kc, "def waiting_here():\n    import time\n    time.sleep(0.1)\nwaiting_here()")
+        os.kill(kernel_pid(km), signal.SIGUSR2)
+        deadline = time.monotonic() + 10
+        while "Thread 0x" not in terminal.read_text() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        reply, messages = execute(kc, "print('still here')")
+        assert reply["content"]["status"] == "ok" and stream_text(messages) == "still here\n"
     written = terminal.read_text()
     assert "Thread 0x" in written and "most recent call first" in written, written

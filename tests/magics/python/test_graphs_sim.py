@@ -2,13 +2,11 @@
 captured instead of run, replayed, re-targeted with new arguments, and refused with a reason.
 The simulator records launches as text ("cuGraphLaunch <kernel> grid=... arg0=<first int>") and
 runs no kernel code; test_graphs.py checks results on a GPU."""
-import ctypes
-
 import numpy as np
 import pytest
 
 import xcuda
-from test_sim_driver import SIM, simulator_loaded
+from test_sim_driver import last_launch, simulator_loaded
 
 pytestmark = pytest.mark.skipif(not simulator_loaded(),
                                 reason="XCUDA_CUDA_DRIVER does not name the simulated driver (ctest sets it)")
@@ -22,12 +20,6 @@ extern "C" __global__ void second(int tag, float* y) {}
 @pytest.fixture(scope="module")
 def sim():
     return xcuda.compile(SOURCE, arch="compute_90")
-
-
-def last_launch():
-    f = ctypes.CDLL(SIM).xcuda_sim_last_launch
-    f.restype = ctypes.c_char_p
-    return f().decode()
 
 
 def test_launches_inside_the_block_are_captured_then_replayed(sim):

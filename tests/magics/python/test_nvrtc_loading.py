@@ -40,3 +40,30 @@ def test_a_missing_nvrtc_is_a_clear_error_and_the_module_stays_usable():
     assert "NVRTC, CUDA's runtime compiler, could not be loaded: tried /nonexistent/libnvrtc.so.13" in errors[0]
     assert "set XCUDA_NVRTC to the library's path" in errors[0]
     assert "still usable: DeviceArray" in out
+
+
+def test_an_nvrtc_without_cccl_beside_it_still_compiles_cuda_std_headers(tmp_path):
+    # A pip wheel's NVRTC (site-packages/nvidia/cu13: lib/ and include/ without cccl/, as in
+    # PyTorch's venvs) with a CUDA toolkit installed too: <cuda/std/...> comes from the toolkit.
+    import glob
+
+    real = next((p for p in sorted(glob.glob("/usr/local/cuda/lib64/libnvrtc.so.*"))
+                 if os.path.basename(p).count(".") == 2), None)
+    if real is None or not os.path.isdir("/usr/local/cuda/include/cccl"):
+        import pytest
+
+        pytest.skip("needs the CUDA 13 toolkit at /usr/local/cuda (NVRTC and include/cccl)")
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "include").mkdir()
+    with open(real, "rb") as src, open(tmp_path / "lib" / os.path.basename(real), "wb") as dst:
+        dst.write(src.read())   # a copy: its realpath must not lead back to the toolkit
+    for header in ("cuda_fp16.h", "cuda_fp16.hpp"):
+        with open(f"/usr/local/cuda/include/{header}", "rb") as src, open(tmp_path / "include" / header, "wb") as dst:
+            dst.write(src.read())
+    out = run_child('''
+        import xcuda
+        m = xcuda.compile("#include <cuda/std/cmath>\\n"
+                          'extern "C" __global__ void k(float* y) { y[0] = cuda::std::sqrt(y[0]); }', arch="sm_90")
+        print("compiled", sorted(m.kernels))
+    ''', XCUDA_NVRTC=str(tmp_path / "lib" / os.path.basename(real)), CUDA_HOME="", CUDA_PATH="")
+    assert "compiled ['k']" in out, out
