@@ -3,6 +3,8 @@
 // its sys.prefix, its packages (torch, CuPy, RAPIDS) are the cells'.
 #include <unistd.h>
 
+#include <cstdlib>
+
 #include <memory>
 #include <string>
 
@@ -28,6 +30,19 @@ namespace py = pybind11;
 
 namespace
 {
+    // The running kernel's interpreter, for the exit handler below.
+    xcuda::kernel::xcuda_interpreter* running_interpreter = nullptr;
+
+    // xeus ends the process with std::exit (on the main thread, the shell stopped) after a
+    // shutdown_request; IPython's history would be closed by Python's atexit, which that skips.
+    void end_history_at_exit()
+    {
+        if (running_interpreter != nullptr)
+        {
+            running_interpreter->end_history_session();
+        }
+    }
+
     // Serves the connection file's ports until a shutdown_request; returns the exit status.
     int run(const std::string& connection_file)
     {
@@ -46,6 +61,7 @@ namespace
         set_output_barrier([&output] { output.flush_streams(); });
 
         auto interpreter = std::make_unique<xcuda_interpreter>(output, interrupts);
+        xcuda_interpreter* interpreter_ptr = interpreter.get();
         auto history = std::make_unique<shell_history>(
             [shell = interpreter.get()](const nl::json& query) { return shell->history(query); });
         xeus::xkernel kernel(config,
@@ -56,7 +72,11 @@ namespace
                              std::move(history),
                              nullptr,  // xeus's own message log (XEUS_LOG) stays off
                              make_python_debugger);
+        running_interpreter = interpreter_ptr;
+        static const bool at_exit_registered = std::atexit(end_history_at_exit) == 0;
+        (void)at_exit_registered;
         kernel.start();
+        running_interpreter = nullptr;
         output.uninstall();
         set_output_barrier(nullptr);
         set_log_fd(STDERR_FILENO);

@@ -282,6 +282,23 @@ namespace xcuda::kernel
         });
     }
 
+    void xcuda_interpreter::end_history_session() noexcept
+    {
+        if (!m_shell_built || !m_shell_failure.empty())
+        {
+            return;
+        }
+        try
+        {
+            py::gil_scoped_acquire acquire;
+            py::module_::import("xcuda._history").attr("end_session")(m_shell);
+        }
+        catch (const std::exception& e)
+        {
+            write_to_log(m_output.log_fd(), std::string("xcuda: the history of this session may be incomplete: ") + e.what());
+        }
+    }
+
     nl::json xcuda_interpreter::complete_request_impl(const std::string& code, int cursor_pos)
     {
         return answer_always("complete_request", [&] {

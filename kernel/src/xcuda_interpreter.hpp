@@ -36,6 +36,13 @@ namespace xcuda::kernel
         // shell if no request has yet.
         nl::json history(const nl::json& query);
 
+        // Writes what IPython's history still holds and closes its session. For the exit after
+        // a shutdown_request: xeus ends the process with std::exit once the shell has stopped,
+        // which runs C++ atexit handlers but not Python's, where IPython would do this.
+        // Call on the main thread, not in a cell. Never throws.
+        void end_history_session() noexcept;
+
+
     private:
         void configure_impl() override;
         nl::json execute_request_impl(int execution_counter,

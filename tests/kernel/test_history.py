@@ -85,3 +85,17 @@ def test_the_sessions_before_a_restart_are_in_the_history(own_kernel):
         assert inputs(previous) == ["before_the_restart = 1"]
     finally:
         kc.stop_channels()
+
+
+def test_a_shutdown_closes_the_history_session_as_ipython_does_at_exit(ipython_dir):
+    # xeus ends the process with std::exit, which skips Python's atexit (where IPython writes
+    # its last inputs and the session's end): the kernel does it on the way out.
+    km, kc = start_kernel(env=dict(os.environ, IPYTHONDIR=str(ipython_dir)))
+    execute(kc, "last_before_shutdown = 1")
+    kc.stop_channels()
+    km.shutdown_kernel(now=False)
+    with sqlite3.connect(ipython_dir / "profile_default" / "history.sqlite") as db:
+        (session, end, commands), = db.execute("SELECT session, end, num_cmds FROM sessions").fetchall()
+        inputs_ = db.execute("SELECT source_raw FROM history WHERE session = ?", (session,)).fetchall()
+    assert end is not None and commands == 1
+    assert inputs_ == [("last_before_shutdown = 1",)]
