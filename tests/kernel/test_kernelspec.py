@@ -205,6 +205,22 @@ def in_use(ip, port):
     return False
 
 
+def listening_elsewhere(ip, ports):
+    """The (address, port) of TCP sockets listening on one of `ports` at an address other than
+    `ip` (from /proc/net/tcp, Linux), e.g. 127.0.0.1 or the wildcard 0.0.0.0."""
+    listening = []
+    with open("/proc/net/tcp") as table:
+        next(table)
+        for row in table:
+            local, state = row.split()[1], row.split()[3]
+            address, port = local.split(":")
+            port = int(port, 16)
+            address = socket.inet_ntoa(bytes.fromhex(address)[::-1])
+            if state == "0A" and port in ports and address != ip:  # 0A: LISTEN
+                listening.append((address, port))
+    return listening
+
+
 def test_the_kernel_binds_the_ip_and_ports_its_connection_file_names(tmp_path):
     # What a remote launcher (Enterprise Gateway's, a batch job's) does: it picks the address and
     # the five ports, writes them into a connection file and starts the kernelspec's command with
@@ -227,8 +243,10 @@ def test_the_kernel_binds_the_ip_and_ports_its_connection_file_names(tmp_path):
         reply, messages = execute(kc, "print(6 * 7)")
         assert reply["content"]["status"] == "ok" and stream_text(messages) == "42\n"
         assert all(in_use(ip, port) for port in ports)
-        # on that address only: the same ports on the usual loopback address are free
-        assert not any(in_use("127.0.0.1", port) for port in ports)
+        # on that address only: nothing listens on those ports on the usual loopback address or
+        # on all addresses (connections that happen to use such a port number do not count)
+        elsewhere = listening_elsewhere(ip, ports)
+        assert not elsewhere, f"the kernel also listens on {elsewhere}"
     finally:
         kc.shutdown()
         kc.stop_channels()
