@@ -22,8 +22,10 @@ KernelNode describe(CUgraphNode node, const CUDA_KERNEL_NODE_PARAMS& p) {
 }  // namespace
 
 Graph::~Graph() {
-    if (exec_ != nullptr) detail::call_noexcept(detail::driver_if_loaded()->cuGraphExecDestroy, exec_);
-    if (graph_ != nullptr) detail::call_noexcept(detail::driver_if_loaded()->cuGraphDestroy, graph_);
+    const auto* d = detail::driver_if_loaded();
+    if (d == nullptr) return;
+    if (exec_ != nullptr) detail::call_noexcept(d->cuGraphExecDestroy, exec_);
+    if (graph_ != nullptr) detail::call_noexcept(d->cuGraphDestroy, graph_);
 }
 
 Graph::Graph(Graph&& other) noexcept
@@ -85,10 +87,11 @@ StreamCapture::StreamCapture(CUstream stream) : stream_(stream) {
 }
 
 StreamCapture::~StreamCapture() {
-    if (!capturing_) return;
+    const auto* d = detail::driver_if_loaded();
+    if (!capturing_ || d == nullptr) return;
     CUgraph dropped = nullptr;
-    detail::call_noexcept(detail::driver_if_loaded()->cuStreamEndCapture, stream_, &dropped);
-    if (dropped != nullptr) detail::call_noexcept(detail::driver_if_loaded()->cuGraphDestroy, dropped);
+    detail::call_noexcept(d->cuStreamEndCapture, stream_, &dropped);
+    if (dropped != nullptr) detail::call_noexcept(d->cuGraphDestroy, dropped);
 }
 
 CUgraphNode StreamCapture::last_node() const {

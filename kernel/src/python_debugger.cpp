@@ -193,16 +193,21 @@ namespace xcuda::kernel
             {
                 // Stopped at a breakpoint, the value lives in a frame only debugpy can reach:
                 // it evaluates the formatting there and the text comes back here to be read.
+                // Only a name is formatted in the frame: anything else would run as code there.
+                const std::string name = message["arguments"].value("variableName", "");
+                bool is_name = false;
+                {
+                    py::gil_scoped_acquire acquire;
+                    is_name = py::str(name).attr("isidentifier")().cast<bool>();
+                }
                 nl::json evaluated;
-                if (!get_stopped_threads().empty() && message["arguments"].contains("frameId"))
+                if (is_name && !get_stopped_threads().empty() && message["arguments"].contains("frameId"))
                 {
                     nl::json request = {{"type", "request"},
                                         {"command", "evaluate"},
                                         {"seq", message["seq"].get<int>() + 1},
                                         {"arguments",
-                                         {{"expression", "get_ipython().display_formatter.format("
-                                                             + message["arguments"].value("variableName", "")
-                                                             + ")"},
+                                         {{"expression", "get_ipython().display_formatter.format(" + name + ")"},
                                           {"frameId", message["arguments"]["frameId"]},
                                           {"context", "clipboard"}}}};
                     evaluated = forward_message(request);

@@ -217,3 +217,10 @@ def screenshot_on_failure(driver, path):
         except WebDriverException as e:
             print(f"no screenshot of the failure: {e.msg}")
         raise
+
+
+def artifact_path(tmp_path, name):
+    """Where a test's screenshot goes: $XCUDA_ARTIFACTS_DIR (ctest: build/artifacts), else tmp_path."""
+    artifacts = pathlib.Path(os.environ.get("XCUDA_ARTIFACTS_DIR", tmp_path))
+    artifacts.mkdir(parents=True, exist_ok=True)
+    return artifacts / name

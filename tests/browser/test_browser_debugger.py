@@ -5,15 +5,13 @@ Continue lets the cell finish. Saves browser-debugger.png (stopped at the breakp
 
 Environment: as lab_driver.py, plus XCUDA_ARTIFACTS_DIR for the screenshot.
 """
-import os
-import pathlib
 
 import nbformat
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from lab_driver import (PAGE_LOAD_S, cell_outputs, chromium, jupyterlab, kernel_ready, prompts,
+from lab_driver import (artifact_path, PAGE_LOAD_S, cell_outputs, chromium, jupyterlab, kernel_ready, prompts,
                         screenshot_on_failure, wait)
 
 NOTEBOOK_NAME = "debug-me.ipynb"
@@ -77,9 +75,7 @@ def test_debugger_stops_at_a_breakpoint_in_a_cell(tmp_path):
     nb.cells.append(nbformat.v4.new_code_cell(CELL))
     nb.metadata["kernelspec"] = {"name": "xcuda", "display_name": "Python 3 (xcuda)", "language": "python"}
     nbformat.write(nb, tmp_path / "notebooks" / NOTEBOOK_NAME)
-    artifacts = pathlib.Path(os.environ.get("XCUDA_ARTIFACTS_DIR", tmp_path))
-    artifacts.mkdir(parents=True, exist_ok=True)
-    screenshot = artifacts / "browser-debugger.png"
+    screenshot = artifact_path(tmp_path, "browser-debugger.png")
 
     with jupyterlab(tmp_path) as (base, token), chromium(tmp_path) as driver:
         with screenshot_on_failure(driver, screenshot):

@@ -25,7 +25,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "notebooks"))
 from notebook_checks import NO_GPU_MARK, SILENT_FAILURES, expected_texts  # noqa: E402
 
-from lab_driver import (KERNEL_DISPLAY_NAME, PAGE_LOAD_S, cell_outputs, chromium, jupyterlab,  # noqa: E402
+from lab_driver import (artifact_path, KERNEL_DISPLAY_NAME, PAGE_LOAD_S, cell_outputs, chromium, jupyterlab,  # noqa: E402
                         kernel_ready, prompts, run_all_from_menu, run_finished, screenshot_on_failure, wait)
 
 NOTEBOOK = pathlib.Path(os.environ.get("XCUDA_BROWSER_NOTEBOOK", ROOT / "notebooks" / "01-quickstart.ipynb"))
@@ -45,9 +45,7 @@ def test_quickstart_runs_in_jupyterlab_and_shows_its_outputs(tmp_path):
     code_cells = len(code)
     (tmp_path / "notebooks").mkdir()
     shutil.copy(NOTEBOOK, tmp_path / "notebooks" / NOTEBOOK.name)
-    artifacts = pathlib.Path(os.environ.get("XCUDA_ARTIFACTS_DIR", tmp_path))
-    artifacts.mkdir(parents=True, exist_ok=True)
-    screenshot = artifacts / "browser-quickstart.png"
+    screenshot = artifact_path(tmp_path, "browser-quickstart.png")
 
     with jupyterlab(tmp_path) as (base, token), chromium(tmp_path) as driver:
         with screenshot_on_failure(driver, screenshot):

@@ -3,7 +3,6 @@ starts debugpy in the kernel's own Python, and answers the variable requests Jup
 debugger sends when no cell is stopped (the notebook's globals), through xeus-python-shell's
 variable explorer, which reads them with debugpy's own presentation."""
 
-import ast
 import importlib.util
 import sys
 
@@ -71,6 +70,8 @@ def rich_inspect_variables(request, evaluated):
         if not evaluated.get("success", False):
             reply["message"] = evaluated.get("message", f"{name} could not be evaluated in the stopped frame")
             return reply
+        import ast  # here, not at the top: kernel_info's start-up imports this module
+
         # debugpy returns the repr of (data, metadata): two dicts of plain values.
         data, metadata = ast.literal_eval(evaluated["body"]["result"])
     else:
