@@ -1,0 +1,26 @@
+// Why hardware profiling (counters, PC sampling) cannot run here, as one exception type the
+// magics turn into one line naming the cause and the fix, with the event timing still shown.
+#pragma once
+
+#include <xcuda/rt/errors.hpp>
+
+#include <string>
+
+namespace xcuda::rt {
+
+class ProfilerUnavailable : public CudaError {
+public:
+    enum class Why {
+        no_cupti,         // libcupti could not be loaded
+        not_permitted,    // CUPTI_ERROR_INSUFFICIENT_PRIVILEGES (NVreg_RestrictProfilingToAdminUsers)
+        unsupported,      // virtualised GPU without profiling, CMP, WSL, too old an architecture
+        failed            // any other CUPTI error
+    };
+    ProfilerUnavailable(Why why, const std::string& message) : CudaError(message), why_(why) {}
+    Why why() const noexcept { return why_; }
+
+private:
+    Why why_;
+};
+
+}  // namespace xcuda::rt

@@ -1,0 +1,295 @@
+#include "cupti_api.hpp"
+
+#include <xcuda/rt/counters.hpp>
+
+#include <cstdint>
+#include <mutex>
+#include <stdexcept>
+
+namespace xcuda::rt {
+namespace {
+
+using detail::check_cupti;
+using detail::cupti_params;
+using detail::sampling_params;
+using detail::cupti;
+
+// cuptiProfilerInitialize once per process: its DeInitialize would end every other profiling
+// session of the process too, and the cost is paid only by the first profile.
+void initialize_profiler() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+        auto p = cupti_params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
+        check_cupti(cupti().cuptiProfilerInitialize(&p), "cuptiProfilerInitialize");
+    });
+}
+
+// The profiler host object: metric names, config images and the evaluation of counter data
+// for one chip. `availability` may be null (no GPU: what the chip could collect).
+class HostObject {
+public:
+    HostObject(const std::string& chip, const std::uint8_t* availability) {
+        auto p = cupti_params<CUpti_Profiler_Host_Initialize_Params>(CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE);
+        p.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+        p.pChipName = chip.c_str();
+        p.pCounterAvailabilityImage = availability;
+        const CUptiResult r = cupti().cuptiProfilerHostInitialize(&p);
+        if (r == CUPTI_ERROR_INVALID_CHIP_NAME) {
+            throw std::invalid_argument("chip '" + chip + "' is not one CUPTI " + cupti().path +
+                                        " knows (xcuda.profiler_chips() lists them)");
+        }
+        check_cupti(r, "cuptiProfilerHostInitialize");
+        host_ = p.pHostObject;
+    }
+    ~HostObject() {
+        auto p = cupti_params<CUpti_Profiler_Host_Deinitialize_Params>(CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
+        p.pHostObject = host_;
+        cupti().cuptiProfilerHostDeinitialize(&p);
+    }
+    HostObject(const HostObject&) = delete;
+    HostObject& operator=(const HostObject&) = delete;
+
+    MetricDescription describe(const std::string& chip, const std::string& metric) const {
+        auto p = cupti_params<CUpti_Profiler_Host_GetMetricProperties_Params>(CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE);
+        p.pHostObject = host_;
+        p.pMetricName = metric.c_str();
+        if (cupti().cuptiProfilerHostGetMetricProperties(&p) != CUPTI_SUCCESS) {
+            throw std::invalid_argument("'" + metric + "' is not a metric of " + chip +
+                                        ": give a name Nsight Compute lists for it (`ncu --query-metrics`, or "
+                                        "xcuda.profiler_metrics()), with its rollup, e.g. dram__bytes_read.sum");
+        }
+        return {metric, p.pDescription ? p.pDescription : "", p.pDimUnit ? p.pDimUnit : ""};
+    }
+
+    std::vector<std::uint8_t> config_image(const std::vector<const char*>& metrics) const {
+        auto add = cupti_params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
+        add.pHostObject = host_;
+        add.ppMetricNames = const_cast<const char**>(metrics.data());
+        add.numMetrics = metrics.size();
+        check_cupti(cupti().cuptiProfilerHostConfigAddMetrics(&add), "cuptiProfilerHostConfigAddMetrics");
+        auto size = cupti_params<CUpti_Profiler_Host_GetConfigImageSize_Params>(CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
+        size.pHostObject = host_;
+        check_cupti(cupti().cuptiProfilerHostGetConfigImageSize(&size), "cuptiProfilerHostGetConfigImageSize");
+        std::vector<std::uint8_t> image(size.configImageSize);
+        auto get = cupti_params<CUpti_Profiler_Host_GetConfigImage_Params>(CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
+        get.pHostObject = host_;
+        get.configImageSize = image.size();
+        get.pConfigImage = image.data();
+        check_cupti(cupti().cuptiProfilerHostGetConfigImage(&get), "cuptiProfilerHostGetConfigImage");
+        return image;
+    }
+
+    std::vector<double> evaluate(const std::vector<std::uint8_t>& counter_data, std::size_t range,
+                                 const std::vector<const char*>& metrics) const {
+        std::vector<double> values(metrics.size());
+        auto p = cupti_params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
+        p.pHostObject = host_;
+        p.pCounterDataImage = counter_data.data();
+        p.counterDataImageSize = counter_data.size();
+        p.rangeIndex = range;
+        p.ppMetricNames = const_cast<const char**>(metrics.data());
+        p.numMetrics = metrics.size();
+        p.pMetricValues = values.data();
+        check_cupti(cupti().cuptiProfilerHostEvaluateToGpuValues(&p), "cuptiProfilerHostEvaluateToGpuValues");
+        return values;
+    }
+
+    std::vector<std::string> base_metrics() const {
+        std::vector<std::string> names;
+        for (auto type : {CUPTI_METRIC_TYPE_COUNTER, CUPTI_METRIC_TYPE_RATIO, CUPTI_METRIC_TYPE_THROUGHPUT}) {
+            auto p = cupti_params<CUpti_Profiler_Host_GetBaseMetrics_Params>(CUpti_Profiler_Host_GetBaseMetrics_Params_STRUCT_SIZE);
+            p.pHostObject = host_;
+            p.metricType = type;
+            check_cupti(cupti().cuptiProfilerHostGetBaseMetrics(&p), "cuptiProfilerHostGetBaseMetrics");
+            for (std::size_t i = 0; i < p.numMetrics; ++i) names.emplace_back(p.ppMetricNames[i]);
+        }
+        return names;
+    }
+
+private:
+    CUpti_Profiler_Host_Object* host_ = nullptr;
+};
+
+std::size_t passes_needed(std::vector<std::uint8_t>& config) {
+    auto p = cupti_params<CUpti_Profiler_Host_GetNumOfPasses_Params>(CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
+    p.configImageSize = config.size();
+    p.pConfigImage = config.data();
+    check_cupti(cupti().cuptiProfilerHostGetNumOfPasses(&p), "cuptiProfilerHostGetNumOfPasses");
+    return p.numOfPasses;
+}
+
+std::vector<std::uint8_t> counter_availability(CUcontext ctx) {
+    auto p = cupti_params<CUpti_Profiler_GetCounterAvailability_Params>(CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
+    p.ctx = ctx;
+    check_cupti(cupti().cuptiProfilerGetCounterAvailability(&p), "cuptiProfilerGetCounterAvailability");
+    std::vector<std::uint8_t> image(p.counterAvailabilityImageSize);
+    p.pCounterAvailabilityImage = image.data();
+    check_cupti(cupti().cuptiProfilerGetCounterAvailability(&p), "cuptiProfilerGetCounterAvailability");
+    return image;
+}
+
+// The range profiler of one context, enabled for the life of this object: a second Enable on
+// the same context fails, so every path out (an error in the cell included) must disable it.
+class RangeProfiler {
+public:
+    explicit RangeProfiler(CUcontext ctx) {
+        auto p = cupti_params<CUpti_RangeProfiler_Enable_Params>(CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
+        p.ctx = ctx;
+        check_cupti(cupti().cuptiRangeProfilerEnable(&p), "cuptiRangeProfilerEnable");
+        object_ = p.pRangeProfilerObject;
+    }
+    ~RangeProfiler() {
+        auto p = cupti_params<CUpti_RangeProfiler_Disable_Params>(CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE);
+        p.pRangeProfilerObject = object_;
+        cupti().cuptiRangeProfilerDisable(&p);
+    }
+    RangeProfiler(const RangeProfiler&) = delete;
+    RangeProfiler& operator=(const RangeProfiler&) = delete;
+
+    std::vector<std::uint8_t> counter_data_image(std::vector<const char*>& metrics, std::size_t ranges) const {
+        auto size = cupti_params<CUpti_RangeProfiler_GetCounterDataSize_Params>(CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
+        size.pRangeProfilerObject = object_;
+        size.pMetricNames = metrics.data();
+        size.numMetrics = metrics.size();
+        size.maxNumOfRanges = ranges;
+        size.maxNumRangeTreeNodes = static_cast<std::uint32_t>(ranges);
+        check_cupti(cupti().cuptiRangeProfilerGetCounterDataSize(&size), "cuptiRangeProfilerGetCounterDataSize");
+        std::vector<std::uint8_t> image(size.counterDataSize);
+        auto init = cupti_params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
+        init.pRangeProfilerObject = object_;
+        init.counterDataSize = image.size();
+        init.pCounterData = image.data();
+        check_cupti(cupti().cuptiRangeProfilerCounterDataImageInitialize(&init),
+                    "cuptiRangeProfilerCounterDataImageInitialize");
+        return image;
+    }
+
+    // Each kernel launched is its own range (auto range), replayed by CUPTI until every pass
+    // of the config ran (kernel replay): the cell's code runs once.
+    void configure(const std::vector<std::uint8_t>& config, std::vector<std::uint8_t>& counter_data,
+                   std::size_t ranges) const {
+        auto p = cupti_params<CUpti_RangeProfiler_SetConfig_Params>(CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE);
+        p.pRangeProfilerObject = object_;
+        p.configSize = config.size();
+        p.pConfig = config.data();
+        p.counterDataImageSize = counter_data.size();
+        p.pCounterDataImage = counter_data.data();
+        p.range = CUPTI_AutoRange;
+        p.replayMode = CUPTI_KernelReplay;
+        p.maxRangesPerPass = ranges;
+        p.numNestingLevels = 1;
+        p.minNestingLevel = 1;
+        p.passIndex = 0;
+        p.targetNestingLevel = 1;
+        check_cupti(cupti().cuptiRangeProfilerSetConfig(&p), "cuptiRangeProfilerSetConfig");
+    }
+
+    void start() const {
+        auto p = cupti_params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
+        p.pRangeProfilerObject = object_;
+        check_cupti(cupti().cuptiRangeProfilerStart(&p), "cuptiRangeProfilerStart");
+    }
+
+    void stop() const {
+        auto p = cupti_params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
+        p.pRangeProfilerObject = object_;
+        check_cupti(cupti().cuptiRangeProfilerStop(&p), "cuptiRangeProfilerStop");
+    }
+
+    std::size_t decode() const {
+        auto p = cupti_params<CUpti_RangeProfiler_DecodeData_Params>(CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
+        p.pRangeProfilerObject = object_;
+        check_cupti(cupti().cuptiRangeProfilerDecodeData(&p), "cuptiRangeProfilerDecodeData");
+        return p.numOfRangeDropped;
+    }
+
+private:
+    CUpti_RangeProfiler_Object* object_ = nullptr;
+};
+
+std::size_t ranges_in(const std::vector<std::uint8_t>& counter_data) {
+    auto p = cupti_params<CUpti_RangeProfiler_GetCounterDataInfo_Params>(CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
+    p.pCounterDataImage = counter_data.data();
+    p.counterDataImageSize = counter_data.size();
+    check_cupti(cupti().cuptiRangeProfilerGetCounterDataInfo(&p), "cuptiRangeProfilerGetCounterDataInfo");
+    return p.numTotalRanges;
+}
+
+std::string range_name(const std::vector<std::uint8_t>& counter_data, std::size_t index) {
+    auto p = cupti_params<CUpti_RangeProfiler_CounterData_GetRangeInfo_Params>(CUpti_RangeProfiler_CounterData_GetRangeInfo_Params_STRUCT_SIZE);
+    p.pCounterDataImage = counter_data.data();
+    p.counterDataImageSize = counter_data.size();
+    p.rangeIndex = index;
+    p.rangeDelimiter = "/";
+    check_cupti(cupti().cuptiRangeProfilerCounterDataGetRangeInfo(&p), "cuptiRangeProfilerCounterDataGetRangeInfo");
+    return p.rangeName ? p.rangeName : "";
+}
+
+std::vector<const char*> c_names(const std::vector<std::string>& names) {
+    std::vector<const char*> out;
+    out.reserve(names.size());
+    for (const auto& n : names) out.push_back(n.c_str());
+    return out;
+}
+
+}  // namespace
+
+std::string chip_name(int device_ordinal) {
+    initialize_profiler();
+    auto p = cupti_params<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
+    p.deviceIndex = static_cast<std::size_t>(device_ordinal);
+    check_cupti(cupti().cuptiDeviceGetChipName(&p), "cuptiDeviceGetChipName");
+    return p.pChipName;
+}
+
+std::vector<std::string> supported_chips() {
+    auto p = cupti_params<CUpti_Profiler_Host_GetSupportedChips_Params>(CUpti_Profiler_Host_GetSupportedChips_Params_STRUCT_SIZE);
+    check_cupti(cupti().cuptiProfilerHostGetSupportedChips(&p), "cuptiProfilerHostGetSupportedChips");
+    return {p.ppChipNames, p.ppChipNames + p.numChips};
+}
+
+std::vector<std::string> base_metrics(const std::string& chip) { return HostObject(chip, nullptr).base_metrics(); }
+
+MetricDescription describe_metric(const std::string& chip, const std::string& metric) {
+    return HostObject(chip, nullptr).describe(chip, metric);
+}
+
+CounterCollection collect_counters(const PrimaryContext& context, const std::vector<std::string>& metrics,
+                                   std::size_t max_kernels, const std::function<void()>& work) {
+    if (metrics.empty()) throw std::invalid_argument("collect_counters: no metrics asked for");
+    if (max_kernels == 0) throw std::invalid_argument("collect_counters: max_kernels must be at least 1");
+    context.make_current();
+    CounterCollection out;
+    out.chip = chip_name(context.device().ordinal());
+    out.metrics = metrics;
+    const std::vector<std::uint8_t> availability = counter_availability(context.handle());
+    const HostObject host(out.chip, availability.data());
+    for (const auto& m : metrics) host.describe(out.chip, m);  // a bad name fails before the cell runs
+    std::vector<const char*> names = c_names(metrics);
+    std::vector<std::uint8_t> config = host.config_image(names);
+    out.passes = passes_needed(config);
+
+    const RangeProfiler profiler(context.handle());
+    std::vector<std::uint8_t> counter_data = profiler.counter_data_image(names, max_kernels);
+    profiler.configure(config, counter_data, max_kernels);
+    profiler.start();
+    try {
+        work();
+    } catch (...) {
+        try {
+            profiler.stop();
+        } catch (const ProfilerUnavailable&) {
+            // The work's own error is the one to report.
+        }
+        throw;
+    }
+    profiler.stop();
+    out.dropped = profiler.decode();
+    const std::size_t ranges = ranges_in(counter_data);
+    for (std::size_t i = 0; i < ranges; ++i) {
+        out.kernels.push_back({range_name(counter_data, i), host.evaluate(counter_data, i, names)});
+    }
+    return out;
+}
+
+}  // namespace xcuda::rt

@@ -1,0 +1,108 @@
+#include "configured.hpp"
+#include "cupti_api.hpp"
+#include "library_loader.hpp"
+#include "nvrtc_api.hpp"
+
+#include <xcuda/rt/profiler_errors.hpp>
+
+#include <cuda.h>
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <vector>
+
+namespace xcuda::rt::detail {
+namespace {
+
+const std::string soname = "libcupti.so." + std::to_string(CUDA_VERSION / 1000);
+
+std::string directory_of(const std::string& path) {
+    const auto slash = path.rfind('/');
+    return slash == std::string::npos ? std::string(".") : path.substr(0, slash);
+}
+
+std::vector<std::string> candidates() {
+    if (const char* path = std::getenv("XCUDA_CUPTI"); path != nullptr && *path != '\0') return {path};
+    std::vector<std::string> names{soname};
+    // A PyTorch venv brings CUPTI in the same wheel folder as its NVRTC (nvidia/cu13/lib); a
+    // toolkit keeps it in lib64 or, in older layouts, extras/CUPTI/lib64 beside the NVRTC's lib64.
+    try {
+        const std::string nvrtc_dir = directory_of(nvrtc().path);
+        names.push_back(nvrtc_dir + "/" + soname);
+        names.push_back(nvrtc_dir + "/../extras/CUPTI/lib64/" + soname);
+    } catch (const std::exception&) {
+        // No NVRTC: the loader's search and the configured path remain.
+    }
+    if (*XCUDA_CONFIGURED_CUPTI_LIBRARY != '\0') names.emplace_back(XCUDA_CONFIGURED_CUPTI_LIBRARY);
+    return names;
+}
+
+CuptiApi load() {
+    CuptiApi api;
+    std::string loaded, tried;
+    void* lib = open_first_complete(candidates(), [&](void* handle) -> const char* {
+        const char* missing = nullptr;
+#define XCUDA_RESOLVE(fn)                                              \
+    api.fn = reinterpret_cast<decltype(&::fn)>(::dlsym(handle, #fn)); \
+    if (api.fn == nullptr && missing == nullptr) missing = #fn;
+        XCUDA_CUPTI_FUNCTIONS(XCUDA_RESOLVE)
+#undef XCUDA_RESOLVE
+        return missing;
+    }, loaded, tried);
+    if (lib == nullptr) {
+        throw ProfilerUnavailable(ProfilerUnavailable::Why::no_cupti,
+                                  "CUPTI, CUDA's profiling library, could not be loaded: tried " + tried +
+                                      ". Install the CUDA Toolkit's CUPTI (CUDA " +
+                                      std::to_string(CUDA_VERSION / 1000) +
+                                      ", or `pip install nvidia-cuda-cupti`), or set XCUDA_CUPTI to libcupti's path");
+    }
+    api.path = loaded;
+    return api;
+}
+
+std::string result_name(CUptiResult result) {
+    const char* text = nullptr;
+    if (cupti().cuptiGetResultString(result, &text) != CUPTI_SUCCESS || text == nullptr) {
+        return "CUPTI error " + std::to_string(static_cast<int>(result));
+    }
+    return text;
+}
+
+}  // namespace
+
+const CuptiApi& cupti() {
+    // A failed load throws out of the initialiser, so the next call tries again.
+    static const CuptiApi api = load();
+    return api;
+}
+
+void check_cupti(CUptiResult result, const char* call) {
+    using Why = ProfilerUnavailable::Why;
+    switch (result) {
+    case CUPTI_SUCCESS:
+        return;
+    case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
+    case CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES:
+        throw ProfilerUnavailable(
+            Why::not_permitted,
+            std::string(call) + ": " + result_name(result) +
+                ": this machine lets only administrators read GPU performance counters. Run the kernel as root, or "
+                "have an administrator allow it: `options nvidia NVreg_RestrictProfilingToAdminUsers=0` in a file "
+                "under /etc/modprobe.d, then reload the driver or reboot "
+                "(https://developer.nvidia.com/ERR_NVGPUCTRPERM); on a virtual GPU the host must enable profiling");
+    case CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED:
+    case CUPTI_ERROR_CMP_DEVICE_NOT_SUPPORTED:
+    case CUPTI_ERROR_NOT_SUPPORTED:
+    case CUPTI_ERROR_NOT_COMPATIBLE:
+        throw ProfilerUnavailable(Why::unsupported,
+                                  std::string(call) + ": " + result_name(result) +
+                                      ": this GPU or its configuration (a virtual GPU, a mining processor, WSL, or "
+                                      "an architecture older than Volta) does not expose performance counters; "
+                                      "event timing still works");
+    default:
+        throw ProfilerUnavailable(Why::failed, std::string(call) + ": " + result_name(result));
+    }
+}
+
+}  // namespace xcuda::rt::detail

@@ -1,0 +1,66 @@
+// The CUPTI entry points the profilers use, resolved from a dlopen'ed libcupti on first use,
+// like NVRTC (nvrtc_api.hpp): a kernel that never profiles never maps CUPTI, and a machine
+// without it still runs everything else. The range profiler (hardware counters, with the
+// profiler host API that turns them into metrics) and PC sampling live in the same library.
+#pragma once
+
+#include <cupti_pcsampling.h>
+#include <cupti_profiler_host.h>
+#include <cupti_profiler_target.h>
+#include <cupti_range_profiler.h>
+#include <cupti_result.h>
+#include <cupti_target.h>
+
+#include <string>
+
+#define XCUDA_CUPTI_FUNCTIONS(X)                                                                            \
+    X(cuptiGetResultString) X(cuptiProfilerInitialize) X(cuptiProfilerDeInitialize)                         \
+    X(cuptiDeviceGetChipName) X(cuptiProfilerGetCounterAvailability) X(cuptiProfilerDeviceSupported)       \
+    X(cuptiProfilerHostInitialize) X(cuptiProfilerHostDeinitialize) X(cuptiProfilerHostGetSupportedChips)  \
+    X(cuptiProfilerHostGetBaseMetrics) X(cuptiProfilerHostGetMetricProperties)                             \
+    X(cuptiProfilerHostConfigAddMetrics) X(cuptiProfilerHostGetConfigImageSize)                            \
+    X(cuptiProfilerHostGetConfigImage) X(cuptiProfilerHostGetNumOfPasses)                                  \
+    X(cuptiProfilerHostEvaluateToGpuValues) X(cuptiRangeProfilerEnable) X(cuptiRangeProfilerDisable)       \
+    X(cuptiRangeProfilerSetConfig) X(cuptiRangeProfilerStart) X(cuptiRangeProfilerStop)                    \
+    X(cuptiRangeProfilerDecodeData) X(cuptiRangeProfilerGetCounterDataSize)                                \
+    X(cuptiRangeProfilerCounterDataImageInitialize) X(cuptiRangeProfilerGetCounterDataInfo)                \
+    X(cuptiRangeProfilerCounterDataGetRangeInfo) X(cuptiPCSamplingEnable) X(cuptiPCSamplingDisable)        \
+    X(cuptiPCSamplingSetConfigurationAttribute) X(cuptiPCSamplingStart) X(cuptiPCSamplingStop)             \
+    X(cuptiPCSamplingGetData) X(cuptiPCSamplingGetNumStallReasons) X(cuptiPCSamplingGetStallReasons)       \
+    X(cuptiGetSassToSourceCorrelation) X(cuptiGetCubinCrc)
+
+namespace xcuda::rt::detail {
+
+struct CuptiApi {
+#define XCUDA_DECLARE(fn) decltype(&::fn) fn = nullptr;
+    XCUDA_CUPTI_FUNCTIONS(XCUDA_DECLARE)
+#undef XCUDA_DECLARE
+    std::string path;  // the file loaded, for messages
+};
+
+// Loads CUPTI once (thread-safe): $XCUDA_CUPTI when set, else libcupti.so.<CUDA major> by the
+// dynamic loader's search, then beside the NVRTC in use (a pip wheel's nvidia/cu13/lib, a
+// toolkit's lib64), then the toolkit's extras/CUPTI, then the one found at configure time.
+// Throws ProfilerUnavailable (Why::no_cupti) naming every place tried when none loads.
+const CuptiApi& cupti();
+
+// A CUPTI parameter struct, zeroed, with its size set: the profiler structs call the field
+// structSize, the PC sampling ones size.
+template <class Params>
+Params cupti_params(std::size_t struct_size) {
+    Params p{};
+    p.structSize = struct_size;
+    return p;
+}
+template <class Params>
+Params sampling_params(std::size_t struct_size) {
+    Params p{};
+    p.size = struct_size;
+    return p;
+}
+
+// Throws ProfilerUnavailable for a failing result: insufficient privileges, a virtualised or
+// unsupported device, and anything else (Why::failed), each with the cause and the fix.
+void check_cupti(CUptiResult result, const char* call);
+
+}  // namespace xcuda::rt::detail
