@@ -215,16 +215,6 @@ std::size_t ranges_in(const std::vector<std::uint8_t>& counter_data) {
     return p.numTotalRanges;
 }
 
-std::string range_name(const std::vector<std::uint8_t>& counter_data, std::size_t index) {
-    auto p = cupti_params<CUpti_RangeProfiler_CounterData_GetRangeInfo_Params>(CUpti_RangeProfiler_CounterData_GetRangeInfo_Params_STRUCT_SIZE);
-    p.pCounterDataImage = counter_data.data();
-    p.counterDataImageSize = counter_data.size();
-    p.rangeIndex = index;
-    p.rangeDelimiter = "/";
-    check_cupti(cupti().cuptiRangeProfilerCounterDataGetRangeInfo(&p), "cuptiRangeProfilerCounterDataGetRangeInfo");
-    return p.rangeName ? p.rangeName : "";
-}
-
 std::vector<const char*> c_names(const std::vector<std::string>& names) {
     std::vector<const char*> out;
     out.reserve(names.size());
@@ -287,7 +277,7 @@ CounterCollection collect_counters(const PrimaryContext& context, const std::vec
     out.dropped = profiler.decode();
     const std::size_t ranges = ranges_in(counter_data);
     for (std::size_t i = 0; i < ranges; ++i) {
-        out.kernels.push_back({range_name(counter_data, i), host.evaluate(counter_data, i, names)});
+        out.kernels.push_back({host.evaluate(counter_data, i, names)});
     }
     return out;
 }

@@ -24,7 +24,7 @@
     X(cuptiRangeProfilerSetConfig) X(cuptiRangeProfilerStart) X(cuptiRangeProfilerStop)                    \
     X(cuptiRangeProfilerDecodeData) X(cuptiRangeProfilerGetCounterDataSize)                                \
     X(cuptiRangeProfilerCounterDataImageInitialize) X(cuptiRangeProfilerGetCounterDataInfo)                \
-    X(cuptiRangeProfilerCounterDataGetRangeInfo) X(cuptiPCSamplingEnable) X(cuptiPCSamplingDisable)        \
+    X(cuptiPCSamplingEnable) X(cuptiPCSamplingDisable)        \
     X(cuptiPCSamplingSetConfigurationAttribute) X(cuptiPCSamplingStart) X(cuptiPCSamplingStop)             \
     X(cuptiPCSamplingGetData) X(cuptiPCSamplingGetNumStallReasons) X(cuptiPCSamplingGetStallReasons)       \
     X(cuptiGetSassToSourceCorrelation) X(cuptiGetCubinCrc)

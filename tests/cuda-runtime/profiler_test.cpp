@@ -109,29 +109,42 @@ TEST_F(ProfilerTest, SaxpyReadsTwoArraysWritesOneAndDoesOneFmaPerElement) {
     CounterCollection c;
     SKIP_WITHOUT_CUPTI(c = collect_counters(*context(), metrics, 8, [&] { saxpy(x, y, n); }));
     ASSERT_EQ(c.kernels.size(), 1u);
-    EXPECT_EQ(c.kernels[0].kernel, "saxpy");
     const auto& v = c.kernels[0].values;
     const double bytes = double(n) * 4;
     EXPECT_NEAR(v[0], 2 * bytes, 0.05 * 2 * bytes);
-    EXPECT_NEAR(v[1], bytes, 0.05 * bytes);
+    // Up to the last few MiB of writes can still sit in the L2 when the kernel ends (ncu saw
+    // 93% of them reach DRAM on the H200).
+    EXPECT_GT(v[1], 0.85 * bytes);
+    EXPECT_LT(v[1], 1.05 * bytes);
     EXPECT_EQ(v[2], double(n));
     EXPECT_GT(v[3], 0.0);
     EXPECT_GE(c.passes, 1u);
 }
 
 TEST_F(ProfilerTest, EachKernelLaunchedIsItsOwnRangeInLaunchOrder) {
-    DeviceBuffer x(1 << 20), y(1 << 20), out(256 * 4 * 4);
+    DeviceBuffer x(1 << 22), y(1 << 22), out(256 * 4 * 4);
     CounterCollection c;
-    SKIP_WITHOUT_CUPTI(c = collect_counters(*context(), {"gpu__time_duration.sum"}, 8, [&] {
-        saxpy(x, y, 1 << 18);
-        chain(out, 4, 100);
-        saxpy(x, y, 1 << 18);
-    }));
+    SKIP_WITHOUT_CUPTI(c = collect_counters(*context(), {"smsp__sass_thread_inst_executed_op_ffma_pred_on.sum"}, 8,
+                                            [&] {
+                                                saxpy(x, y, 1 << 18);
+                                                chain(out, 4, 100);
+                                                saxpy(x, y, 1 << 20);
+                                            }));
     ASSERT_EQ(c.kernels.size(), 3u);
-    EXPECT_EQ(c.kernels[0].kernel, "saxpy");
-    EXPECT_EQ(c.kernels[1].kernel, "chain");
-    EXPECT_EQ(c.kernels[2].kernel, "saxpy");
+    EXPECT_EQ(c.kernels[0].values[0], double(1 << 18));
+    EXPECT_EQ(c.kernels[1].values[0], 4.0 * 256 * 100);  // v * 1.0001f + 0.5f: one FMA a step
+    EXPECT_EQ(c.kernels[2].values[0], double(1 << 20));
     EXPECT_EQ(c.dropped, 0u);
+}
+
+TEST_F(ProfilerTest, LaunchesBeyondMaxKernelsAreCountedAsDropped) {
+    DeviceBuffer out(256 * 4 * 4);
+    CounterCollection c;
+    SKIP_WITHOUT_CUPTI(c = collect_counters(*context(), {"gpu__time_duration.sum"}, 2, [&] {
+        for (int i = 0; i < 3; ++i) chain(out, 1, 10);
+    }));
+    EXPECT_EQ(c.kernels.size(), 2u);
+    EXPECT_EQ(c.dropped, 1u);
 }
 
 TEST_F(ProfilerTest, AnErrorInTheWorkPropagatesAndTheNextCollectionWorks) {

@@ -31,8 +31,9 @@ std::vector<std::string> supported_chips();
 std::vector<std::string> base_metrics(const std::string& chip);
 MetricDescription describe_metric(const std::string& chip, const std::string& metric);
 
+// CUPTI names auto ranges by their index only, so a kernel is known by its place in launch
+// order: the caller, which made the launches, names them.
 struct KernelCounters {
-    std::string kernel;          // the range name: the launched function's (mangled) name
     std::vector<double> values;  // one per metric asked, in order
 };
 
