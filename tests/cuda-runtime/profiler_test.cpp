@@ -3,6 +3,7 @@
 #include "gpu_support.hpp"
 
 #include <xcuda/rt/counters.hpp>
+#include <xcuda/rt/cubin.hpp>
 #include <xcuda/rt/pc_sampling.hpp>
 
 #include <algorithm>
@@ -184,4 +185,23 @@ TEST_F(ProfilerTest, PcSamplesOfALongLoopLandOnTheLoopsLine) {
                                           [](const auto& a, const auto& b) { return a.second < b.second; });
     EXPECT_EQ(hottest->first, 8u);  // the for loop of chain, line 8 of profiled_source
     EXPECT_EQ(cubin_crc(built_.cubin), s.pcs.front().cubin_crc);
+}
+
+TEST(Cubin, FindsAKernelsMachineCodeAndNothingForAnUnknownName) {
+    CompileOptions o;
+    o.arch = "sm_90";
+    const CompileResult plain = compile(profiled_source, o);
+    o.options = {"-lineinfo"};
+    const CompileResult with_lines = compile(profiled_source, o);
+    const auto code = function_machine_code(plain.cubin, "chain");
+    ASSERT_TRUE(code.has_value());
+    EXPECT_GT(code->size(), 64u);
+    EXPECT_EQ(code->size() % 16, 0u);  // Hopper instructions are 16 bytes
+    // -lineinfo adds sections, not code: samples of one build map through the other's lines.
+    EXPECT_EQ(function_machine_code(with_lines.cubin, "chain"), code);
+    EXPECT_NE(function_machine_code(plain.cubin, "saxpy"), code);
+    EXPECT_FALSE(function_machine_code(plain.cubin, "no_such_kernel").has_value());
+    EXPECT_FALSE(function_machine_code("not an ELF file at all, but long enough to read a header from it......",
+                                       "chain").has_value());
+    EXPECT_FALSE(function_machine_code(plain.cubin.substr(0, 100), "chain").has_value());
 }
