@@ -225,6 +225,7 @@ std::vector<const char*> c_names(const std::vector<std::string>& names) {
 }  // namespace
 
 std::string chip_name(int device_ordinal) {
+    detail::require_nvidia_driver();
     initialize_profiler();
     auto p = cupti_params<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
     p.deviceIndex = static_cast<std::size_t>(device_ordinal);

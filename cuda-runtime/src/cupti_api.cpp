@@ -77,6 +77,17 @@ const CuptiApi& cupti() {
     return api;
 }
 
+void require_nvidia_driver() {
+    const char* driver = std::getenv("XCUDA_CUDA_DRIVER");
+    if (driver == nullptr || *driver == '\0') return;
+    const std::string name = std::string(driver).substr(std::string(driver).rfind('/') + 1);
+    if (name.rfind("libcuda.so", 0) == 0) return;
+    throw ProfilerUnavailable(ProfilerUnavailable::Why::unsupported,
+                              std::string("CUPTI reads the counters of NVIDIA's driver (libcuda.so.1), and this "
+                                          "process launches through XCUDA_CUDA_DRIVER=") +
+                                  driver + ": unset it to profile with hardware counters");
+}
+
 void check_cupti(CUptiResult result, const char* call) {
     using Why = ProfilerUnavailable::Why;
     switch (result) {

@@ -44,6 +44,11 @@ struct CuptiApi {
 // Throws ProfilerUnavailable (Why::no_cupti) naming every place tried when none loads.
 const CuptiApi& cupti();
 
+// CUPTI measures the driver it loads itself (libcuda.so.1); when this library runs on another
+// one ($XCUDA_CUDA_DRIVER: the tests' simulated driver), CUPTI must not see its contexts.
+// Throws ProfilerUnavailable (Why::unsupported) then.
+void require_nvidia_driver();
+
 // A CUPTI parameter struct, zeroed, with its size set: the profiler structs call the field
 // structSize, the PC sampling ones size.
 template <class Params>

@@ -2,6 +2,7 @@
 #include "interrupt.hpp"
 
 #include <xcuda/rt/errors.hpp>
+#include <xcuda/rt/profiler_errors.hpp>
 
 #include <Python.h>
 
@@ -84,6 +85,12 @@ void define_errors(py::module_& m) {
         py::make_tuple(classes.driver_error));
     classes.no_device = new_class(m, "NoDeviceError", "No usable CUDA driver or device.",
                                   py::make_tuple(classes.cuda_error));
+    classes.profiler_unavailable = new_class(
+        m, "ProfilerUnavailableError",
+        "Hardware counters or PC sampling cannot run here (no CUPTI, counters restricted to administrators, a "
+        "virtual GPU): the message says which and the fix. .reason is 'no_cupti', 'not_permitted', 'unsupported' "
+        "or 'failed'.",
+        py::make_tuple(classes.cuda_error));
 
     for (const char* attr : {"log", "source_line"}) py::setattr(classes.compile_error, attr, py::str(""));
     for (const char* attr : {"line", "column"}) py::setattr(classes.compile_error, attr, py::int_(0));
@@ -113,6 +120,15 @@ void define_errors(py::module_& m) {
             set_driver_error(classes.driver_error, e);
         } catch (const rt::NoDeviceError& e) {
             PyErr_SetString(classes.no_device.ptr(), e.what());
+        } catch (const rt::ProfilerUnavailable& e) {
+            using Why = rt::ProfilerUnavailable::Why;
+            const char* reason = e.why() == Why::no_cupti        ? "no_cupti"
+                                 : e.why() == Why::not_permitted ? "not_permitted"
+                                 : e.why() == Why::unsupported   ? "unsupported"
+                                                                 : "failed";
+            py::object exc = classes.profiler_unavailable(e.what());
+            exc.attr("reason") = reason;
+            PyErr_SetObject(classes.profiler_unavailable.ptr(), exc.ptr());
         } catch (const rt::CudaError& e) {
             PyErr_SetString(classes.cuda_error.ptr(), e.what());
         } catch (const rt::Interrupted&) {

@@ -21,6 +21,7 @@ struct ErrorClasses {
     pybind11::handle launch_error;
     pybind11::handle out_of_memory;
     pybind11::handle no_device;
+    pybind11::handle profiler_unavailable;
     pybind11::handle context_lost;
 };
 

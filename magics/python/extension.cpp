@@ -60,8 +60,38 @@ void define_extension(py::module_& m) {
           py::arg("repeat") = 7,
           "%cuda_timeit without IPython: GPU time of the kernel launches of `stmt` run in `globals` "
           "(number=0: automatic). Returns an xcuda.BenchmarkResult.");
-    m.def("cuda_profile", &profile_source, py::arg("source"), py::arg("globals"),
-          "%%cuda_profile without IPython: runs `source` in `globals` and returns the report of its launches.");
+    m.def(
+        "cuda_profile",
+        [](const std::string& source, py::object globals, py::object metrics, bool lines) {
+            HardwareProfileRequest request;
+            if (!metrics.is_none()) request.metrics = py::str(metrics).cast<std::string>();
+            request.lines = lines;
+            return profile_source(source, globals, request);
+        },
+        py::arg("source"), py::arg("globals"), py::arg("metrics") = py::none(), py::arg("lines") = false,
+        "%%cuda_profile without IPython: runs `source` in `globals` and returns the report of its launches "
+        "(metrics= and lines= as the magic's --metrics and --lines).");
+    m.def("profiler_metrics", &profiler_metrics, py::arg("chip") = "",
+          "The metric names CUPTI knows for `chip` (e.g. 'GH100'; the current device's when empty): what "
+          "%%cuda_profile --metrics and Kernel.profile(metrics=...) accept, with a rollup such as .sum or .avg. "
+          "Naming a chip needs no GPU.");
+    m.def(
+        "counters",
+        [](py::function fn, const std::string& metrics) {
+            py::list out;
+            for (const auto& values : counter_values([&] { fn(); }, metrics)) {
+                py::dict d;
+                for (const auto& [name, value] : values) d[py::str(name)] = value;
+                out.append(d);
+            }
+            return out;
+        },
+        py::arg("fn"), py::arg("metrics") = "basic",
+        "Calls fn() once with CUPTI's hardware counters on and returns, for each kernel it launched (in order; "
+        "CuPy and PyTorch kernels too), a dict of metric name -> value. metrics: a set (basic, memory, compute, "
+        "all) or Nsight Compute metric names, comma-separated. Raises xcuda.ProfilerUnavailableError saying why "
+        "when counters cannot be read here.");
+    m.def("profiler_chips", &profiler_chips, "The chips CUPTI's profiler knows (names for profiler_metrics).");
     m.def(
         "unload_ipython_extension",
         [](py::object ip) {

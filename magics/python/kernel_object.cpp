@@ -1,4 +1,5 @@
 #include "kernel_object.hpp"
+#include "magic_profile.hpp"
 #include "graph_capture.hpp"
 #include "device_globals.hpp"
 #include "device_objects.hpp"
@@ -567,6 +568,15 @@ void define_kernel_objects(py::module_& m) {
                           parse_stream(stream), options);
              })
         .def("benchmark", &benchmark_kernel, benchmark_docstring())
+        .def("profile",
+             [](py::object self, py::args args, py::kwargs kwargs) { return profile_kernel(self, args, kwargs); },
+             "profile(*args, grid=, block=, shared_mem=0, stream=None, metrics='basic', lines=False) -> Report\n\n"
+             "Launches the kernel as __call__ does and reports its hardware counters (metrics, 'basic' unless "
+             "only lines=True is given: a set, basic, "
+             "memory, compute or all, or Nsight Compute metric names, comma-separated: speed of light, DRAM bytes, "
+             "FLOPs and a roofline) and/or, with lines=True, PC samples on its cell's lines with the top stall "
+             "reasons. Collected in this process with CUPTI; the kernel runs once per profiler asked for. Where "
+             "counters are not allowed, the event-timed launch is reported with the reason.")
         .def("__repr__", &kernel_repr);
 
     py::class_<KernelTemplate, std::shared_ptr<KernelTemplate>>(

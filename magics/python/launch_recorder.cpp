@@ -59,6 +59,8 @@ void LaunchRecorder::launch(const Kernel& kernel, const rt::Function& f, py::han
         r.registers = a.num_regs;
         r.static_shared = a.shared_bytes;
         r.array_bytes = array_argument_bytes(kernel, args);
+        r.module = kernel.module();
+        r.lowered_name = kernel.lowered_name();
     }
     r.start.record(stream);
     rt::launch(f, grid, block, shared_mem, stream, params, options);

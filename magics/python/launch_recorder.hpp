@@ -11,6 +11,7 @@
 #include <cuda.h>
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,6 +19,7 @@
 namespace xcuda::magics {
 
 class Kernel;
+class ModuleImpl;
 
 struct RecordedLaunch {
     std::string kernel;        // "saxpy" or "axpy<float>"
@@ -28,6 +30,8 @@ struct RecordedLaunch {
     int registers = 0;                       // details only
     std::size_t static_shared = 0;           // details only
     std::optional<std::uint64_t> array_bytes;  // details only: see array_argument_bytes
+    std::shared_ptr<ModuleImpl> module;        // details only: the compiled cell (for --lines)
+    std::string lowered_name;                  // details only: the function's mangled name
     rt::Event start, end;
 };
 

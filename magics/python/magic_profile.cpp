@@ -1,4 +1,5 @@
 #include "magic_profile.hpp"
+#include "hardware_profile.hpp"
 #include "launch_recorder.hpp"
 #include "magic_support.hpp"
 #include "rich_output.hpp"
@@ -17,14 +18,32 @@ namespace xcuda::magics {
 namespace {
 
 const compile::CommandSpec& spec() {
-    static const compile::CommandSpec s = help_only_spec("%%cuda_profile",
-        "%%cuda_profile",
-        "Runs the Python cell below in the notebook's namespace, then reports every xcuda kernel launch it "
-            "made: kernel, device, grid, block, registers, shared memory, theoretical occupancy for that launch, "
-            "GPU time (CUDA events around each launch on its stream) and bandwidth where the bytes are known. "
-            "Bytes are the sum of nbytes of the arrays passed to pointer parameters: an upper-bound estimate "
-            "(the arrays passed, not the bytes the kernel touches). The launches behave as without the magic; an "
-            "error in the cell is raised after the report of the launches before it.");
+    static const compile::CommandSpec s = [] {
+        compile::CommandSpec c = help_only_spec("%%cuda_profile",
+            "%%cuda_profile [--metrics[=SET|NAMES]] [--lines]",
+            "Runs the Python cell below in the notebook's namespace, then reports every xcuda kernel launch it "
+                "made: kernel, device, grid, block, registers, shared memory, theoretical occupancy for that launch, "
+                "GPU time (CUDA events around each launch on its stream) and bandwidth where the bytes are known. "
+                "Bytes are the sum of nbytes of the arrays passed to pointer parameters: an upper-bound estimate "
+                "(the arrays passed, not the bytes the kernel touches). The launches behave as without the magic; an "
+                "error in the cell is raised after the report of the launches before it. With --metrics, hardware "
+                "counters of each kernel instead (CUPTI, in this process: speed of light, DRAM bytes, FLOPs and a "
+                "roofline); with --lines, PC sampling shown on the %%cuda cells' own lines with the top stall "
+                "reasons. Where counters are not allowed the event timing is shown with the reason.");
+        compile::OptionSpec metrics;
+        metrics.long_name = "--metrics";
+        metrics.metavar = "SET|NAMES";
+        metrics.implicit_value = "basic";
+        metrics.example = "basic";
+        metrics.help = "hardware counters: a set (" + metric_sets_help() +
+                       ") or Nsight Compute metric names, comma-separated; bare --metrics is basic";
+        c.options.push_back(metrics);
+        compile::OptionSpec lines;
+        lines.long_name = "--lines";
+        lines.help = "PC sampling: samples and top stall reasons on each line of the kernels' cells";
+        c.options.push_back(lines);
+        return c;
+    }();
     return s;
 }
 
@@ -72,22 +91,55 @@ void cuda_profile_cell_magic(const std::string& line, const std::string& cell) {
         py::print(compile::format_help(spec()));
         return;
     }
-    py::object shown = profile_source(cell, ipython_shell().attr("user_ns"));
+    HardwareProfileRequest request;
+    if (args.has("--metrics")) request.metrics = args.value("--metrics");
+    request.lines = args.has("--lines");
+    py::object shown = profile_source(cell, ipython_shell().attr("user_ns"), request);
     if (!shown.is_none()) display_rich(shown.cast<const report::Rich&>());
 }
 
-py::object profile_source(const std::string& source, py::object globals) {
+py::object profile_source(const std::string& source, py::object globals, const HardwareProfileRequest& request) {
     py::object builtins = py::module_::import("builtins");
     py::object code = builtins.attr("compile")(source, "<cuda_profile>", "exec");
+    return profile_callable([&] { builtins.attr("exec")(code, globals); }, request);
+}
+
+py::object profile_callable(const std::function<void()>& work, const HardwareProfileRequest& request) {
     LaunchRecorder recorder(true, "%%cuda_profile");
     try {
-        builtins.attr("exec")(code, globals);
+        if (request.metrics || request.lines) {
+            return rich_object(hardware_profile(recorder, work, request, [&] { return launches_report(recorder); }));
+        }
+        work();
     } catch (py::error_already_set&) {
         if (auto shown = launches_report(recorder)) display_rich(*shown);
         throw;
     }
     auto shown = launches_report(recorder);
     return shown ? rich_object(*shown) : py::none();
+}
+
+py::object profile_kernel(py::object kernel, py::args args, py::kwargs kwargs) {
+    HardwareProfileRequest counters, lines;
+    py::kwargs launch;
+    for (auto item : kwargs) {
+        const std::string key = item.first.cast<std::string>();
+        if (key == "metrics") {
+            if (!item.second.is_none()) counters.metrics = py::str(item.second).cast<std::string>();
+        } else if (key == "lines") {
+            lines.lines = item.second.cast<bool>();
+        } else {
+            launch[item.first] = item.second;
+        }
+    }
+    if (!counters.metrics && !lines.lines) counters.metrics = "basic";
+    const auto work = [&] { kernel(*args, **launch); };
+    if (!lines.lines) return profile_callable(work, counters);
+    if (!counters.metrics) return profile_callable(work, lines);
+    // Two profilers cannot share one launch: the kernel runs once for each.
+    const auto& a = profile_callable(work, counters).cast<const report::Rich&>();
+    const auto& b = profile_callable(work, lines).cast<const report::Rich&>();
+    return rich_object(report::Rich{a.plain + "\n" + b.plain, a.html + b.html, a.svg});
 }
 
 void cuda_profile_line_magic(const std::string& line) {

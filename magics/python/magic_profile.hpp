@@ -1,7 +1,10 @@
 #pragma once
 // %%cuda_profile: runs a Python cell and reports every xcuda kernel launch in it.
+#include "hardware_profile.hpp"
+
 #include <pybind11/pybind11.h>
 
+#include <functional>
 #include <string>
 
 namespace xcuda::magics {
@@ -13,7 +16,16 @@ void cuda_profile_line_magic(const std::string& line);
 // The magic's work without IPython (xcuda.cuda_profile): runs `source` with `globals` as its
 // namespace and returns the report (an xcuda.Report). When the code raises, the report of the
 // launches before the error is shown (printed without IPython) and the error propagates.
-pybind11::object profile_source(const std::string& source, pybind11::object globals);
+pybind11::object profile_source(const std::string& source, pybind11::object globals,
+                                const HardwareProfileRequest& request = {});
+
+// The same for a callable (Kernel.profile): runs `work` once under the recorder and the
+// profilers `request` names, and returns the report.
+pybind11::object profile_callable(const std::function<void()>& work, const HardwareProfileRequest& request);
+
+// Kernel.profile(*args, grid=, block=, ..., metrics="basic", lines=False): the launch profiled
+// with hardware counters and/or PC sampling (launched once per profiler asked for).
+pybind11::object profile_kernel(pybind11::object kernel, pybind11::args args, pybind11::kwargs kwargs);
 
 // The help `-h` prints, for `?` (the registered function's docstring).
 std::string cuda_profile_help();

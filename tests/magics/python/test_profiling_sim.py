@@ -182,3 +182,26 @@ def test_cuda_profile_function_returns_the_report(sim):
     assert isinstance(report, xcuda.Report)
     assert "2 launches, 3.00 ms in all" in report.plain
     assert "<table" in report.html and "<svg" in report.svg
+
+
+def test_metrics_on_another_driver_fall_back_to_event_timing_with_the_reason(sim):
+    # CUPTI reads NVIDIA's driver only; the simulated one stands for a machine where counters
+    # cannot be read: the code still runs once, timed by events, and one line says why.
+    d = xcuda.zeros(4, np.float32)
+    ns = {"sim": sim, "d": d, "runs": []}
+    report = xcuda.cuda_profile("runs.append(1)\nsim.plain[2, 32](1.0, d, d, 4)", ns, metrics="basic")
+    assert ns["runs"] == [1]
+    first, rest = report.plain.split("\n", 1)
+    assert first.startswith("No hardware counters: CUPTI reads the counters of NVIDIA's driver"), first
+    assert "unset it to profile with hardware counters" in first
+    assert "plain" in rest and "1 launch, 1.50 ms in all" in rest, rest
+    with pytest.raises(xcuda.ProfilerUnavailableError, match="XCUDA_CUDA_DRIVER=") as e:
+        xcuda.counters(lambda: None)
+    assert e.value.reason == "unsupported"
+
+
+def test_kernel_profile_on_another_driver_launches_once_and_reports_the_reason(sim):
+    d = xcuda.zeros(4, np.float32)
+    report = sim.plain.profile(1.0, d, d, 4, grid=2, block=32, lines=True)
+    assert last_launch() == "cuLaunchKernel plain grid=(2,1,1) block=(32,1,1) shared=0"
+    assert report.plain.startswith("No hardware counters:") and "plain" in report.plain

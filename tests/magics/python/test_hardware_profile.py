@@ -1,0 +1,65 @@
+"""%%cuda_profile --metrics/--lines, Kernel.profile and xcuda.counters: option checks, CUPTI's
+host API (chips and metric names need no GPU) and the no-GPU behaviour. The collections
+themselves run in test_hardware_profile_gpu.py on a GPU; the fallback to event timing on the
+simulated driver in test_profiling_sim.py."""
+import pytest
+
+import xcuda
+
+from conftest import requires_gpu  # noqa: F401  (the GPU file shares the gating)
+
+
+def test_help_lists_metrics_sets_and_lines(ip, capsys):
+    ip.run_line_magic("cuda_profile", "-h")
+    out = capsys.readouterr().out
+    assert "--metrics[=SET|NAMES]" in out and "--lines" in out
+    for word in ("basic:", "memory:", "compute:", "all:", "roofline", "stall reasons"):
+        assert word in out, (word, out)
+
+
+def test_an_unknown_metric_set_is_a_usage_error_naming_it_and_the_cell_does_not_run(ip):
+    ip.user_ns["ran"] = []
+    r = ip.run_cell("%%cuda_profile --metrics=fastest\nran.append(1)\n")
+    assert not r.success
+    assert type(r.error_in_exec).__name__ == "UsageError"
+    assert "--metrics fastest: not a metric set (basic, memory, compute, all)" in str(r.error_in_exec)
+    assert ip.user_ns["ran"] == []
+
+
+def test_metrics_and_lines_together_are_refused_before_the_cell_runs(ip):
+    ip.user_ns["ran"] = []
+    r = ip.run_cell("%%cuda_profile --metrics --lines\nran.append(1)\n")
+    assert not r.success and "give one of them" in str(r.error_in_exec)
+    assert ip.user_ns["ran"] == []
+
+
+def test_the_profiler_host_api_names_chips_and_metrics_without_a_gpu():
+    chips = xcuda.profiler_chips()
+    assert "GH100" in chips and "GA100" in chips
+    metrics = xcuda.profiler_metrics("GH100")
+    for name in ("dram__bytes_read", "sm__throughput", "smsp__sass_thread_inst_executed_op_ffma_pred_on"):
+        assert name in metrics
+
+
+def test_an_unknown_chip_is_a_value_error_naming_it():
+    with pytest.raises(ValueError, match="'GX999' is not one CUPTI"):
+        xcuda.profiler_metrics("GX999")
+
+
+@pytest.mark.skipif(xcuda.driver_available(), reason="checks the no-GPU path; this machine has a GPU")
+def test_without_a_gpu_the_code_runs_once_and_the_report_says_counters_need_one():
+    ns = {"ran": []}
+    report = xcuda.cuda_profile("ran.append(1)", ns, metrics="basic")
+    assert ns["ran"] == [1]
+    assert report.plain.startswith("No hardware counters: they need a GPU: no CUDA "), report.plain
+    assert "launched no" in report.plain  # the event-timing report that still follows
+
+
+@pytest.mark.skipif(xcuda.driver_available(), reason="checks the no-GPU path; this machine has a GPU")
+def test_without_a_gpu_xcuda_counters_raises_no_device_error():
+    with pytest.raises(xcuda.NoDeviceError):
+        xcuda.counters(lambda: None)
+
+
+def test_profiler_unavailable_error_is_a_cuda_error():
+    assert issubclass(xcuda.ProfilerUnavailableError, xcuda.CudaError)
