@@ -31,12 +31,28 @@ std::size_t display_width(std::string_view utf8) {
 Table::Table(std::vector<Column> columns, std::string caption)
     : columns_(std::move(columns)), caption_(std::move(caption)) {}
 
-void Table::add_row(std::vector<std::string> cells) {
-    if (cells.size() != columns_.size()) {
-        throw std::invalid_argument("Table row has " + std::to_string(cells.size()) + " cells but the table has " +
-                                    std::to_string(columns_.size()) + " columns; pass one cell per column");
+namespace {
+
+void check_width(std::size_t cells, std::size_t columns) {
+    if (cells != columns) {
+        throw std::invalid_argument("Table row has " + std::to_string(cells) + " cells but the table has " +
+                                    std::to_string(columns) + " columns; pass one cell per column");
     }
+}
+
+}  // namespace
+
+void Table::add_row(std::vector<std::string> cells) {
+    check_width(cells.size(), columns_.size());
     rows_.push_back(std::move(cells));
+    html_rows_.emplace_back();
+}
+
+void Table::add_row(std::vector<std::string> cells, std::vector<std::string> html) {
+    check_width(cells.size(), columns_.size());
+    check_width(html.size(), columns_.size());
+    rows_.push_back(std::move(cells));
+    html_rows_.push_back(std::move(html));
 }
 
 std::string Table::html() const {
@@ -48,11 +64,13 @@ std::string Table::html() const {
         out += html_escape(col.header) + "</th>";
     }
     out += "</tr></thead><tbody>";
-    for (const auto& row : rows_) {
+    for (std::size_t r = 0; r < rows_.size(); ++r) {
+        const auto& row = rows_[r];
+        const auto& markup = html_rows_[r];
         out += "<tr>";
         for (std::size_t i = 0; i < row.size(); ++i) {
             out += columns_[i].align == Align::right ? "<td class=\"xcuda-num\">" : "<td>";
-            out += html_escape(row[i]) + "</td>";
+            out += (markup.empty() || markup[i].empty() ? html_escape(row[i]) : markup[i]) + "</td>";
         }
         out += "</tr>";
     }

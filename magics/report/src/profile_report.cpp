@@ -14,14 +14,14 @@ namespace {
 // first ones, the totals and the chart count them all.
 constexpr std::size_t kMaxListedLaunches = 200;
 
+std::string ms(double milliseconds) { return format_duration(milliseconds / 1e3); }
+
+}  // namespace
+
 std::string dim3_text(const Dim3& d) {
     if (d.y == 1 && d.z == 1) return std::to_string(d.x);
     return "(" + std::to_string(d.x) + ", " + std::to_string(d.y) + ", " + std::to_string(d.z) + ")";
 }
-
-std::string ms(double milliseconds) { return format_duration(milliseconds / 1e3); }
-
-}  // namespace
 
 std::vector<KernelTotal> totals_by_kernel(const std::vector<ProfiledLaunch>& launches) {
     std::map<std::string, KernelTotal> by_name;

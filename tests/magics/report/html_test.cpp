@@ -45,6 +45,14 @@ TEST(Table, EscapesCellsAndHeaders) {
 TEST(Table, RejectsRowWithWrongCellCount) {
     Table t({{"a"}, {"b"}});
     EXPECT_THROW(t.add_row({"only one"}), std::invalid_argument);
+    EXPECT_THROW(t.add_row({"a", "b"}, {"<i>a</i>"}), std::invalid_argument);
+}
+
+TEST(Table, HtmlCellsReplaceTheEscapedTextOnlyInHtml) {
+    Table t({{"Name"}, {"Bar"}});
+    t.add_row({"<k>", "[##..]"}, {"", "<span class=\"b\"></span>"});
+    EXPECT_NE(t.html().find("<td>&lt;k&gt;</td><td><span class=\"b\"></span></td>"), std::string::npos) << t.html();
+    EXPECT_NE(t.plain().find("<k>   [##..]"), std::string::npos) << t.plain();
 }
 
 TEST(Table, PlainAlignsColumnsCountingUtf8CodePoints) {

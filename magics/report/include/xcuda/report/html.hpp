@@ -32,6 +32,11 @@ public:
     // Cells are plain text (escaped on output). Throws std::invalid_argument when the
     // row does not have one cell per column.
     void add_row(std::vector<std::string> cells);
+    // The same row where the HTML of some cells is richer than their text (a bar, a heat
+    // background): html[i], when not empty, is put in the <td> as it is (the caller escapes
+    // any user string in it) and cells[i] stays the plain-text twin. Throws like add_row
+    // when either vector does not have one entry per column.
+    void add_row(std::vector<std::string> cells, std::vector<std::string> html);
 
     std::size_t columns() const { return columns_.size(); }
     std::size_t rows() const { return rows_.size(); }
@@ -47,6 +52,7 @@ private:
     std::vector<Column> columns_;
     std::string caption_;
     std::vector<std::vector<std::string>> rows_;
+    std::vector<std::vector<std::string>> html_rows_;  // per row: empty, or one entry per column
 };
 
 // <div class="xcuda-report"> + the shared scoped <style> + body (already HTML).
