@@ -106,6 +106,11 @@ std::string format_si(double value, const std::string& unit, int digits) {
     return significant(v, digits) + " " + prefixes[i] + unit;
 }
 
+std::string format_intensity(double flop_per_byte) {
+    if (!std::isfinite(flop_per_byte)) return "n/a";
+    return significant(flop_per_byte, 3) + " FLOP/byte";
+}
+
 std::string format_count(std::uint64_t count) {
     std::string digits = std::to_string(count), out;
     for (std::size_t i = 0; i < digits.size(); ++i) {

@@ -7,11 +7,13 @@
 #include <iostream>
 #include <sstream>
 
+#include "xcuda/report/counters_report.hpp"
 #include "xcuda/report/device_info_report.hpp"
 #include "xcuda/report/profile_report.hpp"
 #include "xcuda/report/ptx_view.hpp"
 #include "xcuda/report/resources_report.hpp"
 #include "xcuda/report/sass_view.hpp"
+#include "xcuda/report/source_lines_report.hpp"
 #include "xcuda/report/timing_report.hpp"
 
 using namespace xcuda::report;
@@ -25,14 +27,14 @@ body{margin:0;display:flex;font-family:sans-serif}
 .pane{flex:1;padding:12px;min-width:0}
 .light{--jp-layout-color1:#fff;--jp-layout-color2:#eee;--jp-content-font-color1:rgba(0,0,0,.87);
  --jp-content-font-color2:rgba(0,0,0,.54);--jp-content-font-color3:rgba(0,0,0,.38);--jp-border-color2:#e0e0e0;
- --jp-brand-color1:#1976d2;--jp-warn-color0:#ef6c00;--jp-cell-editor-background:#f5f5f5;
+ --jp-layout-color3:#bdbdbd;--jp-brand-color1:#1976d2;--jp-warn-color0:#ef6c00;--jp-cell-editor-background:#f5f5f5;
  --jp-mirror-editor-comment-color:#408080;--jp-mirror-editor-keyword-color:#008000;
  --jp-mirror-editor-variable-2-color:#05a;--jp-mirror-editor-builtin-color:#008000;
  --jp-mirror-editor-number-color:#080;--jp-mirror-editor-def-color:#00f;--jp-mirror-editor-string-color:#ba2121;
  background:var(--jp-layout-color1)}
 .dark{--jp-layout-color1:#212121;--jp-layout-color2:#424242;--jp-content-font-color1:rgba(255,255,255,1);
  --jp-content-font-color2:rgba(255,255,255,.7);--jp-content-font-color3:rgba(255,255,255,.5);--jp-border-color2:#616161;
- --jp-brand-color1:#64b5f6;--jp-warn-color0:#ffb74d;--jp-cell-editor-background:#303030;
+ --jp-layout-color3:#616161;--jp-brand-color1:#64b5f6;--jp-warn-color0:#ffb74d;--jp-cell-editor-background:#303030;
  --jp-mirror-editor-comment-color:#9e9e9e;--jp-mirror-editor-keyword-color:#81c784;
  --jp-mirror-editor-variable-2-color:#64b5f6;--jp-mirror-editor-builtin-color:#4dd0e1;
  --jp-mirror-editor-number-color:#ce93d8;--jp-mirror-editor-def-color:#ffb74d;--jp-mirror-editor-string-color:#ff8a65;
@@ -60,6 +62,84 @@ std::string read(const fs::path& path) {
     std::stringstream ss;
     ss << in.rdbuf();
     return ss.str();
+}
+
+// An H200 roofline with a memory-bound add (1 FLOP per 12 bytes), a compute-bound FMA loop,
+// a copy with no FP operations, and a hostile kernel name.
+Rich counters_sample() {
+    Roofline h200{"NVIDIA H200", 4.8e12, {{"FP64", 3.4e13}, {"FP32", 6.7e13}, {"FP16", 1.3e14}}};
+    const double n = 1 << 26;
+    CounterLaunch add;
+    add.kernel = "add";
+    add.grid = {262144, 1, 1};
+    add.block = {256, 1, 1};
+    add.duration_ns = 183e3;
+    add.sm_throughput_pct = 14.2;
+    add.memory_throughput_pct = 91.3;
+    add.dram_throughput_pct = 91.3;
+    add.achieved_occupancy_pct = 87.5;
+    add.theoretical_occupancy_pct = 100;
+    add.l1_hit_rate_pct = 0;
+    add.l2_hit_rate_pct = 33.4;
+    add.dram_bytes_read = 8 * n;
+    add.dram_bytes_write = 4 * n;
+    add.flops_fp32 = n;
+    add.metrics = {{"dram__bytes_read.sum", 8 * n, "byte"},
+                   {"dram__bytes_write.sum", 4 * n, "byte"},
+                   {"gpu__time_duration.sum", 183e3, "nsecond"},
+                   {"sm__throughput.avg.pct_of_peak_sustained_elapsed", 14.2, "%"},
+                   {"smsp__sass_thread_inst_executed_op_fadd_pred_on.sum", n, "inst"}};
+    CounterLaunch fma = add;
+    fma.kernel = "fma_loop<float, 512>";
+    fma.grid = {1056, 1, 1};
+    fma.duration_ns = 1.12e6;
+    fma.sm_throughput_pct = 88.6;
+    fma.memory_throughput_pct = 9.5;
+    fma.dram_throughput_pct = 7.8;
+    fma.achieved_occupancy_pct = 93.0;
+    fma.l2_hit_rate_pct = 97.0;
+    fma.dram_bytes_read = 2.8e8;
+    fma.dram_bytes_write = 1.4e8;
+    fma.flops_fp32 = 6.4e10;
+    fma.metrics = {{"smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", 3.2e10, "inst"},
+                   {"sm__warps_active.avg.pct_of_peak_sustained_active", 93.0, "%"}};
+    CounterLaunch copy;
+    copy.kernel = "<script>alert('copy')</script>";
+    copy.grid = {64, 64, 1};
+    copy.block = {16, 16, 1};
+    copy.duration_ns = 21e3;
+    copy.sm_throughput_pct = 22.0;
+    copy.memory_throughput_pct = 41.0;
+    copy.dram_throughput_pct = 35.0;
+    copy.dram_bytes_read = 4.2e6;
+    copy.dram_bytes_write = 4.2e6;
+    copy.metrics = {{"<b>not a metric</b>", 0.125, "&"}};
+    return counters_report({add, fma, copy}, h200, "Counters of 3 launches; each launch was replayed 9 times.");
+}
+
+Rich source_lines_sample() {
+    SourceSamples s;
+    s.kernel = "block_sum";
+    s.cell_lines = {"extern \"C\" __global__ void block_sum(const float* x, float* out, int n) {",
+                    "    __shared__ float partial[256];",
+                    "    int i = blockIdx.x * blockDim.x + threadIdx.x;",
+                    "    partial[threadIdx.x] = i < n ? x[i] : 0.0f;",
+                    "    __syncthreads();",
+                    "    for (int s = blockDim.x / 2; s > 0; s >>= 1) {",
+                    "\tif (threadIdx.x < s) partial[threadIdx.x] += partial[threadIdx.x + s];",
+                    "        __syncthreads();",
+                    "    }",
+                    "    if (threadIdx.x == 0) atomicAdd(out, partial[0]); // <b>& done</b>",
+                    "}"};
+    s.lines = {{4, 5061, {{"smsp__pcsamp_warps_issue_stalled_long_scoreboard", 3138}, {"smsp__pcsamp_warps_issue_stalled_wait", 1012},
+                          {"smsp__pcsamp_warps_issue_stalled_selected", 455}, {"smsp__pcsamp_warps_issue_stalled_math_pipe_throttle", 456}}},
+               {5, 2410, {{"barrier", 2200}, {"selected", 210}}},
+               {7, 3150, {{"short_scoreboard", 1500}, {"mio_throttle", 900}, {"selected", 750}}},
+               {8, 1260, {{"barrier", 1260}}},
+               {10, 230, {{"lg_throttle_not_issued", 200}, {"selected", 30}}}};
+    s.total_samples = 12345;
+    s.unattributed_samples = 234;
+    return source_lines_report({s});
 }
 
 }  // namespace
@@ -110,6 +190,8 @@ int main(int argc, char** argv) {
     h200.devices = {{0, "NVIDIA H200", 9, 0, 132, 150754820096ULL, 1980000, 3201000, 6144, 60ULL << 20, true}};
     h200.driver_version = 13000;
     sample(dir, "device_info", device_info_report(h200));
+    sample(dir, "counters", counters_sample());
+    sample(dir, "source_lines", source_lines_sample());
     std::cout << "report samples written to " << dir.string() << "\n";
     return 0;
 }

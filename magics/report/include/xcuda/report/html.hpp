@@ -55,6 +55,12 @@ private:
     std::vector<std::vector<std::string>> html_rows_;  // per row: empty, or one entry per column
 };
 
+// A percentage (0..100) as a bar: "[#####.....]  51.2%" in plain text (ten cells, the number
+// padded to six characters so a column of them lines up); in HTML a themed bar and then the
+// number. The bar is clamped to 0..100, the number shown as it is.
+std::string percent_bar_plain(double percent);
+std::string percent_bar_html(double percent);
+
 // <div class="xcuda-report"> + the shared scoped <style> + body (already HTML).
 std::string wrap_report(std::string_view body_html);
 

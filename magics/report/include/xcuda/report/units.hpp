@@ -27,6 +27,10 @@ std::string format_percent(double fraction, int decimals = 0);
 // (6.7e13, "FLOP/s") -> "67.0 TFLOP/s", (512, "FLOP") -> "512 FLOP".
 std::string format_si(double value, const std::string& unit, int digits = 3);
 
+// Arithmetic intensity without a prefix, which would read as a unit: 0.08333 ->
+// "0.0833 FLOP/byte", 19412 -> "19412 FLOP/byte".
+std::string format_intensity(double flop_per_byte);
+
 // 12345 -> "12,345", for counts a reader compares digit by digit (samples, events).
 std::string format_count(std::uint64_t count);
 
