@@ -94,10 +94,6 @@ Table all_metrics(const CounterLaunch& l) {
     return t;
 }
 
-std::string paragraph(const std::string& text, const char* cls = "xcuda-line") {
-    return "<p class=\"" + std::string(cls) + "\">" + html_escape(text) + "</p>";
-}
-
 struct Section {
     std::string plain, html;
 };
@@ -116,7 +112,7 @@ Section launch_section(std::size_t index, const CounterLaunch& l, const std::opt
     } else {
         const std::string none = "No speed-of-light counters were collected for this launch.";
         s.plain += none + "\n";
-        s.html += paragraph(none, "xcuda-line xcuda-note");
+        s.html += paragraph(none, "xcuda-note");
     }
     if (!l.metrics.empty()) {
         const Table metrics = all_metrics(l);
@@ -149,13 +145,13 @@ Section roofline_section(const Roofline& roofline, const std::vector<CounterLaun
         s.html = svg;
     } else {
         s.plain = heading + "\n";
-        s.html = paragraph(heading, "xcuda-line xcuda-note");
+        s.html = paragraph(heading, "xcuda-note");
     }
     for (std::size_t i = 0; i < launches.size(); ++i) {
         if (placements[i].point) continue;
         const std::string off = launch_label(i, launches[i]) + " is not on the roofline: " + placements[i].missing + ".";
         s.plain += off + "\n";
-        s.html += paragraph(off, "xcuda-line xcuda-note");
+        s.html += paragraph(off, "xcuda-note");
     }
     return s;
 }
@@ -194,12 +190,13 @@ Rich counters_report(const std::vector<CounterLaunch>& launches, const std::opti
     std::string body;
     if (!note.empty()) {
         r.plain = note + "\n";
-        body = paragraph(note, "xcuda-line xcuda-warn");
+        body = paragraph(note, "xcuda-warn");
     }
     if (launches.empty()) {
         const std::string none = "No kernel launches were profiled, so there are no counters to show.";
+        if (note.empty()) return one_line_report(none);
         r.plain += none + "\n";
-        r.html = wrap_report(body + paragraph(none, "xcuda-line xcuda-note"));
+        r.html = wrap_report(body + paragraph(none, "xcuda-note"));
         return r;
     }
 
@@ -216,7 +213,7 @@ Rich counters_report(const std::vector<CounterLaunch>& launches, const std::opti
         body += s.html;
     }
     body += paragraph("Percentages are of the device's peak, read from hardware counters (CUPTI).",
-                      "xcuda-line xcuda-note");
+                      "xcuda-note");
     r.html = wrap_report(body);
     return r;
 }

@@ -175,6 +175,19 @@ std::string_view report_css() {
     return css;
 }
 
+std::string paragraph(std::string_view text, std::string_view kind) {
+    std::string out = "<p class=\"xcuda-line";
+    if (!kind.empty()) out += " " + std::string(kind);
+    return out + "\">" + html_escape(text) + "</p>";
+}
+
+Rich one_line_report(const std::string& sentence) {
+    Rich r;
+    r.plain = sentence + "\n";
+    r.html = wrap_report(paragraph(sentence, "xcuda-note"));
+    return r;
+}
+
 std::string wrap_report(std::string_view body_html) {
     std::string out = "<div class=\"xcuda-report\"><style>";
     out += report_css();

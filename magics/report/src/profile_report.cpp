@@ -39,13 +39,8 @@ std::vector<KernelTotal> totals_by_kernel(const std::vector<ProfiledLaunch>& lau
 }
 
 Rich profile_report(const std::vector<ProfiledLaunch>& launches) {
+    if (launches.empty()) return one_line_report("The cell launched no CUDA kernels, so there is nothing to profile.");
     Rich r;
-    if (launches.empty()) {
-        const std::string msg = "The cell launched no CUDA kernels, so there is nothing to profile.";
-        r.plain = msg + "\n";
-        r.html = wrap_report("<p class=\"xcuda-line xcuda-note\">" + html_escape(msg) + "</p>");
-        return r;
-    }
 
     double total_ms = 0.0;
     for (const auto& l : launches) total_ms += l.gpu_ms;

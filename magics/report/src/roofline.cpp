@@ -12,12 +12,6 @@
 namespace xcuda::report {
 namespace {
 
-using svg::kBrandFill;
-using svg::kFont;
-using svg::kMuted;
-using svg::kText;
-using svg::num;
-
 constexpr int kWidth = 640;
 constexpr int kHeight = 420;
 constexpr double kLeft = 64, kRight = 16, kTop = 32, kBottom = 44;
@@ -64,14 +58,14 @@ std::string decade_label(int d) {
 
 std::string text(double x, double y, const std::string& content, const char* style, const char* anchor = "start",
                  const std::string& extra = {}) {
-    return "<text x=\"" + num(x) + "\" y=\"" + num(y) + "\" text-anchor=\"" + anchor + "\" style=\"" + style + ";" +
-           kFont + "\"" + extra + ">" + html_escape(content) + "</text>";
+    return "<text x=\"" + svg::num(x) + "\" y=\"" + svg::num(y) + "\" text-anchor=\"" + anchor + "\" style=\"" + style + ";" +
+           svg::kFont + "\"" + extra + ">" + html_escape(content) + "</text>";
 }
 
 std::string line(const char* cls, double x1, double y1, double x2, double y2, const char* style,
                  const std::string& extra = {}) {
-    return "<line class=\"" + std::string(cls) + "\"" + extra + " x1=\"" + num(x1) + "\" y1=\"" + num(y1) +
-           "\" x2=\"" + num(x2) + "\" y2=\"" + num(y2) + "\" style=\"" + style + "\"/>";
+    return "<line class=\"" + std::string(cls) + "\"" + extra + " x1=\"" + svg::num(x1) + "\" y1=\"" + svg::num(y1) +
+           "\" x2=\"" + svg::num(x2) + "\" y2=\"" + svg::num(y2) + "\" style=\"" + style + "\"/>";
 }
 
 std::string grid(const Axis& x, const Axis& y) {
@@ -80,16 +74,16 @@ std::string grid(const Axis& x, const Axis& y) {
     for (int d = x.lo; d <= x.hi; ++d) {
         const double px = x.at(std::pow(10.0, d));
         out += line("xcuda-grid", px, top, px, bottom, kGrid, " data-axis=\"x\" data-decade=\"" + std::to_string(d) + "\"");
-        out += text(px, bottom + 16, decade_label(d), kMuted, "middle");
+        out += text(px, bottom + 16, decade_label(d), svg::kMuted, "middle");
     }
     for (int d = y.lo; d <= y.hi; ++d) {
         const double py = y.at(std::pow(10.0, d));
         out += line("xcuda-grid", left, py, right, py, kGrid, " data-axis=\"y\" data-decade=\"" + std::to_string(d) + "\"");
-        out += text(left - 6, py + 4, decade_label(d), kMuted, "end");
+        out += text(left - 6, py + 4, decade_label(d), svg::kMuted, "end");
     }
-    out += text((left + right) / 2, kHeight - 8, "Arithmetic intensity (FLOP per byte of DRAM traffic)", kText, "middle");
+    out += text((left + right) / 2, kHeight - 8, "Arithmetic intensity (FLOP per byte of DRAM traffic)", svg::kText, "middle");
     const double mid = (top + bottom) / 2;
-    out += text(14, mid, "FLOP/s", kText, "middle", " transform=\"rotate(-90 14 " + num(mid) + ")\"");
+    out += text(14, mid, "FLOP/s", svg::kText, "middle", " transform=\"rotate(-90 14 " + svg::num(mid) + ")\"");
     return out + "</g>";
 }
 
@@ -145,8 +139,8 @@ std::string roofline_chart(const Roofline& roofline, const std::vector<RooflineP
             const double slope = y.pixels_per_decade() / x.pixels_per_decade();
             const double angle = std::atan(slope) * kDegreesPerRadian;
             const double lx = x.at(start) + 10, ly = y.at(start * bandwidth) - 10 * slope - 6;
-            out += text(lx, ly, label, kText, "start",
-                        " transform=\"rotate(" + num(-angle) + " " + num(lx) + " " + num(ly) + ")\"");
+            out += text(lx, ly, label, svg::kText, "start",
+                        " transform=\"rotate(" + svg::num(-angle) + " " + svg::num(lx) + " " + svg::num(ly) + ")\"");
             out += "</g>";
         }
     }
@@ -156,15 +150,15 @@ std::string roofline_chart(const Roofline& roofline, const std::vector<RooflineP
         const std::string label = r.name + " " + format_si(r.flops_per_second, "FLOP/s");
         out += "<g class=\"xcuda-roof-compute\"><title>" + html_escape("Compute roof " + label) + "</title>";
         out += line("xcuda-roof", x.at(std::max(ridge, x_min)), py, x.to, py, kRoofStroke);
-        out += text(x.to - 4, py - 5, label, kText, "end") + "</g>";
+        out += text(x.to - 4, py - 5, label, svg::kText, "end") + "</g>";
         if (!memory_roof) continue;
         const std::string at = format_intensity(ridge);
         out += "<g class=\"xcuda-ridge\"><title>" + html_escape(r.name + " ridge point: " + at) + "</title>";
-        out += "<circle class=\"xcuda-ridge-point\" cx=\"" + num(x.at(ridge)) + "\" cy=\"" + num(py) +
+        out += "<circle class=\"xcuda-ridge-point\" cx=\"" + svg::num(x.at(ridge)) + "\" cy=\"" + svg::num(py) +
                "\" r=\"3.5\" style=\"" + kRidgeStyle + "\"/>";
         char value[32];
         std::snprintf(value, sizeof value, "%.3g", ridge);
-        out += text(x.at(ridge) + 6, py + 14, value, kMuted) + "</g>";
+        out += text(x.at(ridge) + 6, py + 14, value, svg::kMuted) + "</g>";
     }
     for (const auto& p : shown) {
         const double px = x.at(p.intensity), py = y.at(p.flops_per_second);
@@ -172,12 +166,12 @@ std::string roofline_chart(const Roofline& roofline, const std::vector<RooflineP
                html_escape(p.label + ": " + format_intensity(p.intensity) + ", " +
                            format_si(p.flops_per_second, "FLOP/s")) +
                "</title>";
-        out += "<circle class=\"xcuda-point\" cx=\"" + num(px) + "\" cy=\"" + num(py) + "\" r=\"4\" style=\"" +
-               kBrandFill + "\"/>";
+        out += "<circle class=\"xcuda-point\" cx=\"" + svg::num(px) + "\" cy=\"" + svg::num(py) + "\" r=\"4\" style=\"" +
+               svg::kBrandFill + "\"/>";
         // A label that would run past the plot's right edge goes on the point's left.
         const std::string label = truncate_label(p.label, kMaxPointLabel);
         const bool fits_right = px + 7 + display_width(label) * svg::kCharWidth <= x.to;
-        out += text(fits_right ? px + 7 : px - 7, py + 4, label, kText, fits_right ? "start" : "end") + "</g>";
+        out += text(fits_right ? px + 7 : px - 7, py + 4, label, svg::kText, fits_right ? "start" : "end") + "</g>";
     }
     return out + "</svg>";
 }

@@ -156,7 +156,7 @@ Section kernel_section(const SourceSamples& k) {
     }
     s.plain = prefix + summary + "\n" + table.plain() + (elsewhere.empty() ? "" : elsewhere + "\n");
     s.html = "<p class=\"xcuda-line\"><b><code>" + html_escape(k.kernel) + "</code></b>: " + html_escape(summary) + "</p>" +
-             table.html() + (elsewhere.empty() ? "" : "<p class=\"xcuda-line xcuda-note\">" + html_escape(elsewhere) + "</p>");
+             table.html() + (elsewhere.empty() ? "" : paragraph(elsewhere, "xcuda-note"));
     return s;
 }
 
@@ -174,21 +174,17 @@ std::string stall_reason_name(std::string_view cupti_name) {
 }
 
 Rich source_lines_report(const std::vector<SourceSamples>& kernels) {
+    if (kernels.empty()) return one_line_report("No kernels were sampled, so there is no source to attribute time to.");
     Rich r;
-    if (kernels.empty()) {
-        const std::string none = "No kernels were sampled, so there is no source to attribute time to.";
-        r.plain = none + "\n";
-        r.html = wrap_report("<p class=\"xcuda-line xcuda-note\">" + html_escape(none) + "</p>");
-        return r;
-    }
     std::string body;
     for (const auto& k : kernels) {
         const Section s = kernel_section(k);
         r.plain += (r.plain.empty() ? "" : "\n") + s.plain;
         body += s.html;
     }
-    body += "<p class=\"xcuda-line xcuda-note\">Each sample is a warp's program counter and state, read by CUPTI at "
-            "a fixed interval; a line's stall reasons are shares of that line's samples.</p>";
+    body += paragraph("Each sample is a warp's program counter and state, read by CUPTI at a fixed interval; a "
+                      "line's stall reasons are shares of that line's samples.",
+                      "xcuda-note");
     r.html = wrap_report(body);
     return r;
 }

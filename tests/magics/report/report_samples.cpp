@@ -64,82 +64,68 @@ std::string read(const fs::path& path) {
     return ss.str();
 }
 
+// One launch's speed of light; the caller adds occupancy, hit rates, FLOPs and metrics.
+CounterLaunch counted(std::string kernel, Dim3 grid, Dim3 block, double ns, double sm, double memory, double dram,
+                      double read, double written) {
+    CounterLaunch l;
+    l.kernel = std::move(kernel);
+    l.grid = grid;
+    l.block = block;
+    l.duration_ns = ns;
+    l.sm_throughput_pct = sm;
+    l.memory_throughput_pct = memory;
+    l.dram_throughput_pct = dram;
+    l.dram_bytes_read = read;
+    l.dram_bytes_write = written;
+    return l;
+}
+
 // An H200 roofline with a memory-bound add (1 FLOP per 12 bytes), a compute-bound FMA loop,
 // a copy with no FP operations, and a hostile kernel name.
 Rich counters_sample() {
-    Roofline h200{"NVIDIA H200", 4.8e12, {{"FP64", 3.4e13}, {"FP32", 6.7e13}, {"FP16", 1.3e14}}};
+    const Roofline h200{"NVIDIA H200", 4.8e12, {{"FP64", 3.4e13}, {"FP32", 6.7e13}, {"FP16", 1.3e14}}};
     const double n = 1 << 26;
-    CounterLaunch add;
-    add.kernel = "add";
-    add.grid = {262144, 1, 1};
-    add.block = {256, 1, 1};
-    add.duration_ns = 183e3;
-    add.sm_throughput_pct = 14.2;
-    add.memory_throughput_pct = 91.3;
-    add.dram_throughput_pct = 91.3;
+    CounterLaunch add = counted("add", {262144}, {256}, 183e3, 14.2, 91.3, 91.3, 8 * n, 4 * n);
     add.achieved_occupancy_pct = 87.5;
     add.theoretical_occupancy_pct = 100;
     add.l1_hit_rate_pct = 0;
     add.l2_hit_rate_pct = 33.4;
-    add.dram_bytes_read = 8 * n;
-    add.dram_bytes_write = 4 * n;
     add.flops_fp32 = n;
     add.metrics = {{"dram__bytes_read.sum", 8 * n, "byte"},
                    {"dram__bytes_write.sum", 4 * n, "byte"},
                    {"gpu__time_duration.sum", 183e3, "nsecond"},
                    {"sm__throughput.avg.pct_of_peak_sustained_elapsed", 14.2, "%"},
                    {"smsp__sass_thread_inst_executed_op_fadd_pred_on.sum", n, "inst"}};
-    CounterLaunch fma = add;
-    fma.kernel = "fma_loop<float, 512>";
-    fma.grid = {1056, 1, 1};
-    fma.duration_ns = 1.12e6;
-    fma.sm_throughput_pct = 88.6;
-    fma.memory_throughput_pct = 9.5;
-    fma.dram_throughput_pct = 7.8;
+    CounterLaunch fma = counted("fma_loop<float, 512>", {1056}, {256}, 1.12e6, 88.6, 9.5, 7.8, 2.8e8, 1.4e8);
     fma.achieved_occupancy_pct = 93.0;
+    fma.theoretical_occupancy_pct = 100;
     fma.l2_hit_rate_pct = 97.0;
-    fma.dram_bytes_read = 2.8e8;
-    fma.dram_bytes_write = 1.4e8;
     fma.flops_fp32 = 6.4e10;
     fma.metrics = {{"smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", 3.2e10, "inst"},
                    {"sm__warps_active.avg.pct_of_peak_sustained_active", 93.0, "%"}};
-    CounterLaunch copy;
-    copy.kernel = "<script>alert('copy')</script>";
-    copy.grid = {64, 64, 1};
-    copy.block = {16, 16, 1};
-    copy.duration_ns = 21e3;
-    copy.sm_throughput_pct = 22.0;
-    copy.memory_throughput_pct = 41.0;
-    copy.dram_throughput_pct = 35.0;
-    copy.dram_bytes_read = 4.2e6;
-    copy.dram_bytes_write = 4.2e6;
+    CounterLaunch copy = counted("<script>alert('copy')</script>", {64, 64}, {16, 16}, 21e3, 22.0, 41.0, 35.0, 4.2e6, 4.2e6);
     copy.metrics = {{"<b>not a metric</b>", 0.125, "&"}};
     return counters_report({add, fma, copy}, h200, "Counters of 3 launches; each launch was replayed 9 times.");
 }
 
-Rich source_lines_sample() {
-    SourceSamples s;
-    s.kernel = "block_sum";
-    s.cell_lines = {"extern \"C\" __global__ void block_sum(const float* x, float* out, int n) {",
-                    "    __shared__ float partial[256];",
-                    "    int i = blockIdx.x * blockDim.x + threadIdx.x;",
-                    "    partial[threadIdx.x] = i < n ? x[i] : 0.0f;",
-                    "    __syncthreads();",
-                    "    for (int s = blockDim.x / 2; s > 0; s >>= 1) {",
-                    "\tif (threadIdx.x < s) partial[threadIdx.x] += partial[threadIdx.x + s];",
-                    "        __syncthreads();",
-                    "    }",
-                    "    if (threadIdx.x == 0) atomicAdd(out, partial[0]); // <b>& done</b>",
-                    "}"};
-    s.lines = {{4, 5061, {{"smsp__pcsamp_warps_issue_stalled_long_scoreboard", 3138}, {"smsp__pcsamp_warps_issue_stalled_wait", 1012},
-                          {"smsp__pcsamp_warps_issue_stalled_selected", 455}, {"smsp__pcsamp_warps_issue_stalled_math_pipe_throttle", 456}}},
-               {5, 2410, {{"barrier", 2200}, {"selected", 210}}},
-               {7, 3150, {{"short_scoreboard", 1500}, {"mio_throttle", 900}, {"selected", 750}}},
-               {8, 1260, {{"barrier", 1260}}},
-               {10, 230, {{"lg_throttle_not_issued", 200}, {"selected", 30}}}};
-    s.total_samples = 12345;
-    s.unattributed_samples = 234;
-    return source_lines_report({s});
+// PC samples of the two kernels of saxpy_block_sum.cu, as CUPTI names their stall reasons.
+Rich source_lines_sample(const std::string& cell) {
+    std::vector<std::string> lines;
+    std::istringstream in(cell);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    const std::string p = "smsp__pcsamp_warps_issue_stalled_";
+    SourceSamples saxpy{"saxpy", lines,
+                        {{6, 410, {{p + "selected", 250}, {p + "wait", 160}}},
+                         {8, 7310, {{p + "long_scoreboard", 6120}, {p + "lg_throttle_not_issued", 730}, {p + "selected", 460}}}},
+                        7950, 230};
+    SourceSamples block_sum{"block_sum", lines,
+                            {{16, 5061, {{p + "long_scoreboard", 3138}, {p + "wait", 1012}, {p + "selected", 911}}},
+                             {17, 2410, {{p + "barrier", 2200}, {p + "selected", 210}}},
+                             {19, 3150, {{p + "short_scoreboard", 1500}, {p + "mio_throttle", 900}, {p + "selected", 750}}},
+                             {20, 1260, {{p + "barrier", 1260}}},
+                             {22, 230, {{p + "membar", 200}, {p + "selected", 30}}}},
+                            12345, 234};
+    return source_lines_report({saxpy, block_sum});
 }
 
 }  // namespace
@@ -191,7 +177,7 @@ int main(int argc, char** argv) {
     h200.driver_version = 13000;
     sample(dir, "device_info", device_info_report(h200));
     sample(dir, "counters", counters_sample());
-    sample(dir, "source_lines", source_lines_sample());
+    sample(dir, "source_lines", source_lines_sample(read(data / "saxpy_block_sum.cu")));
     std::cout << "report samples written to " << dir.string() << "\n";
     return 0;
 }

@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "xcuda/report/rich.hpp"
+
 namespace xcuda::report {
 
 // Escapes & < > " ' so any user string (kernel name, source line, path) is inert text,
@@ -60,6 +62,14 @@ private:
 // number. The bar is clamped to 0..100, the number shown as it is.
 std::string percent_bar_plain(double percent);
 std::string percent_bar_html(double percent);
+
+// <p class="xcuda-line KIND"> around the escaped text: kind empty for an ordinary line,
+// "xcuda-note" for a muted one, "xcuda-warn" for a warning.
+std::string paragraph(std::string_view text, std::string_view kind = {});
+
+// A report that is one sentence (there is nothing to show, and why): the sentence as text
+// and as a note, no svg.
+Rich one_line_report(const std::string& sentence);
 
 // <div class="xcuda-report"> + the shared scoped <style> + body (already HTML).
 std::string wrap_report(std::string_view body_html);
