@@ -95,7 +95,7 @@ Table all_metrics(const CounterLaunch& l) {
 }
 
 struct Section {
-    std::string plain, html;
+    std::string plain, html, svg;
 };
 
 Section launch_section(std::size_t index, const CounterLaunch& l, const std::optional<RooflinePoint>& point) {
@@ -123,7 +123,7 @@ Section launch_section(std::size_t index, const CounterLaunch& l, const std::opt
 }
 
 Section roofline_section(const Roofline& roofline, const std::vector<CounterLaunch>& launches,
-                         const std::vector<Placement>& placements, std::string& svg) {
+                         const std::vector<Placement>& placements) {
     Section s;
     std::string roofs = "DRAM " + format_bandwidth(roofline.dram_bytes_per_second);
     for (std::size_t i = 0; i < roofline.compute_roofs.size(); ++i)
@@ -140,9 +140,9 @@ Section roofline_section(const Roofline& roofline, const std::vector<CounterLaun
                        format_si(p.point->flops_per_second, "FLOP/s")});
     }
     if (!points.empty()) {
-        svg = roofline_chart(roofline, points);
+        s.svg = roofline_chart(roofline, points);
         s.plain = table.plain();
-        s.html = svg;
+        s.html = s.svg;
     } else {
         s.plain = heading + "\n";
         s.html = paragraph(heading, "xcuda-note");
@@ -203,7 +203,8 @@ Rich counters_report(const std::vector<CounterLaunch>& launches, const std::opti
     std::vector<Placement> placements;
     for (std::size_t i = 0; i < launches.size(); ++i) placements.push_back(place(i, launches[i]));
     if (roofline) {
-        const Section s = roofline_section(*roofline, launches, placements, r.svg);
+        const Section s = roofline_section(*roofline, launches, placements);
+        r.svg = s.svg;
         r.plain += s.plain;
         body += s.html;
     }
