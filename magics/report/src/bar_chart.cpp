@@ -1,36 +1,24 @@
 #include "xcuda/report/bar_chart.hpp"
 
 #include <algorithm>
-#include <cstdio>
 
+#include "svg.hpp"
 #include "xcuda/report/html.hpp"
 
 namespace xcuda::report {
 namespace {
 
-// Monospace text at 12 px: ~7.2 px per character in the fonts JupyterLab ships with.
-constexpr double kCharWidth = 7.2;
-constexpr int kFontSize = 12;
-constexpr int kMargin = 8;
+using svg::kBrandFill;
+using svg::kCharWidth;
+using svg::kFont;
+using svg::kFontSize;
+using svg::kMargin;
+using svg::kMuted;
+using svg::kText;
+using svg::num;
+
 constexpr int kTitleHeight = 24;
 constexpr int kGap = 6;
-
-std::string num(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.2f", v);
-    std::string s = buf;
-    while (!s.empty() && s.back() == '0') s.pop_back();
-    if (!s.empty() && s.back() == '.') s.pop_back();
-    return s;
-}
-
-// Same variables as report_css(); explicit fallbacks so the SVG is readable as a
-// standalone image (<img>, where the page's variables do not reach).
-constexpr const char* kText = "fill:var(--jp-content-font-color1,#111)";
-constexpr const char* kMuted = "fill:var(--jp-content-font-color2,#555)";
-constexpr const char* kBackground = "fill:var(--jp-layout-color1,#fff)";
-constexpr const char* kBarFill = "fill:var(--jp-brand-color1,#1976d2)";
-constexpr const char* kFont = "font-family:var(--jp-code-font-family,monospace);font-size:12px";
 
 }  // namespace
 
@@ -62,15 +50,7 @@ std::string horizontal_bar_chart(const std::vector<Bar>& bars, const BarChartOpt
 
     const int row_h = opt.bar_height + kGap;
     const int height = kTitleHeight + static_cast<int>(bars.size()) * row_h + kMargin;
-    std::string w = std::to_string(opt.width), h = std::to_string(height);
-
-    std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"xcuda-chart\" role=\"img\" width=\"" + w +
-                      "\" height=\"" + h + "\" viewBox=\"0 0 " + w + " " + h + "\">";
-    svg += "<title>" + html_escape(opt.title) + "</title>";
-    svg += "<rect x=\"0\" y=\"0\" width=\"" + w + "\" height=\"" + h + "\" style=\"" + kBackground + "\"/>";
-    svg += "<text x=\"" + std::to_string(kMargin) + "\" y=\"16\" style=\"" + kText + ";" + kFont +
-           ";font-weight:600\">" + html_escape(truncate_label(opt.title, static_cast<std::size_t>(opt.width / kCharWidth) - 2)) +
-           "</text>";
+    std::string out = svg::open(opt.width, height, opt.title);
     for (std::size_t i = 0; i < bars.size(); ++i) {
         const auto& b = bars[i];
         const double y = kTitleHeight + static_cast<double>(i) * row_h;
@@ -79,16 +59,16 @@ std::string horizontal_bar_chart(const std::vector<Bar>& bars, const BarChartOpt
         // Zero-width bars would vanish; any positive value stays visible.
         double bw = max_value > 0 ? bar_max * v / max_value : 0.0;
         if (v > 0 && bw < 1.0) bw = 1.0;
-        svg += "<g class=\"xcuda-bar-row\"><title>" + html_escape(b.label) + ": " + html_escape(b.value_text) + "</title>";
-        svg += "<text x=\"" + num(kMargin) + "\" y=\"" + num(text_y) + "\" style=\"" + kText + ";" + kFont + "\">" +
+        out += "<g class=\"xcuda-bar-row\"><title>" + html_escape(b.label) + ": " + html_escape(b.value_text) + "</title>";
+        out += "<text x=\"" + num(kMargin) + "\" y=\"" + num(text_y) + "\" style=\"" + kText + ";" + kFont + "\">" +
                html_escape(truncate_label(b.label, opt.max_label_chars)) + "</text>";
-        svg += "<rect class=\"xcuda-bar\" x=\"" + num(bar_x) + "\" y=\"" + num(y) + "\" width=\"" + num(bw) +
-               "\" height=\"" + std::to_string(opt.bar_height) + "\" rx=\"2\" style=\"" + kBarFill + "\"/>";
-        svg += "<text x=\"" + num(bar_x + bw + 4) + "\" y=\"" + num(text_y) + "\" style=\"" + kMuted + ";" + kFont +
+        out += "<rect class=\"xcuda-bar\" x=\"" + num(bar_x) + "\" y=\"" + num(y) + "\" width=\"" + num(bw) +
+               "\" height=\"" + std::to_string(opt.bar_height) + "\" rx=\"2\" style=\"" + kBrandFill + "\"/>";
+        out += "<text x=\"" + num(bar_x + bw + 4) + "\" y=\"" + num(text_y) + "\" style=\"" + kMuted + ";" + kFont +
                "\">" + html_escape(b.value_text) + "</text></g>";
     }
-    svg += "</svg>";
-    return svg;
+    out += "</svg>";
+    return out;
 }
 
 }  // namespace xcuda::report

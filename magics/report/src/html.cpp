@@ -1,7 +1,10 @@
 #include "xcuda/report/html.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
+
+#include "xcuda/report/units.hpp"
 
 namespace xcuda::report {
 
@@ -31,12 +34,28 @@ std::size_t display_width(std::string_view utf8) {
 Table::Table(std::vector<Column> columns, std::string caption)
     : columns_(std::move(columns)), caption_(std::move(caption)) {}
 
-void Table::add_row(std::vector<std::string> cells) {
-    if (cells.size() != columns_.size()) {
-        throw std::invalid_argument("Table row has " + std::to_string(cells.size()) + " cells but the table has " +
-                                    std::to_string(columns_.size()) + " columns; pass one cell per column");
+namespace {
+
+void check_width(std::size_t cells, std::size_t columns) {
+    if (cells != columns) {
+        throw std::invalid_argument("Table row has " + std::to_string(cells) + " cells but the table has " +
+                                    std::to_string(columns) + " columns; pass one cell per column");
     }
+}
+
+}  // namespace
+
+void Table::add_row(std::vector<std::string> cells) {
+    check_width(cells.size(), columns_.size());
     rows_.push_back(std::move(cells));
+    html_rows_.emplace_back();
+}
+
+void Table::add_row(std::vector<std::string> cells, std::vector<std::string> html) {
+    check_width(cells.size(), columns_.size());
+    check_width(html.size(), columns_.size());
+    rows_.push_back(std::move(cells));
+    html_rows_.push_back(std::move(html));
 }
 
 std::string Table::html() const {
@@ -48,11 +67,13 @@ std::string Table::html() const {
         out += html_escape(col.header) + "</th>";
     }
     out += "</tr></thead><tbody>";
-    for (const auto& row : rows_) {
+    for (std::size_t r = 0; r < rows_.size(); ++r) {
+        const auto& row = rows_[r];
+        const auto& markup = html_rows_[r];
         out += "<tr>";
         for (std::size_t i = 0; i < row.size(); ++i) {
             out += columns_[i].align == Align::right ? "<td class=\"xcuda-num\">" : "<td>";
-            out += html_escape(row[i]) + "</td>";
+            out += (markup.empty() || markup[i].empty() ? html_escape(row[i]) : markup[i]) + "</td>";
         }
         out += "</tr>";
     }
@@ -94,6 +115,21 @@ std::string Table::plain() const {
     return out;
 }
 
+std::string percent_bar_plain(double percent) {
+    constexpr int kCells = 10;
+    const double clamped = std::isfinite(percent) ? std::clamp(percent, 0.0, 100.0) : 0.0;
+    const int filled = static_cast<int>(std::lround(clamped / 100.0 * kCells));
+    const std::string number = format_percent(percent / 100.0, 1);
+    return "[" + std::string(filled, '#') + std::string(kCells - filled, '.') + "] " +
+           std::string(number.size() < 6 ? 6 - number.size() : 0, ' ') + number;
+}
+
+std::string percent_bar_html(double percent) {
+    const double clamped = std::isfinite(percent) ? std::clamp(percent, 0.0, 100.0) : 0.0;
+    return "<span class=\"xcuda-pct\"><span class=\"xcuda-pct-fill\" style=\"width:" +
+           format_percent(clamped / 100.0, 1) + "\"></span></span>" + format_percent(percent / 100.0, 1);
+}
+
 std::string_view report_css() {
     // Every colour is a JupyterLab theme variable with a light-theme fallback, so the same
     // markup follows the light and dark themes and still reads outside JupyterLab.
@@ -114,6 +150,13 @@ std::string_view report_css() {
         ".xcuda-report .xcuda-error{color:var(--jp-error-color1,#c62828)}"
         ".xcuda-report code{font-family:var(--jp-code-font-family,monospace)}"
         ".xcuda-report .xcuda-chart{display:block;margin:6px 0}"
+        ".xcuda-report .xcuda-pct{display:inline-block;width:80px;height:9px;margin-right:6px;vertical-align:middle;"
+        "border-radius:2px;overflow:hidden;background:var(--jp-layout-color3,#ddd)}"
+        ".xcuda-report .xcuda-pct-fill{display:block;height:100%;background:var(--jp-brand-color1,#1976d2)}"
+        ".xcuda-report .xcuda-heat-cell{display:block;position:relative}"
+        ".xcuda-report .xcuda-heat{position:absolute;top:0;left:0;right:0;bottom:0;"
+        "background:var(--jp-warn-color0,#ef6c00)}"
+        ".xcuda-report .xcuda-code{position:relative;font-family:var(--jp-code-font-family,monospace);white-space:pre}"
         ".xcuda-report pre.xcuda-asm{font-family:var(--jp-code-font-family,monospace);"
         "font-size:var(--jp-code-font-size,13px);line-height:1.35;margin:4px 0;padding:6px 8px;overflow:auto;"
         "max-height:40em;background:var(--jp-cell-editor-background,#f7f7f7);"
@@ -130,6 +173,19 @@ std::string_view report_css() {
         ".xcuda-report .xcuda-asm-string{color:var(--jp-mirror-editor-string-color,#ba2121)}"
         ".xcuda-report .xcuda-asm-address{color:var(--jp-content-font-color3,#888)}";
     return css;
+}
+
+std::string paragraph(std::string_view text, std::string_view kind) {
+    std::string out = "<p class=\"xcuda-line";
+    if (!kind.empty()) out += " " + std::string(kind);
+    return out + "\">" + html_escape(text) + "</p>";
+}
+
+Rich one_line_report(const std::string& sentence) {
+    Rich r;
+    r.plain = sentence + "\n";
+    r.html = wrap_report(paragraph(sentence, "xcuda-note"));
+    return r;
 }
 
 std::string wrap_report(std::string_view body_html) {

@@ -14,14 +14,14 @@ namespace {
 // first ones, the totals and the chart count them all.
 constexpr std::size_t kMaxListedLaunches = 200;
 
+std::string ms(double milliseconds) { return format_duration(milliseconds / 1e3); }
+
+}  // namespace
+
 std::string dim3_text(const Dim3& d) {
     if (d.y == 1 && d.z == 1) return std::to_string(d.x);
     return "(" + std::to_string(d.x) + ", " + std::to_string(d.y) + ", " + std::to_string(d.z) + ")";
 }
-
-std::string ms(double milliseconds) { return format_duration(milliseconds / 1e3); }
-
-}  // namespace
 
 std::vector<KernelTotal> totals_by_kernel(const std::vector<ProfiledLaunch>& launches) {
     std::map<std::string, KernelTotal> by_name;
@@ -39,13 +39,8 @@ std::vector<KernelTotal> totals_by_kernel(const std::vector<ProfiledLaunch>& lau
 }
 
 Rich profile_report(const std::vector<ProfiledLaunch>& launches) {
+    if (launches.empty()) return one_line_report("The cell launched no CUDA kernels, so there is nothing to profile.");
     Rich r;
-    if (launches.empty()) {
-        const std::string msg = "The cell launched no CUDA kernels, so there is nothing to profile.";
-        r.plain = msg + "\n";
-        r.html = wrap_report("<p class=\"xcuda-line xcuda-note\">" + html_escape(msg) + "</p>");
-        return r;
-    }
 
     double total_ms = 0.0;
     for (const auto& l : launches) total_ms += l.gpu_ms;

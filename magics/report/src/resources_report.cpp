@@ -84,13 +84,8 @@ Rich resources_report(const std::vector<KernelResources>& kernels, const Resourc
         table.add_row(std::move(row));
     }
 
+    if (kernels.empty()) return one_line_report("The cell defines no kernels, so there is no resource usage to show.");
     Rich r;
-    if (kernels.empty()) {
-        const std::string msg = "The cell defines no kernels, so there is no resource usage to show.";
-        r.plain = msg + "\n";
-        r.html = wrap_report("<p class=\"xcuda-line xcuda-note\">" + html_escape(msg) + "</p>");
-        return r;
-    }
     std::string note;
     if (options.limits) note = "Limits of the current device (" + options.limits->arch + ")";
     else note = "Limits from the built-in table for each kernel's arch (no device consulted)";

@@ -31,6 +31,11 @@ double round_to(double value, int decimals) {
     return std::round(value * f) / f;
 }
 
+// `digits` significant digits, counted after rounding (9.996 -> "10.0", not "10.00").
+std::string significant(double value, int digits) {
+    return fixed(value, decimals_for(round_to(value, decimals_for(value, digits)), digits));
+}
+
 // Index into kTimeUnits for `seconds`, chosen after rounding so 999.7 µs prints "1.00 ms".
 std::size_t time_unit_for(double seconds, int digits) {
     double s = std::fabs(seconds);
@@ -47,7 +52,7 @@ std::string format_duration(double seconds, int digits) {
     if (!std::isfinite(seconds)) return "n/a";
     std::size_t i = time_unit_for(seconds, digits);
     double v = seconds / kTimeUnits[i].scale;
-    return fixed(v, decimals_for(round_to(v, decimals_for(v, digits)), digits)) + " " + kTimeUnits[i].name;
+    return significant(v, digits) + " " + kTimeUnits[i].name;
 }
 
 std::string format_duration_as(double seconds, double reference_seconds, int digits) {
@@ -83,9 +88,36 @@ std::string format_bandwidth(double bytes_per_second) {
     return fixed(gbs, decimals) + " GB/s";
 }
 
-std::string format_percent(double fraction) {
+std::string format_percent(double fraction, int decimals) {
     if (!std::isfinite(fraction)) return "n/a";
-    return fixed(std::round(fraction * 100.0), 0) + "%";
+    return fixed(round_to(fraction * 100.0, decimals), decimals) + "%";
+}
+
+std::string format_si(double value, const std::string& unit, int digits) {
+    if (!std::isfinite(value)) return "n/a";
+    static const char* const prefixes[] = {"", "k", "M", "G", "T", "P", "E"};
+    std::size_t i = 0;
+    double v = value;
+    // Chosen after rounding, so 999.7e9 prints "1.00 T" rather than "1000 G".
+    while (i + 1 < std::size(prefixes) && std::fabs(round_to(v, decimals_for(v, digits))) >= 1000.0) {
+        v /= 1000.0;
+        ++i;
+    }
+    return significant(v, digits) + " " + prefixes[i] + unit;
+}
+
+std::string format_intensity(double flop_per_byte) {
+    if (!std::isfinite(flop_per_byte)) return "n/a";
+    return significant(flop_per_byte, 3) + " FLOP/byte";
+}
+
+std::string format_count(std::uint64_t count) {
+    std::string digits = std::to_string(count), out;
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+        out += digits[i];
+    }
+    return out;
 }
 
 }  // namespace xcuda::report

@@ -45,6 +45,14 @@ TEST(Table, EscapesCellsAndHeaders) {
 TEST(Table, RejectsRowWithWrongCellCount) {
     Table t({{"a"}, {"b"}});
     EXPECT_THROW(t.add_row({"only one"}), std::invalid_argument);
+    EXPECT_THROW(t.add_row({"a", "b"}, {"<i>a</i>"}), std::invalid_argument);
+}
+
+TEST(Table, HtmlCellsReplaceTheEscapedTextOnlyInHtml) {
+    Table t({{"Name"}, {"Bar"}});
+    t.add_row({"<k>", "[##..]"}, {"", "<span class=\"b\"></span>"});
+    EXPECT_NE(t.html().find("<td>&lt;k&gt;</td><td><span class=\"b\"></span></td>"), std::string::npos) << t.html();
+    EXPECT_NE(t.plain().find("<k>   [##..]"), std::string::npos) << t.plain();
 }
 
 TEST(Table, PlainAlignsColumnsCountingUtf8CodePoints) {
@@ -89,4 +97,26 @@ TEST(WrapReport, PutsStyleInsideTheWrapperDiv) {
     const std::string h = wrap_report("<p>x</p>");
     EXPECT_EQ(h.rfind("<div class=\"xcuda-report\"><style>", 0), 0u);
     EXPECT_NE(h.find("</style><p>x</p></div>"), std::string::npos);
+}
+
+TEST(PercentBar, PlainHasTenCellsAndAFixedWidthNumber) {
+    EXPECT_EQ(percent_bar_plain(51.2), "[#####.....]  51.2%");
+    EXPECT_EQ(percent_bar_plain(100.0), "[##########] 100.0%");
+    EXPECT_EQ(percent_bar_plain(0.0), "[..........]   0.0%");
+    EXPECT_EQ(percent_bar_plain(-3.0), "[..........]  -3.0%");  // the bar is clamped, the number is not
+    EXPECT_EQ(percent_bar_plain(130.0), "[##########] 130.0%");
+}
+
+TEST(PercentBar, HtmlFillsTheClampedShare) {
+    EXPECT_EQ(percent_bar_html(51.2),
+              "<span class=\"xcuda-pct\"><span class=\"xcuda-pct-fill\" style=\"width:51.2%\"></span></span>51.2%");
+    EXPECT_NE(percent_bar_html(130.0).find("width:100.0%"), std::string::npos);
+}
+
+TEST(OneLineReport, IsTheSentenceAsTextAndAsAnEscapedNote) {
+    Rich r = one_line_report("nothing for <k>");
+    EXPECT_EQ(r.plain, "nothing for <k>\n");
+    EXPECT_NE(r.html.find("<p class=\"xcuda-line xcuda-note\">nothing for &lt;k&gt;</p>"), std::string::npos);
+    EXPECT_TRUE(r.svg.empty());
+    EXPECT_EQ(paragraph("a & b"), "<p class=\"xcuda-line\">a &amp; b</p>");
 }

@@ -49,3 +49,25 @@ TEST(FormatPercent, RoundsToAnIntegerPercent) {
     EXPECT_EQ(format_percent(1.0 / 3.0), "33%");
     EXPECT_EQ(format_percent(1.0), "100%");
 }
+
+TEST(FormatPercent, KeepsTheAskedDecimals) {
+    EXPECT_EQ(format_percent(0.5123, 1), "51.2%");
+    EXPECT_EQ(format_percent(1.0, 1), "100.0%");
+    EXPECT_EQ(format_percent(0.00049, 1), "0.0%");
+}
+
+TEST(FormatSi, PicksTheDecimalPrefixSoTheNumberHasOneToThreeIntegerDigits) {
+    EXPECT_EQ(format_si(6.7e13, "FLOP/s"), "67.0 TFLOP/s");
+    EXPECT_EQ(format_si(1.3e14, "FLOP/s"), "130 TFLOP/s");
+    EXPECT_EQ(format_si(512, "FLOP"), "512 FLOP");
+    EXPECT_EQ(format_si(4.194304e6, "FLOP"), "4.19 MFLOP");
+    EXPECT_EQ(format_si(999.7e9, "FLOP/s"), "1.00 TFLOP/s");  // rounding moves to the next prefix
+    EXPECT_EQ(format_si(0.0, "FLOP"), "0 FLOP");
+}
+
+TEST(FormatCount, GroupsThousands) {
+    EXPECT_EQ(format_count(0), "0");
+    EXPECT_EQ(format_count(999), "999");
+    EXPECT_EQ(format_count(12345), "12,345");
+    EXPECT_EQ(format_count(1000000), "1,000,000");
+}

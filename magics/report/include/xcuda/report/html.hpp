@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "xcuda/report/rich.hpp"
+
 namespace xcuda::report {
 
 // Escapes & < > " ' so any user string (kernel name, source line, path) is inert text,
@@ -32,6 +34,11 @@ public:
     // Cells are plain text (escaped on output). Throws std::invalid_argument when the
     // row does not have one cell per column.
     void add_row(std::vector<std::string> cells);
+    // The same row where the HTML of some cells is richer than their text (a bar, a heat
+    // background): html[i], when not empty, is put in the <td> as it is (the caller escapes
+    // any user string in it) and cells[i] stays the plain-text twin. Throws like add_row
+    // when either vector does not have one entry per column.
+    void add_row(std::vector<std::string> cells, std::vector<std::string> html);
 
     std::size_t columns() const { return columns_.size(); }
     std::size_t rows() const { return rows_.size(); }
@@ -47,7 +54,22 @@ private:
     std::vector<Column> columns_;
     std::string caption_;
     std::vector<std::vector<std::string>> rows_;
+    std::vector<std::vector<std::string>> html_rows_;  // per row: empty, or one entry per column
 };
+
+// A percentage (0..100) as a bar: "[#####.....]  51.2%" in plain text (ten cells, the number
+// padded to six characters so a column of them lines up); in HTML a themed bar and then the
+// number. The bar is clamped to 0..100, the number shown as it is.
+std::string percent_bar_plain(double percent);
+std::string percent_bar_html(double percent);
+
+// <p class="xcuda-line KIND"> around the escaped text: kind empty for an ordinary line,
+// "xcuda-note" for a muted one, "xcuda-warn" for a warning.
+std::string paragraph(std::string_view text, std::string_view kind = {});
+
+// A report that is one sentence (there is nothing to show, and why): the sentence as text
+// and as a note, no svg.
+Rich one_line_report(const std::string& sentence);
 
 // <div class="xcuda-report"> + the shared scoped <style> + body (already HTML).
 std::string wrap_report(std::string_view body_html);

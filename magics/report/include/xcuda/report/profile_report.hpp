@@ -14,6 +14,9 @@ struct Dim3 {
     unsigned x = 1, y = 1, z = 1;
 };
 
+// "4096" for a 1-D size, "(64, 32, 1)" otherwise.
+std::string dim3_text(const Dim3& d);
+
 struct ProfiledLaunch {
     std::string kernel;
     int device = 0;
