@@ -8,6 +8,8 @@
 #include "magic_timeit.hpp"
 #include "post_cell_sync.hpp"
 
+#include <pybind11/stl.h>
+
 namespace py = pybind11;
 
 namespace xcuda::magics {
