@@ -22,7 +22,7 @@ import peers  # noqa: E402
 import report  # noqa: E402
 from timing import describe  # noqa: E402
 
-PARTS = ("launch", "compile", "bandwidth", "transfer", "startup", "graphs")
+PARTS = ("launch", "compile", "bandwidth", "transfer", "startup", "graphs", "counters")
 
 
 class Config:

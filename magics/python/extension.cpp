@@ -93,6 +93,8 @@ void define_extension(py::module_& m) {
         "CuPy and PyTorch kernels too), a dict of metric name -> value. metrics: a set (basic, memory, compute, "
         "all) or Nsight Compute metric names, comma-separated. Raises xcuda.ProfilerUnavailableError saying why "
         "when counters cannot be read here.");
+    m.def("_metric_names", &metric_names, py::arg("spec"),
+          "The metric names a --metrics value stands for (sets expanded), in order.");
     m.def("profiler_chips", &profiler_chips, "The chips CUPTI's profiler knows (names for profiler_metrics).");
     m.def(
         "unload_ipython_extension",
