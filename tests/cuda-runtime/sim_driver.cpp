@@ -155,10 +155,10 @@ void run_pending() {
     g_pending = std::move(held);
 }
 
-// An asynchronous copy: later when the host side is pinned, at once otherwise (the driver stages
-// pageable memory before it returns).
+// An asynchronous copy: later when the host side is pinned (queuing more copies does not make
+// the earlier ones happen), at once otherwise, after those queued (the driver stages pageable
+// memory before it returns).
 void copy_async(void* dst, const void* src, std::size_t n, const void* host, CUstream s) {
-    run_pending();
     {
         std::lock_guard<std::mutex> lock(g_mutex);
         if (pinned_locked(host)) {
@@ -166,6 +166,7 @@ void copy_async(void* dst, const void* src, std::size_t n, const void* host, CUs
             return;
         }
     }
+    run_pending();
     std::memcpy(dst, src, n);
 }
 
