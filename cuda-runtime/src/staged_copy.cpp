@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstring>
 #include <functional>
@@ -19,8 +21,10 @@ namespace {
 // Threads that share the memcpys of a staged copy with the caller. They only copy host memory:
 // every driver call and every wait stays on the caller's thread, where an interrupt is seen
 // (Python runs signal handlers on the main thread only), so no helper can be left waiting on a
-// kernel that never ends. Idle helpers sleep on a condition variable; they live as long as the
-// process (a crew is made once, and again only in a forked child, which has no helpers).
+// kernel that never ends. Between the rounds of one copy (tens of microseconds apart) helpers
+// and caller spin, as a futex wake-up of an idle core can cost as much as a round's memcpy;
+// after 200 us helpers sleep on a condition variable. They live as long as the process (a crew
+// is made once, and again only in a forked child, which has no helpers).
 class Crew {
 public:
     explicit Crew(unsigned helpers) {
@@ -39,39 +43,41 @@ public:
     // Calls part(i) for every i < parts(), part(0) on this thread; returns when all returned.
     // `part` must not throw.
     void run(const std::function<void(unsigned)>& part) {
+        work_ = &part;
+        left_.store(helpers_, std::memory_order_relaxed);
         {
-            std::lock_guard<std::mutex> lock(mutex_);
-            work_ = &part;
-            left_ = helpers_;
-            ++round_;
+            std::lock_guard<std::mutex> lock(mutex_);  // a helper checks round_ under it before sleeping
+            round_.fetch_add(1, std::memory_order_release);
         }
         go_.notify_all();
         part(0);
-        std::unique_lock<std::mutex> lock(mutex_);
-        done_.wait(lock, [this] { return left_ == 0; });
+        while (left_.load(std::memory_order_acquire) != 0) std::this_thread::yield();
     }
 
 private:
     void serve(unsigned part) {
         unsigned long seen = 0;
-        std::unique_lock<std::mutex> lock(mutex_);
         for (;;) {
-            go_.wait(lock, [&] { return round_ != seen; });
-            seen = round_;
-            const auto* work = work_;
-            lock.unlock();
-            (*work)(part);
-            lock.lock();
-            if (--left_ == 0) done_.notify_one();
+            const auto spin_until = std::chrono::steady_clock::now() + std::chrono::microseconds(200);
+            while (round_.load(std::memory_order_acquire) == seen && std::chrono::steady_clock::now() < spin_until) {
+                std::this_thread::yield();
+            }
+            if (round_.load(std::memory_order_acquire) == seen) {
+                std::unique_lock<std::mutex> lock(mutex_);
+                go_.wait(lock, [&] { return round_.load(std::memory_order_acquire) != seen; });
+            }
+            seen = round_.load(std::memory_order_acquire);
+            (*work_)(part);
+            left_.fetch_sub(1, std::memory_order_acq_rel);
         }
     }
 
     unsigned helpers_ = 0;
     std::mutex mutex_;
-    std::condition_variable go_, done_;
-    unsigned long round_ = 0;
-    unsigned left_ = 0;
-    const std::function<void(unsigned)>* work_ = nullptr;
+    std::condition_variable go_;
+    std::atomic<unsigned long> round_{0};
+    std::atomic<unsigned> left_{0};
+    const std::function<void(unsigned)>* work_ = nullptr;  // written before round_ moves on
 };
 
 // Up to 4 memcpys at once. One thread is the limit otherwise: the driver's pageable copies, which
