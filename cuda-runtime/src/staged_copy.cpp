@@ -148,7 +148,7 @@ Staging& staging() {
 }
 
 // A staged copy's view of its memory and helpers, for one call.
-struct Round {
+struct Pipeline {
     const std::vector<HostDeviceSpan>& chunks;
     Crew& crew;
     Sets& sets;
@@ -172,7 +172,7 @@ struct Round {
     }
 };
 
-// Runs `copy` (given a Round), or returns false when the pinned memory cannot be had.
+// Runs `copy` (given a Pipeline), or returns false when the pinned memory cannot be had.
 template <class Copy>
 bool staged(const std::vector<HostDeviceSpan>& spans, Copy&& copy) {
     Staging& s = staging();
@@ -194,7 +194,7 @@ bool staged(const std::vector<HostDeviceSpan>& spans, Copy&& copy) {
     const std::vector<HostDeviceSpan> chunks = chunks_of(spans);
     Sets sets(*s.pinned, s.crew->parts());
     try {
-        copy(Round{chunks, *s.crew, sets});
+        copy(Pipeline{chunks, *s.crew, sets});
     } catch (...) {
         if (!sets.idle()) {
             s.abandoned.push_back(std::move(*s.pinned));
@@ -208,41 +208,41 @@ bool staged(const std::vector<HostDeviceSpan>& spans, Copy&& copy) {
 }  // namespace
 
 bool copy_to_device_staged(const std::vector<HostDeviceSpan>& spans, CUstream stream) {
-    return staged(spans, [&](const Round& round) {
-        for (std::size_t r = 0; r < round.rounds(); ++r) {
+    return staged(spans, [&](const Pipeline& pipe) {
+        for (std::size_t r = 0; r < pipe.rounds(); ++r) {
             const int set = static_cast<int>(r % 2);
-            round.sets.wait(set);  // its DMAs ran during the memcpys of the round before
-            round.copy_in_parallel(r, [&](const HostDeviceSpan& c, unsigned part) {
-                std::memcpy(round.sets.chunk(set, part), c.host, c.bytes);
+            pipe.sets.wait(set);  // its DMAs ran during the memcpys of the round before
+            pipe.copy_in_parallel(r, [&](const HostDeviceSpan& c, unsigned part) {
+                std::memcpy(pipe.sets.chunk(set, part), c.host, c.bytes);
             });
-            round.for_each(r, [&](const HostDeviceSpan& c, unsigned part) {
-                copy_to_device_async(c.device, round.sets.chunk(set, part), c.bytes, stream);
+            pipe.for_each(r, [&](const HostDeviceSpan& c, unsigned part) {
+                copy_to_device_async(c.device, pipe.sets.chunk(set, part), c.bytes, stream);
             });
-            round.sets.queued(set, stream);
+            pipe.sets.queued(set, stream);
         }
         // The sets are free for the next copy, which may be on another stream or device.
-        round.sets.wait(0);
-        round.sets.wait(1);
+        pipe.sets.wait(0);
+        pipe.sets.wait(1);
     });
 }
 
 bool copy_to_host_staged(const std::vector<HostDeviceSpan>& spans, CUstream stream) {
-    return staged(spans, [&](const Round& round) {
+    return staged(spans, [&](const Pipeline& pipe) {
         auto queue = [&](std::size_t r) {
             const int set = static_cast<int>(r % 2);
-            round.for_each(r, [&](const HostDeviceSpan& c, unsigned part) {
-                copy_to_host_async(round.sets.chunk(set, part), c.device, c.bytes, stream);
+            pipe.for_each(r, [&](const HostDeviceSpan& c, unsigned part) {
+                copy_to_host_async(pipe.sets.chunk(set, part), c.device, c.bytes, stream);
             });
-            round.sets.queued(set, stream);
+            pipe.sets.queued(set, stream);
         };
-        for (std::size_t r = 0; r < std::min<std::size_t>(2, round.rounds()); ++r) queue(r);
-        for (std::size_t r = 0; r < round.rounds(); ++r) {
+        for (std::size_t r = 0; r < std::min<std::size_t>(2, pipe.rounds()); ++r) queue(r);
+        for (std::size_t r = 0; r < pipe.rounds(); ++r) {
             const int set = static_cast<int>(r % 2);
-            round.sets.wait(set);
-            round.copy_in_parallel(r, [&](const HostDeviceSpan& c, unsigned part) {
-                std::memcpy(c.host, round.sets.chunk(set, part), c.bytes);
+            pipe.sets.wait(set);
+            pipe.copy_in_parallel(r, [&](const HostDeviceSpan& c, unsigned part) {
+                std::memcpy(c.host, pipe.sets.chunk(set, part), c.bytes);
             });
-            if (r + 2 < round.rounds()) queue(r + 2);  // runs during the next round's memcpys
+            if (r + 2 < pipe.rounds()) queue(r + 2);  // runs during the next round's memcpys
         }
     });
 }

@@ -190,6 +190,28 @@ def test_large_numpy_arguments_are_copied_the_plain_way_when_pinned_memory_is_ou
     assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr
 
 
+def test_a_forked_child_stages_large_arguments_without_the_parents_helper_threads():
+    # The pipeline's memcpy helpers are threads of the process that made them; a fork has none.
+    r = run_child(f'''
+        import os, numpy as np, xcuda
+        add = xcuda.compile({BYTES!r}, arch="compute_90").kernels["add_bytes"]
+        n = {4 * CHUNK + 1}
+        def launch():
+            y = np.zeros(n, np.uint8)
+            add[1, 32](np.ones(n, np.uint8), y, n)
+            return bool((y == 1).all())
+        assert launch()
+        pid = os.fork()
+        if pid == 0:
+            os._exit(0 if launch() else 1)
+        _, status = os.waitpid(pid, 0)
+        assert os.waitstatus_to_exitcode(status) == 0, status
+        assert launch()
+        print("ok")
+    ''')
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr
+
+
 def test_out_of_memory_is_a_memory_error_and_recovers():
     with pytest.raises(xcuda.OutOfMemoryError) as info:
         xcuda.empty(1 << 41, np.uint8)
