@@ -3,18 +3,18 @@
 // the caller's thread and up to 3 helper threads, while the DMAs of the round before run.
 //
 // Why: from pageable memory the driver stages every copy through its own pinned buffers, one
-// call at a time and on the calling thread, so its rate is one thread's memcpy: a numpy round
-// trip at n = 1M ran at about 11 GB/s on the H200 (bench/ transfer part, 2026-12-03), where pinned
-// DMA runs at PCIe 5 speed. CuPy's asarray memcpys into pinned memory on one thread and then
-// DMAs, without overlap. Here one pipeline runs through all of a launch's arrays, so the copies of
-// several arguments overlap too.
+// call at a time and on the calling thread, so it runs at one thread's memcpy rate at best: a
+// numpy round trip at n = 1M ran at about 11 GB/s on the H200 (bench/ transfer part, 2026-12-03),
+// where pinned DMA runs at PCIe 5 speed. CuPy's asarray memcpys into pinned memory on one thread
+// and then DMAs, without overlap. Here one pipeline runs through all of a launch's arrays, so the
+// copies of several arguments overlap too.
 // Not taken: cuMemHostRegister of the numpy buffer itself. It pins (and later unpins) every page
-// on each call, operating-system work that grows with the size and overlaps with nothing, where
-// the pipeline's memcpy overlaps with the DMA; its range must be page-aligned (a numpy buffer is not, so
-// the pages around it would be pinned too), and two arrays sharing a page cannot both be
-// registered. The driver documentation itself says to use it "sparingly, to register staging
-// areas", which is what the kept chunks are. Nor cuMemAllocAsync: the kept device pool
-// (staging_pool) already makes device memory free after the first launch.
+// on each call, operating-system work that grows with the size and overlaps with nothing; its
+// range must be page-aligned (a numpy buffer need not be, so the pages around it would be pinned
+// too), and two arrays sharing a page cannot both be registered. The driver documentation says
+// to use it "sparingly, to register staging areas", which is what the kept memory here is. Nor
+// cuMemAllocAsync: the kept device pool (staging_pool) already makes device memory free after
+// the first launch.
 #pragma once
 
 #include <xcuda/rt/memory.hpp>
