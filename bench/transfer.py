@@ -14,13 +14,19 @@ from timing import describe, interleave
 PART = "transfer"
 BLOCK = 256
 SIZES = (1 << 10, 1 << 16, 1 << 20, 1 << 24)
-QUICK_SIZES = (1 << 16, 1 << 22)
+QUICK_SIZES = (1 << 16, 1 << 20, 1 << 24)
+# Issue 19: the speed-up over CuPy's round trip each size must reach (1.0 where it names none).
+GOALS = {1 << 20: 1.5, 1 << 24: 1.3}
 
 
 def names(n: int):
     mib = 3 * n * 4 / 2**20
     tag = f"[n={n:,}, {mib:.3g} MiB in + {n * 4 / 2**20:.3g} MiB out]"
     return f"xcuda launch on numpy {tag}", f"cupy.asarray + RawKernel + .get() {tag}"
+
+
+def floor_name(n: int):
+    return f"host memcpy of the same bytes, one thread (np.copyto) [n={n:,}]"
 
 
 class WrongResult(Exception):
@@ -84,6 +90,17 @@ def run(env, res, cfg) -> None:
                 fn()
                 return (time.perf_counter() - t0) * 1e3
             timed[name] = one
+        # Context, no goal: staging through pinned memory copies every byte once on the host, so
+        # this bounds what one thread's staging can reach (xcuda's pipeline hides the DMA behind it).
+        scratch = np.empty(3 * n, np.float32)
+
+        def host_copies():
+            t0 = time.perf_counter()
+            for i, a in enumerate((x, y, out)):
+                np.copyto(scratch[i * n:(i + 1) * n], a)
+            np.copyto(out, scratch[2 * n:])
+            return (time.perf_counter() - t0) * 1e3
+        timed[floor_name(n)] = host_copies
         for name, o in interleave(timed, cfg.transfer_reps).items():
             if o.failure:
                 res.fail(PART, name, "ms", ERROR if name.startswith("xcuda") else UNAVAILABLE, o.failure)
@@ -96,5 +113,6 @@ def run(env, res, cfg) -> None:
 def _goals(res, sizes) -> None:
     for n in sizes:
         xname, cname = names(n)
-        res.goal(PART, f"numpy auto-transfer >= 1.0x CuPy round trip [n={n:,}]", xname, cname, ">=", 1.0,
+        limit = GOALS.get(n, 1.0)
+        res.goal(PART, f"numpy auto-transfer >= {limit:g}x CuPy round trip [n={n:,}]", xname, cname, ">=", limit,
                  invert=True)

@@ -8,6 +8,7 @@
 #include "value_convert.hpp"
 
 #include <xcuda/rt/memory.hpp>
+#include <xcuda/rt/staged_copy.hpp>
 #include <xcuda/rt/stream.hpp>
 
 #include <Python.h>
@@ -298,6 +299,17 @@ void abandon_staging(PackedArgs& args) {
     }
 }
 
+bool is_large(const HostStaging& s) { return s.bytes > rt::staged_copy_min_bytes; }
+
+// The arrays the pinned pipeline copies (in, or back: only those not const).
+std::vector<rt::HostDeviceSpan> large_spans(const PackedArgs& args, bool back) {
+    std::vector<rt::HostDeviceSpan> spans;
+    for (const HostStaging& s : args.staging) {
+        if (is_large(s) && (!back || s.copy_back)) spans.push_back({s.host, s.device.get(), s.bytes});
+    }
+    return spans;
+}
+
 }  // namespace
 
 void stage_host_arrays(PackedArgs& args, CUstream stream, int device) {
@@ -309,12 +321,17 @@ void stage_host_arrays(PackedArgs& args, CUstream stream, int device) {
     // The copies go on the launch stream, so the launch is ordered after them whatever kind of
     // stream it is (a synchronous copy returns before its DMA is done, and a non-blocking stream
     // would not wait for it). From pageable memory the driver first waits for the stream, in a
-    // wait nobody can interrupt: the stream is polled idle here first.
+    // wait nobody can interrupt: the stream is polled idle here first. Large arrays go through
+    // the pinned pipeline (rt/staged_copy.hpp), all in one so their copies overlap.
     try {
         wait_without_gil([&] {
             rt::synchronize_stream(stream);
+            const std::vector<rt::HostDeviceSpan> large = large_spans(args, false);
+            const bool staged = !large.empty() && rt::copy_to_device_staged(large, stream);
             for (const HostStaging& s : args.staging) {
-                if (s.bytes > 0) rt::copy_to_device_async(s.device.get(), s.host, s.bytes, stream);
+                if (s.bytes > 0 && !(staged && is_large(s))) {
+                    rt::copy_to_device_async(s.device.get(), s.host, s.bytes, stream);
+                }
             }
         });
     } catch (...) {
@@ -327,9 +344,13 @@ void unstage_host_arrays(PackedArgs& args, CUstream stream, int device) {
     if (args.staging.empty()) return;
     try {
         wait_without_gil([&] {
+            const std::vector<rt::HostDeviceSpan> large = large_spans(args, true);
+            const bool staged = !large.empty() && rt::copy_to_host_staged(large, stream);
             rt::synchronize_stream(stream);  // also when nothing is copied back: the buffers go back to the pool
             for (const HostStaging& s : args.staging) {
-                if (s.copy_back && s.bytes > 0) rt::copy_to_host_after(s.host, s.device.get(), s.bytes, stream);
+                if (s.copy_back && s.bytes > 0 && !(staged && is_large(s))) {
+                    rt::copy_to_host_after(s.host, s.device.get(), s.bytes, stream);
+                }
             }
         });
     } catch (...) {

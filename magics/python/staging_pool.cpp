@@ -65,9 +65,4 @@ void abandon_staging_buffer(rt::DeviceBuffer buffer) {
     abandoned->push_back(std::move(buffer));
 }
 
-std::size_t staging_cached_bytes(int device) {
-    auto it = caches().find(device);
-    return it == caches().end() ? 0 : it->second.bytes;
-}
-
 }  // namespace xcuda::magics

@@ -26,7 +26,4 @@ void give_back_staging_buffer(int device, rt::DeviceBuffer buffer);
 // the interrupt was for. Kept, unused, until the process exits.
 void abandon_staging_buffer(rt::DeviceBuffer buffer);
 
-// Bytes cached for `device`, for tests.
-std::size_t staging_cached_bytes(int device);
-
 }  // namespace xcuda::magics

@@ -9,6 +9,11 @@
 // JIT error log. Stream capture records launches as graph nodes; a graph launch runs them
 // ("cuGraphLaunch <name> ... arg0=<first int parameter>"). The device is an sm_90 with 132 SMs, or the compute capability in
 // $XCUDA_SIM_COMPUTE_CAPABILITY ("80"). xcuda_sim_last_launch() describes the last launch.
+// "add_bytes" (const unsigned char* x, unsigned char* y, unsigned long long n) is the one kernel
+// that touches memory: y[i] += x[i], then it scribbles 0xEE over x (a const argument must not
+// come back). An asynchronous copy from or to pinned memory (cuMemHostAlloc) happens only when
+// something waits for its stream (a query, a synchronisation, a later launch or copy), as a DMA
+// may: pinned memory reused before the wait shows in the data.
 #include <cuda.h>
 
 #include <algorithm>
@@ -16,6 +21,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -48,6 +54,8 @@ namespace {
 
 std::atomic<long> g_calls{0};
 std::atomic<long> g_device_allocations{0};  // cuMemAlloc calls, for the staging pool's tests
+std::atomic<long> g_host_allocations{0};    // cuMemHostAlloc calls, for the pinned staging's tests
+std::atomic<bool> g_fail_host_allocations{false};
 std::atomic<long> g_modules{0};             // loaded and not unloaded
 std::atomic<int> g_sticky{0};
 std::atomic<bool> g_launched{false};
@@ -58,6 +66,18 @@ CUctx_st g_ctx{0};
 thread_local CUcontext t_current = nullptr;
 std::size_t g_fifo = 8650752;
 std::string g_last_launch;  // guarded by g_mutex
+
+// Guarded by g_mutex: pinned allocations (start -> bytes), and asynchronous copies that involve
+// them, not yet done. Never destroyed: the library's static destructors free pinned memory at
+// exit, maybe after this library's would have run.
+auto& g_pinned = *new std::map<const char*, std::size_t>();
+struct PendingCopy {
+    CUstream stream;
+    void* dst;
+    const void* src;
+    std::size_t bytes;
+};
+auto& g_pending = *new std::vector<PendingCopy>();
 
 constexpr int sim_sm_count = 132;
 constexpr int sim_optin_shared = 232448;
@@ -101,8 +121,7 @@ std::string dims(unsigned x, unsigned y, unsigned z) {
 
 CUstream_st* stream_of(CUstream s) { return s != nullptr ? s : &g_legacy; }
 
-bool busy(CUstream s) {
-    std::lock_guard<std::mutex> lock(g_mutex);
+bool busy_locked(CUstream s) {
     if (s != nullptr) return s->busy;
     // The legacy stream waits for every blocking stream.
     for (CUstream other : g_streams) {
@@ -111,10 +130,52 @@ bool busy(CUstream s) {
     return g_legacy.busy;
 }
 
+bool busy(CUstream s) {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    return busy_locked(s);
+}
+
+bool pinned_locked(const void* p) {
+    const char* c = static_cast<const char*>(p);
+    auto it = g_pinned.upper_bound(c);
+    return it != g_pinned.begin() && c < std::prev(it)->first + std::prev(it)->second;
+}
+
+// Does the pending copies whose stream is not held by a spinning kernel, in order.
+void run_pending() {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    std::vector<PendingCopy> held;
+    for (const PendingCopy& c : g_pending) {
+        if (busy_locked(c.stream)) {
+            held.push_back(c);
+        } else {
+            std::memcpy(c.dst, c.src, c.bytes);
+        }
+    }
+    g_pending = std::move(held);
+}
+
+// An asynchronous copy: later when the host side is pinned (queuing more copies does not make
+// the earlier ones happen), at once otherwise, after those queued (the driver stages pageable
+// memory before it returns).
+void copy_async(void* dst, const void* src, std::size_t n, const void* host, CUstream s) {
+    {
+        std::lock_guard<std::mutex> lock(g_mutex);
+        if (pinned_locked(host)) {
+            g_pending.push_back({s, dst, src, n});
+            return;
+        }
+    }
+    run_pending();
+    std::memcpy(dst, src, n);
+}
+
 }  // namespace
 
 extern "C" long xcuda_sim_driver_calls() { return g_calls.load(); }
 extern "C" long xcuda_sim_device_allocations() { return g_device_allocations.load(); }
+extern "C" long xcuda_sim_host_allocations() { return g_host_allocations.load(); }
+extern "C" void xcuda_sim_fail_host_allocations(int fail) { g_fail_host_allocations = fail != 0; }
 extern "C" long xcuda_sim_modules_loaded() { return g_modules.load(); }
 extern "C" const char* xcuda_sim_last_launch() {
     static thread_local std::string copy;
@@ -205,6 +266,7 @@ CUresult cuCtxGetDevice(CUdevice* d) {
 }
 CUresult cuCtxSynchronize() {
     SIM_ENTER();
+    run_pending();
     // A real blocking wait cannot be interrupted; the simulation refuses to pretend otherwise.
     return busy(nullptr) ? CUDA_ERROR_NOT_READY : CUDA_SUCCESS;
 }
@@ -334,19 +396,60 @@ CUresult cuMemAlloc(CUdeviceptr* p, size_t bytes) {
     ++g_device_allocations;
     return CUDA_SUCCESS;
 }
-CUresult cuMemFree(CUdeviceptr p) { SIM_ENTER(); std::free(reinterpret_cast<void*>(p)); return CUDA_SUCCESS; }
-CUresult cuMemHostAlloc(void** p, size_t bytes, unsigned) { SIM_ENTER(); *p = std::calloc(1, bytes); return CUDA_SUCCESS; }
-CUresult cuMemFreeHost(void* p) { SIM_ENTER(); std::free(p); return CUDA_SUCCESS; }
-CUresult cuMemcpyHtoD(CUdeviceptr d, const void* s, size_t n) { SIM_ENTER(); std::memcpy(reinterpret_cast<void*>(d), s, n); return CUDA_SUCCESS; }
-CUresult cuMemcpyDtoH(void* d, CUdeviceptr s, size_t n) { SIM_ENTER(); std::memcpy(d, reinterpret_cast<void*>(s), n); return CUDA_SUCCESS; }
+CUresult cuMemFree(CUdeviceptr p) { SIM_ENTER(); run_pending(); std::free(reinterpret_cast<void*>(p)); return CUDA_SUCCESS; }
+CUresult cuMemHostAlloc(void** p, size_t bytes, unsigned) {
+    SIM_ENTER();
+    if (g_fail_host_allocations.load()) return CUDA_ERROR_OUT_OF_MEMORY;
+    *p = std::calloc(1, bytes);
+    ++g_host_allocations;
+    std::lock_guard<std::mutex> lock(g_mutex);
+    g_pinned[static_cast<const char*>(*p)] = bytes;
+    return CUDA_SUCCESS;
+}
+CUresult cuMemFreeHost(void* p) {
+    SIM_ENTER();
+    run_pending();
+    {
+        std::lock_guard<std::mutex> lock(g_mutex);
+        g_pinned.erase(static_cast<const char*>(p));
+    }
+    std::free(p);
+    return CUDA_SUCCESS;
+}
+CUresult cuMemcpyHtoD(CUdeviceptr d, const void* s, size_t n) {
+    SIM_ENTER();
+    run_pending();
+    std::memcpy(reinterpret_cast<void*>(d), s, n);
+    return CUDA_SUCCESS;
+}
+CUresult cuMemcpyDtoH(void* d, CUdeviceptr s, size_t n) {
+    SIM_ENTER();
+    run_pending();
+    std::memcpy(d, reinterpret_cast<void*>(s), n);
+    return CUDA_SUCCESS;
+}
 CUresult cuMemcpyDtoD(CUdeviceptr d, CUdeviceptr s, size_t n) {
     SIM_ENTER();
+    run_pending();
     std::memcpy(reinterpret_cast<void*>(d), reinterpret_cast<void*>(s), n);
     return CUDA_SUCCESS;
 }
-CUresult cuMemsetD8(CUdeviceptr d, unsigned char v, size_t n) { SIM_ENTER(); std::memset(reinterpret_cast<void*>(d), v, n); return CUDA_SUCCESS; }
-CUresult cuMemcpyHtoDAsync(CUdeviceptr d, const void* s, size_t n, CUstream) { return cuMemcpyHtoD(d, s, n); }
-CUresult cuMemcpyDtoHAsync(void* d, CUdeviceptr s, size_t n, CUstream) { return cuMemcpyDtoH(d, s, n); }
+CUresult cuMemsetD8(CUdeviceptr d, unsigned char v, size_t n) {
+    SIM_ENTER();
+    run_pending();
+    std::memset(reinterpret_cast<void*>(d), v, n);
+    return CUDA_SUCCESS;
+}
+CUresult cuMemcpyHtoDAsync(CUdeviceptr d, const void* s, size_t n, CUstream stream) {
+    SIM_ENTER();
+    copy_async(reinterpret_cast<void*>(d), s, n, s, stream);
+    return CUDA_SUCCESS;
+}
+CUresult cuMemcpyDtoHAsync(void* d, CUdeviceptr s, size_t n, CUstream stream) {
+    SIM_ENTER();
+    copy_async(d, reinterpret_cast<const void*>(s), n, d, stream);
+    return CUDA_SUCCESS;
+}
 CUresult cuMemcpyDtoDAsync(CUdeviceptr d, CUdeviceptr s, size_t n, CUstream) { return cuMemcpyDtoD(d, s, n); }
 CUresult cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, CUstream) { return cuMemsetD8(d, v, n); }
 CUresult cuStreamCreate(CUstream* s, unsigned flags) {
@@ -363,11 +466,19 @@ CUresult cuStreamDestroy(CUstream s) {
     delete s;
     return CUDA_SUCCESS;
 }
-CUresult cuStreamQuery(CUstream s) { SIM_ENTER(); return busy(s) ? CUDA_ERROR_NOT_READY : CUDA_SUCCESS; }
+CUresult cuStreamQuery(CUstream s) {
+    SIM_ENTER();
+    run_pending();
+    return busy(s) ? CUDA_ERROR_NOT_READY : CUDA_SUCCESS;
+}
 CUresult cuEventCreate(CUevent* e, unsigned flags) { SIM_ENTER(); *e = new CUevent_st{flags, nullptr}; return CUDA_SUCCESS; }
 CUresult cuEventDestroy(CUevent e) { SIM_ENTER(); delete e; return CUDA_SUCCESS; }
 CUresult cuEventRecord(CUevent e, CUstream s) { SIM_ENTER(); e->stream = s; return CUDA_SUCCESS; }
-CUresult cuEventQuery(CUevent e) { SIM_ENTER(); return busy(e->stream) ? CUDA_ERROR_NOT_READY : CUDA_SUCCESS; }
+CUresult cuEventQuery(CUevent e) {
+    SIM_ENTER();
+    run_pending();
+    return busy(e->stream) ? CUDA_ERROR_NOT_READY : CUDA_SUCCESS;
+}
 CUresult cuEventElapsedTime(float* ms, CUevent a, CUevent b) {
     SIM_ENTER();
     if ((a->flags | b->flags) & CU_EVENT_DISABLE_TIMING) return CUDA_ERROR_INVALID_HANDLE;
@@ -376,8 +487,20 @@ CUresult cuEventElapsedTime(float* ms, CUevent a, CUevent b) {
 }
 namespace {
 
-CUresult run(CUfunction f, unsigned bx, unsigned by, unsigned bz, unsigned shared, CUstream s, std::string what) {
+// The kernel's effect on memory: only add_bytes has one.
+void execute(CUfunction f, void** params) {
+    if (f->name != "add_bytes" || params == nullptr) return;
+    auto* x = reinterpret_cast<unsigned char*>(*static_cast<CUdeviceptr*>(params[0]));
+    auto* y = reinterpret_cast<unsigned char*>(*static_cast<CUdeviceptr*>(params[1]));
+    const auto n = *static_cast<unsigned long long*>(params[2]);
+    for (unsigned long long i = 0; i < n; ++i) y[i] = static_cast<unsigned char>(y[i] + x[i]);
+    std::memset(x, 0xEE, n);
+}
+
+CUresult run(CUfunction f, unsigned bx, unsigned by, unsigned bz, unsigned shared, CUstream s, std::string what,
+             void** params = nullptr) {
     if (1ULL * bx * by * bz > 1024) return CUDA_ERROR_INVALID_VALUE;
+    run_pending();
     auto dyn = f->attributes.find(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES);
     if (dyn != f->attributes.end() && shared > static_cast<unsigned>(dyn->second)) return CUDA_ERROR_INVALID_VALUE;
     {
@@ -385,6 +508,7 @@ CUresult run(CUfunction f, unsigned bx, unsigned by, unsigned bz, unsigned share
         g_last_launch = std::move(what);
     }
     g_launched = true;
+    execute(f, params);
     if (f->name == "wild") g_sticky = CUDA_ERROR_ILLEGAL_ADDRESS;
     if (f->name == "trap") g_sticky = CUDA_ERROR_LAUNCH_FAILED;
     if (f->name == "spin") {
@@ -418,7 +542,8 @@ CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, uns
     if (captured(s, f, gx, gy, gz, bx, by, bz, shared, params)) return CUDA_SUCCESS;
     return run(f, bx, by, bz, shared, s,
                "cuLaunchKernel " + f->name + " grid=" + dims(gx, gy, gz) + " block=" + dims(bx, by, bz) +
-                   " shared=" + std::to_string(shared));
+                   " shared=" + std::to_string(shared),
+               params);
 }
 CUresult cuLaunchKernelEx(const CUlaunchConfig* c, CUfunction f, void** params, void**) {
     SIM_ENTER();
@@ -439,7 +564,7 @@ CUresult cuLaunchKernelEx(const CUlaunchConfig* c, CUfunction f, void** params, 
             what += " attribute" + std::to_string(a.id);
         }
     }
-    return run(f, c->blockDimX, c->blockDimY, c->blockDimZ, c->sharedMemBytes, c->hStream, std::move(what));
+    return run(f, c->blockDimX, c->blockDimY, c->blockDimZ, c->sharedMemBytes, c->hStream, std::move(what), params);
 }
 
 CUresult cuStreamBeginCapture(CUstream s, CUstreamCaptureMode) {

@@ -386,6 +386,81 @@ TEST_F(SimDriverTest, AnInterruptedSmallReadBackLeavesTheNextOneWorking) {
     EXPECT_STREQ(again, want);
 }
 
+long host_allocations() { return sim_symbol<long (*)()>("xcuda_sim_host_allocations")(); }
+
+std::vector<unsigned char> pattern(std::size_t bytes, unsigned seed) {
+    std::vector<unsigned char> v(bytes);
+    for (std::size_t i = 0; i < bytes; ++i) v[i] = static_cast<unsigned char>(i * 31 + i / 4093 + seed);
+    return v;
+}
+
+TEST_F(SimDriverTest, StagedCopiesOfSeveralSpansAroundTheChunkSizeAreExact) {
+    // The simulator does a pinned DMA only when something waits for its stream: a chunk reused
+    // before its DMA finished would show here as another chunk's bytes.
+    const std::size_t chunk = staged_copy_chunk_bytes;
+    const std::vector<std::size_t> sizes = {1, chunk - 1, chunk, chunk + 1, 2 * chunk + 3, 5 * chunk + 7};
+    std::vector<std::vector<unsigned char>> in, out;
+    std::vector<DeviceBuffer> device;
+    std::vector<HostDeviceSpan> to_device, to_host;
+    for (std::size_t k = 0; k < sizes.size(); ++k) {
+        in.push_back(pattern(sizes[k], static_cast<unsigned>(k)));
+        out.emplace_back(sizes[k], 0);
+        device.emplace_back(sizes[k]);
+    }
+    for (std::size_t k = 0; k < sizes.size(); ++k) {
+        to_device.push_back({in[k].data(), device[k].get(), sizes[k]});
+        to_host.push_back({out[k].data(), device[k].get(), sizes[k]});
+    }
+    Stream s(true);
+    ASSERT_TRUE(copy_to_device_staged(to_device, s.handle()));
+    ASSERT_TRUE(copy_to_host_staged(to_host, s.handle()));
+    for (std::size_t k = 0; k < sizes.size(); ++k) EXPECT_EQ(out[k], in[k]) << sizes[k] << " bytes";
+}
+
+TEST_F(SimDriverTest, StagedCopiesKeepTheirPinnedMemory) {
+    std::vector<unsigned char> in = pattern(3 * staged_copy_chunk_bytes + 5, 1), out(in.size());
+    DeviceBuffer buf(in.size());
+    ASSERT_TRUE(copy_to_device_staged({{in.data(), buf.get(), in.size()}}, nullptr));
+    const long before = host_allocations();
+    for (int i = 0; i < 3; ++i) {
+        ASSERT_TRUE(copy_to_device_staged({{in.data(), buf.get(), in.size()}}, nullptr));
+        ASSERT_TRUE(copy_to_host_staged({{out.data(), buf.get(), out.size()}}, nullptr));
+    }
+    EXPECT_EQ(host_allocations(), before) << "a staged copy allocated pinned memory again";
+    EXPECT_EQ(out, in);
+}
+
+TEST_F(SimDriverTest, AnInterruptedStagedCopyBackGivesUpItsPinnedMemoryAndTheNextOneWorks) {
+    std::vector<unsigned char> in = pattern(2 * staged_copy_chunk_bytes + 1, 2), out(in.size(), 0);
+    DeviceBuffer buf(in.size());
+    ASSERT_TRUE(copy_to_device_staged({{in.data(), buf.get(), in.size()}}, nullptr));
+    Stream s(true);
+    launch(module_->function("spin"), Dim3(1), Dim3(1), 0, s.handle(), nullptr);
+    set_interrupt_check([] { return true; });
+    EXPECT_THROW(copy_to_host_staged({{out.data(), buf.get(), out.size()}}, s.handle()), Interrupted);
+    set_interrupt_check({});
+    const long before = host_allocations();
+    release_kernels();
+    // The abandoned chunks' DMAs may still land: the next copy takes new pinned memory.
+    ASSERT_TRUE(copy_to_host_staged({{out.data(), buf.get(), out.size()}}, s.handle()));
+    EXPECT_EQ(host_allocations(), before + 1);
+    EXPECT_EQ(out, in);
+}
+
+TEST_F(SimDriverTest, StagedCopiesDeclineWhenPinnedMemoryIsOut) {
+    // In a fresh process (a re-executed death-test child): this one may already hold its chunks.
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    EXPECT_EXIT(
+        {
+            sim_symbol<void (*)(int)>("xcuda_sim_fail_host_allocations")(1);
+            std::vector<unsigned char> in = pattern(staged_copy_chunk_bytes + 1, 3);
+            DeviceBuffer buf(in.size());
+            const bool staged = copy_to_device_staged({{in.data(), buf.get(), in.size()}}, nullptr);
+            std::exit(staged ? 1 : 0);
+        },
+        ::testing::ExitedWithCode(0), "");
+}
+
 TEST_F(SimDriverTest, ContextWideWaitCoversNonBlockingStreams) {
     Stream s(true);
     launch(module_->function("spin"), Dim3(1), Dim3(1), 0, s.handle(), nullptr);

@@ -38,6 +38,19 @@ def test_saxpy_on_numpy_copies_the_result_back(saxpy):
     assert np.array_equal(x, x_before)
 
 
+@pytest.mark.parametrize("n", [(1 << 18) + 1, (1 << 20) + 3, 5 * (1 << 20) + 7])
+def test_large_numpy_arguments_round_trip_through_the_pinned_pipeline(saxpy, n):
+    # Over 1 MiB an array is staged through pinned chunks on several threads: odd sizes end in a
+    # partial chunk, and the same arguments again reuse the kept pinned memory.
+    x, y = data(n)
+    x_before = x.copy()
+    for a in (2.0, 3.0):
+        expected = a * x + y
+        saxpy[(n + 255) // 256, 256](a, x, y, n)
+        assert np.allclose(y, expected)
+    assert np.array_equal(x, x_before)
+
+
 def test_const_pointer_is_not_copied_back(saxpy):
     x, y = data()
     x.flags.writeable = False  # a copy back into x would fail

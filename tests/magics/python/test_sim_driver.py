@@ -131,6 +131,87 @@ def test_numpy_arguments_reuse_staging_memory_and_never_see_old_data(sim):
     assert allocations() == before, "a launch loop on same-sized numpy arrays allocated device memory again"
 
 
+BYTES = r'''
+extern "C" __global__ void add_bytes(const unsigned char* x, unsigned char* y, unsigned long long n) {}
+'''
+PIPELINE_MIN = 1 << 20   # rt::staged_copy_min_bytes: larger arrays go through pinned chunks
+CHUNK = 1 << 20          # rt::staged_copy_chunk_bytes
+
+
+def add_bytes_case(n, seed):
+    rng = np.random.default_rng(seed)
+    x = rng.integers(0, 256, n, dtype=np.uint8)
+    y = rng.integers(0, 256, n, dtype=np.uint8)
+    return x, y, (x.astype(np.uint16) + y).astype(np.uint8)
+
+
+@pytest.mark.parametrize("n", [1000, PIPELINE_MIN, PIPELINE_MIN + 1, 2 * CHUNK + 3, 5 * CHUNK + 7, 12 * CHUNK + 1])
+def test_numpy_arguments_arrive_and_come_back_intact_on_either_side_of_the_pinned_pipeline(n):
+    # The simulator's add_bytes does y += x on the device and scribbles over x there; its pinned
+    # DMAs happen only when something waits, so a chunk reused too early shows as wrong bytes.
+    add = xcuda.compile(BYTES, arch="compute_90").kernels["add_bytes"]
+    x, y, want = add_bytes_case(n, n)
+    x_before = x.copy()
+    add[1, 32](x, y, n)
+    assert np.array_equal(y, want)
+    assert np.array_equal(x, x_before), "a const argument was copied back"
+
+
+def test_large_numpy_arguments_reuse_pinned_and_device_memory():
+    host_allocations = ctypes.CDLL(SIM).xcuda_sim_host_allocations
+    device_allocations = ctypes.CDLL(SIM).xcuda_sim_device_allocations
+    add = xcuda.compile(BYTES, arch="compute_90").kernels["add_bytes"]
+    n = 3 * CHUNK + 1
+    add[1, 32](*add_bytes_case(n, 0)[:2], n)
+    pinned, device = host_allocations(), device_allocations()
+    for seed in range(1, 4):
+        x, y, want = add_bytes_case(n, seed)
+        add[1, 32](x, y, n)
+        assert np.array_equal(y, want)
+    assert host_allocations() == pinned, "a launch on large numpy arrays allocated pinned memory again"
+    assert device_allocations() == device
+
+
+def test_large_numpy_arguments_are_copied_the_plain_way_when_pinned_memory_is_out():
+    r = run_child(f'''
+        import ctypes, os, numpy as np, xcuda
+        sim = ctypes.CDLL(os.environ["XCUDA_CUDA_DRIVER"])
+        sim.xcuda_sim_fail_host_allocations(1)
+        add = xcuda.compile({BYTES!r}, arch="compute_90").kernels["add_bytes"]
+        n = {2 * CHUNK + 3}
+        x = np.arange(n, dtype=np.uint64).astype(np.uint8)
+        y = np.full(n, 3, np.uint8)
+        add[1, 32](x, y, n)
+        assert np.array_equal(y, (x.astype(np.uint16) + 3).astype(np.uint8)), "wrong result"
+        assert np.array_equal(x, np.arange(n, dtype=np.uint64).astype(np.uint8)), "x came back"
+        assert sim.xcuda_sim_host_allocations() == 0
+        print("ok")
+    ''')
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr
+
+
+def test_a_forked_child_stages_large_arguments_without_the_parents_helper_threads():
+    # The pipeline's memcpy helpers are threads of the process that made them; a fork has none.
+    r = run_child(f'''
+        import os, numpy as np, xcuda
+        add = xcuda.compile({BYTES!r}, arch="compute_90").kernels["add_bytes"]
+        n = {4 * CHUNK + 1}
+        def launch():
+            y = np.zeros(n, np.uint8)
+            add[1, 32](np.ones(n, np.uint8), y, n)
+            return bool((y == 1).all())
+        assert launch()
+        pid = os.fork()
+        if pid == 0:
+            os._exit(0 if launch() else 1)
+        _, status = os.waitpid(pid, 0)
+        assert os.waitstatus_to_exitcode(status) == 0, status
+        assert launch()
+        print("ok")
+    ''')
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr
+
+
 def test_out_of_memory_is_a_memory_error_and_recovers():
     with pytest.raises(xcuda.OutOfMemoryError) as info:
         xcuda.empty(1 << 41, np.uint8)

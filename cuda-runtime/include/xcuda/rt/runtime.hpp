@@ -12,5 +12,6 @@
 #include <xcuda/rt/memory.hpp>
 #include <xcuda/rt/module.hpp>
 #include <xcuda/rt/ptxas_info.hpp>
+#include <xcuda/rt/staged_copy.hpp>
 #include <xcuda/rt/stream.hpp>
 #include <xcuda/rt/wait.hpp>
