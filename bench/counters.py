@@ -180,7 +180,7 @@ def run(env, res, cfg) -> None:
 
 def xc_metric_names(xc, spec):
     """The metric names a --metrics value stands for, as xcuda expands it (for ncu's --metrics)."""
-    return xc._metric_names(spec)
+    return xc._core._metric_names(spec)  # private: `from _core import *` leaves it out of xcuda
 
 
 def _goals(res) -> None:

@@ -196,11 +196,10 @@ public:
         check_cupti(cupti().cuptiRangeProfilerStop(&p), "cuptiRangeProfilerStop");
     }
 
-    std::size_t decode() const {
+    void decode() const {
         auto p = cupti_params<CUpti_RangeProfiler_DecodeData_Params>(CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
         p.pRangeProfilerObject = object_;
         check_cupti(cupti().cuptiRangeProfilerDecodeData(&p), "cuptiRangeProfilerDecodeData");
-        return p.numOfRangeDropped;
     }
 
 private:
@@ -282,7 +281,7 @@ CounterCollection collect_counters(const PrimaryContext& context, const std::vec
         throw;
     }
     profiler.stop();
-    out.dropped = profiler.decode();
+    profiler.decode();
     const std::size_t ranges = ranges_in(counter_data);
     for (std::size_t i = 0; i < ranges; ++i) {
         out.kernels.push_back({host.evaluate(counter_data, i, names)});

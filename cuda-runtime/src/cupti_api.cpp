@@ -41,15 +41,7 @@ std::vector<std::string> candidates() {
 CuptiApi load() {
     CuptiApi api;
     std::string loaded, tried;
-    void* lib = open_first_complete(candidates(), [&](void* handle) -> const char* {
-        const char* missing = nullptr;
-#define XCUDA_RESOLVE(fn)                                              \
-    api.fn = reinterpret_cast<decltype(&::fn)>(::dlsym(handle, #fn)); \
-    if (api.fn == nullptr && missing == nullptr) missing = #fn;
-        XCUDA_CUPTI_FUNCTIONS(XCUDA_RESOLVE)
-#undef XCUDA_RESOLVE
-        return missing;
-    }, loaded, tried);
+    void* lib = open_first_complete(candidates(), XCUDA_TABLE_RESOLVER(api, XCUDA_CUPTI_FUNCTIONS), loaded, tried);
     if (lib == nullptr) {
         throw ProfilerUnavailable(ProfilerUnavailable::Why::no_cupti,
                                   "CUPTI, CUDA's profiling library, could not be loaded: tried " + tried +

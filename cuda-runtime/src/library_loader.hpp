@@ -2,6 +2,8 @@
 // nvJitLink are loaded on first use (the driver has its own rules, driver.cpp).
 #pragma once
 
+#include <dlfcn.h>
+
 #include <functional>
 #include <string>
 #include <vector>
@@ -16,3 +18,17 @@ void* open_first_complete(const std::vector<std::string>& names, const std::func
                           std::string& loaded, std::string& tried);
 
 }  // namespace xcuda::rt::detail
+
+// The `resolve` of open_first_complete for a table of entry points listed by an X-macro
+// (XCUDA_NVRTC_FUNCTIONS and the like): fills `api.fn` for every fn of LIST, names the first
+// one the library lacks.
+#define XCUDA_RESOLVE_TABLE_ENTRY(fn)                                       \
+    table.fn = reinterpret_cast<decltype(&::fn)>(::dlsym(handle, #fn));     \
+    if (table.fn == nullptr && missing == nullptr) missing = #fn;
+#define XCUDA_TABLE_RESOLVER(api, LIST)             \
+    [&](void* handle) -> const char* {              \
+        auto& table = (api);                        \
+        const char* missing = nullptr;              \
+        LIST(XCUDA_RESOLVE_TABLE_ENTRY)             \
+        return missing;                             \
+    }

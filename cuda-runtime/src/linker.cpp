@@ -36,15 +36,7 @@ NvJitLinkApi load() {
     }
     NvJitLinkApi api;
     std::string tried;
-    void* lib = open_first_complete(names, [&](void* handle) -> const char* {
-        const char* missing = nullptr;
-#define XCUDA_RESOLVE(fn)                                                      \
-    api.fn = reinterpret_cast<decltype(&::fn)>(::dlsym(handle, #fn));         \
-    if (api.fn == nullptr && missing == nullptr) missing = #fn;
-        XCUDA_NVJITLINK_FUNCTIONS(XCUDA_RESOLVE)
-#undef XCUDA_RESOLVE
-        return missing;
-    }, api.path, tried);
+    void* lib = open_first_complete(names, XCUDA_TABLE_RESOLVER(api, XCUDA_NVJITLINK_FUNCTIONS), api.path, tried);
     if (lib == nullptr) {
         throw CudaError("nvJitLink, CUDA's device linker (needed for -dc/-rdc cells), could not be loaded: tried " +
                         tried + ". Install the CUDA Toolkit's nvJitLink (CUDA " + std::to_string(CUDA_VERSION / 1000) +

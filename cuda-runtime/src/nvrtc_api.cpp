@@ -22,15 +22,7 @@ std::vector<std::string> candidates() {
 NvrtcApi load() {
     NvrtcApi api;
     std::string loaded, tried;
-    void* lib = open_first_complete(candidates(), [&](void* handle) -> const char* {
-        const char* missing = nullptr;
-#define XCUDA_RESOLVE(fn)                                                      \
-    api.fn = reinterpret_cast<decltype(&::fn)>(::dlsym(handle, #fn));         \
-    if (api.fn == nullptr && missing == nullptr) missing = #fn;
-        XCUDA_NVRTC_FUNCTIONS(XCUDA_RESOLVE)
-#undef XCUDA_RESOLVE
-        return missing;
-    }, loaded, tried);
+    void* lib = open_first_complete(candidates(), XCUDA_TABLE_RESOLVER(api, XCUDA_NVRTC_FUNCTIONS), loaded, tried);
     if (lib == nullptr) {
         throw CudaError("NVRTC, CUDA's runtime compiler, could not be loaded: tried " + tried +
                         ". Install the CUDA Toolkit's NVRTC (CUDA " + std::to_string(CUDA_VERSION / 1000) +

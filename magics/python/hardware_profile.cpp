@@ -173,12 +173,13 @@ report::Rich counters(LaunchRecorder& recorder, const std::function<void()>& wor
         if (!roofs) roofs = roofline(v, context.device().name());
     }
     std::string note = name_rows(rows, recorder.launches());
-    if (c.dropped > 0) {
-        note += (note.empty() ? "" : " ") + std::to_string(c.dropped) + " launches after the first " +
+    if (rows.size() == max_profiled_kernels && recorder.launches().size() > rows.size()) {
+        note += (note.empty() ? "" : " ") + std::string("Launches after the first ") +
                 std::to_string(max_profiled_kernels) + " were not measured.";
     }
-    note += (note.empty() ? "" : " ") + std::string("Each kernel was replayed ") + std::to_string(c.passes) +
-            (c.passes == 1 ? " pass" : " passes") + " by CUPTI (memory restored between passes) on " + c.chip + ".";
+    note += (note.empty() ? "" : " ") + std::string("CUPTI ran each kernel ") + std::to_string(c.passes) +
+            (c.passes == 1 ? " time" : " times") + " to read these counters on " + c.chip +
+            " (its memory restored between runs).";
     return report::counters_report(rows, roofs, note);
 }
 

@@ -43,11 +43,11 @@ struct CounterCollection {
     std::vector<std::string> metrics;
     std::vector<KernelCounters> kernels;  // in launch order
     std::size_t passes = 0;               // replays of each kernel the metrics needed
-    std::size_t dropped = 0;              // launches beyond max_kernels, not measured
 };
 
 // Runs `work` (which launches kernels in `context`, and may synchronise) with the counters of
-// `metrics` collected for each kernel it launches, up to `max_kernels` of them. Throws
+// `metrics` collected for each kernel it launches, up to `max_kernels` of them (CUPTI leaves
+// later ones out without saying so: a caller that counts its launches can tell). Throws
 // ProfilerUnavailable when counters cannot be read (the cause and the fix in what()), and
 // std::invalid_argument naming a metric the chip does not have, before `work` runs. What `work`
 // throws propagates after the profiler is turned off.
