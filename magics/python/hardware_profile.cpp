@@ -163,7 +163,7 @@ report::Rich counters(LaunchRecorder& recorder, const std::function<void()>& wor
         ran = true;
         work();
     });
-    const std::vector<rt::MetricDescription> described = rt::describe_metrics(c.chip, names);
+    const std::vector<rt::MetricDescription>& described = c.descriptions;
     std::vector<report::CounterLaunch> rows;
     std::optional<report::Roofline> roofs;
     for (const auto& k : c.kernels) {

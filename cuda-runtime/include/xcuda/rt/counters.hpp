@@ -41,6 +41,7 @@ struct KernelCounters {
 struct CounterCollection {
     std::string chip;
     std::vector<std::string> metrics;
+    std::vector<MetricDescription> descriptions;  // of `metrics`, in order
     std::vector<KernelCounters> kernels;  // in launch order
     std::size_t passes = 0;               // replays of each kernel the metrics needed
 };
