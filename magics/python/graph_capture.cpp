@@ -1,4 +1,5 @@
 #include "graph_capture.hpp"
+#include "launch_recorder.hpp"
 
 #include "device_objects.hpp"
 #include "device_state.hpp"
@@ -6,6 +7,7 @@
 #include "kernel_object.hpp"
 #include "launch_config.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <utility>
 
@@ -79,7 +81,31 @@ const rt::Graph& GraphCapture::instantiated(const char* what) const {
 void GraphCapture::launch(py::handle stream) const {
     const rt::Graph& graph = instantiated("launch it");
     activate();
-    graph.launch(stream.is_none() ? stream_ : parse_stream(stream));
+    const CUstream s = stream.is_none() ? stream_ : parse_stream(stream);
+    if (LaunchRecorder* recorder = active_launch_recorder()) {
+        recorder->launch_graph(summary(), s, [&] { graph.launch(s); });
+    } else {
+        graph.launch(s);
+    }
+}
+
+std::string GraphCapture::summary() const {
+    std::vector<std::pair<std::string, int>> counts;  // in first-capture order
+    for (const CapturedLaunch& l : launches_) {
+        const std::string name = l.kernel->name() +
+                                 (l.kernel->instantiation().empty() ? "" : "<" + l.kernel->instantiation() + ">");
+        auto same = std::find_if(counts.begin(), counts.end(), [&](const auto& c) { return c.first == name; });
+        if (same == counts.end()) {
+            counts.emplace_back(name, 1);
+        } else {
+            ++same->second;
+        }
+    }
+    std::string out = "graph of " + std::to_string(launches_.size()) + (launches_.size() == 1 ? " kernel" : " kernels");
+    for (std::size_t i = 0; i < counts.size(); ++i) {
+        out += (i == 0 ? ": " : ", ") + counts[i].first + (counts[i].second > 1 ? " x" + std::to_string(counts[i].second) : "");
+    }
+    return out;
 }
 
 py::list GraphCapture::kernels() const {

@@ -42,6 +42,8 @@ public:
     void launch(pybind11::handle stream) const;
     // The captured kernel launches in capture order: (name, grid, block) each.
     pybind11::list kernels() const;
+    // "graph of 3 kernels: first x2, second": how %%cuda_profile and %cuda_timeit name a replay.
+    std::string summary() const;
     // New arguments for the index-th captured launch (as kernels() lists them); later replays use them.
     void set_args(std::size_t index, pybind11::args args);
     std::string repr() const;

@@ -138,7 +138,7 @@ std::string name_rows(std::vector<report::CounterLaunch>& rows, const std::vecto
             rows[i].grid = {r.grid.x, r.grid.y, r.grid.z};
             rows[i].block = {r.block.x, r.block.y, r.block.z};
             const auto& props = rt::Device(r.device).properties();
-            if (auto limits = report::limits_for_cc(props.major, props.minor)) {
+            if (auto limits = report::limits_for_cc(props.major, props.minor); limits && !r.graph) {
                 rows[i].theoretical_occupancy_pct =
                     100 * report::occupancy(*limits, r.registers, r.static_shared, static_cast<int>(r.block.volume()),
                                             r.dynamic_shared)
@@ -148,9 +148,10 @@ std::string name_rows(std::vector<report::CounterLaunch>& rows, const std::vecto
         return {};
     }
     for (std::size_t i = 0; i < rows.size(); ++i) rows[i].kernel = "kernel #" + std::to_string(i + 1);
-    return std::to_string(rows.size()) + " kernels ran and " + std::to_string(launches.size()) +
-           " of them were xcuda launches: CUPTI numbers kernels without naming them, so they are shown by number "
-           "(CuPy and PyTorch kernels the code launched are measured too).";
+    return std::to_string(rows.size()) + " kernels were measured and the code made " +
+           std::to_string(launches.size()) +
+           " xcuda launches or graph replays: CUPTI numbers kernels without naming them, so they are shown by "
+           "number (CuPy and PyTorch kernels the code launched are measured too).";
 }
 
 constexpr std::size_t max_profiled_kernels = 64;

@@ -68,6 +68,18 @@ void LaunchRecorder::launch(const Kernel& kernel, const rt::Function& f, py::han
     launches_.push_back(std::move(r));
 }
 
+void LaunchRecorder::launch_graph(std::string label, CUstream stream, const std::function<void()>& replay) {
+    RecordedLaunch r;
+    r.kernel = std::move(label);
+    r.device = current_device();
+    r.stream = stream;
+    r.graph = true;
+    r.start.record(stream);
+    replay();
+    r.end.record(stream);
+    launches_.push_back(std::move(r));
+}
+
 std::vector<double> LaunchRecorder::elapsed_ms() const {
     std::vector<double> out;
     out.reserve(launches_.size());

@@ -11,6 +11,7 @@
 #include <cuda.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -32,6 +33,7 @@ struct RecordedLaunch {
     std::optional<std::uint64_t> array_bytes;  // details only: see array_argument_bytes
     std::shared_ptr<ModuleImpl> module;        // details only: the compiled cell (for --lines)
     std::string lowered_name;                  // details only: the function's mangled name
+    bool graph = false;                        // a graph replay: `kernel` names its kernels
     rt::Event start, end;
 };
 
@@ -50,6 +52,10 @@ public:
     // recorded (it did not run).
     void launch(const Kernel& kernel, const rt::Function& f, pybind11::handle args, rt::Dim3 grid, rt::Dim3 block,
                 std::size_t shared_mem, CUstream stream, void** params, const rt::LaunchOptions& options);
+
+    // A graph replay (`replay` launches it on `stream`) between two recorded events: one entry
+    // whose name says the graph's kernels ("graph of 100 kernels: add_one x100").
+    void launch_graph(std::string label, CUstream stream, const std::function<void()>& replay);
 
     const std::vector<RecordedLaunch>& launches() const { return launches_; }
     // GPU milliseconds of each launch so far; waits (interruptibly, without the GIL) for them.

@@ -56,7 +56,7 @@ report::ProfiledLaunch row(const RecordedLaunch& r, double ms) {
     p.registers = r.registers;
     p.shared_bytes = r.static_shared + r.dynamic_shared;
     const auto& props = rt::Device(r.device).properties();
-    if (auto limits = report::limits_for_cc(props.major, props.minor)) {
+    if (auto limits = report::limits_for_cc(props.major, props.minor); limits && !r.graph) {
         p.occupancy = report::occupancy(*limits, r.registers, r.static_shared, static_cast<int>(r.block.volume()),
                                         r.dynamic_shared)
                           .fraction;

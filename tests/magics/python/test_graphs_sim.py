@@ -83,3 +83,17 @@ def test_a_launch_naming_another_stream_is_not_captured(sim):
     assert g.kernels == []
     assert last_launch().startswith("cuLaunchKernel first") and "grid=(1,1,1)" in last_launch()
 
+
+
+def test_cuda_profile_and_timeit_show_a_replay_as_one_entry_naming_its_kernels(sim):
+    y = xcuda.zeros(64, np.float32)
+    with xcuda.graph() as g:
+        for tag in range(3):
+            sim.first[1, 32](tag, y)
+        sim.second[1, 32](9, y)
+    report = xcuda.cuda_profile("g.launch()\n", {"g": g})
+    assert "graph of 4 kernels: first x3, second" in report.plain, report.plain
+    assert "1 launch, 1.50 ms in all" in report.plain
+    assert last_launch().startswith("cuGraphLaunch second")
+    r = xcuda.cuda_timeit("g.launch()", {"g": g}, number=5, repeat=2)
+    assert r.median == pytest.approx(1.5e-3)  # the simulator's 1.5 ms between the events around each replay
