@@ -69,6 +69,20 @@ def test_a_hundred_small_kernels_replay_exactly(m):
 
 
 @requires_gpu
+def test_cuda_profile_times_a_replay_as_one_entry_and_its_counters_see_its_kernels(m):
+    y = xcuda.zeros(256, np.float32)
+    with xcuda.graph() as g:
+        for _ in range(4):
+            m.add_one[1, 256](y, 256)
+    report = xcuda.cuda_profile("g.launch()\n", {"g": g})
+    assert "graph of 4 kernels: add_one x4" in report.plain and "1 launch" in report.plain, report.plain
+    values = xcuda.counters(g.launch, metrics="smsp__sass_thread_inst_executed_op_fadd_pred_on.sum")
+    assert sum(v["smsp__sass_thread_inst_executed_op_fadd_pred_on.sum"] for v in values) == 4 * 256
+    xcuda.synchronize()
+    assert np.all(y.get() == 8)
+
+
+@requires_gpu
 def test_cupy_work_on_the_graphs_stream_is_captured_with_the_kernels(m):
     cp = pytest.importorskip("cupy", reason="needs CuPy")
     y = cp.zeros(N, cp.float32)
