@@ -38,13 +38,22 @@ std::vector<std::int64_t> int_tuple(py::handle t, const std::string& what, const
     return out;
 }
 
+// dict[key] (borrowed), or nullptr where it is missing. PyDict_GetItem would also save and restore
+// the error indicator on every call (callgrind: ~15 instructions each, six calls per array) to
+// swallow errors that a str key cannot raise; this raises them instead.
+PyObject* dict_item(py::handle dict, const py::str& key) {
+    PyObject* item = PyDict_GetItemWithError(dict.ptr(), key.ptr());
+    if (!item && PyErr_Occurred()) throw py::error_already_set();
+    return item;
+}
+
 // The common part of __cuda_array_interface__ and __array_interface__.
 void read_interface_dict(py::handle dict, ArrayDescription& out, const std::string& what) {
     const ProtocolNames& n = protocol_names();
     if (!PyDict_Check(dict.ptr())) raise(PyExc_TypeError, what + ": the array interface is not a dict");
-    PyObject* data = PyDict_GetItem(dict.ptr(), n.data.ptr());
-    PyObject* typestr = PyDict_GetItem(dict.ptr(), n.typestr.ptr());
-    PyObject* shape = PyDict_GetItem(dict.ptr(), n.shape.ptr());
+    PyObject* data = dict_item(dict, n.data);
+    PyObject* typestr = dict_item(dict, n.typestr);
+    PyObject* shape = dict_item(dict, n.shape);
     if (!data || !typestr || !shape || !PyTuple_Check(data) || PyTuple_GET_SIZE(data) != 2) {
         raise(PyExc_TypeError, what + ": the array interface lacks data=(ptr, readonly), typestr or shape");
     }
@@ -56,9 +65,9 @@ void read_interface_dict(py::handle dict, ArrayDescription& out, const std::stri
     if (!ts) throw py::error_already_set();
     out.dtype = elem_type_from_typestr(std::string_view(ts, static_cast<std::size_t>(len)));
     out.shape = int_tuple(shape, what, "shape");
-    PyObject* mask = PyDict_GetItem(dict.ptr(), n.mask.ptr());
+    PyObject* mask = dict_item(dict, n.mask);
     if (mask && mask != Py_None) raise(PyExc_TypeError, what + ": masked arrays cannot be passed to a kernel");
-    PyObject* strides = PyDict_GetItem(dict.ptr(), n.strides.ptr());
+    PyObject* strides = dict_item(dict, n.strides);
     out.contiguous = true;
     if (strides && strides != Py_None) {
         std::vector<std::int64_t> s = int_tuple(strides, what, "strides");
@@ -432,11 +441,18 @@ std::int64_t ArrayDescription::size() const {
     return n;
 }
 
+// Interned, as the keys of a dict that Python code or Cython builds are: a lookup then matches
+// the key by identity, without comparing the text (callgrind: ~1,000 fewer instructions per launch
+// with three CAI arguments).
+namespace {
+py::str interned_name(const char* s) { return py::reinterpret_steal<py::str>(interned(s)); }
+}  // namespace
+
 const ProtocolNames& protocol_names() {
     static auto* names = new ProtocolNames{
-        py::str("__cuda_array_interface__"), py::str("__array_interface__"), py::str("__dlpack__"),
-        py::str("__dlpack_device__"), py::str("data"), py::str("typestr"), py::str("shape"), py::str("strides"),
-        py::str("stream"), py::str("mask"), py::str("version")};
+        interned_name("__cuda_array_interface__"), interned_name("__array_interface__"), interned_name("__dlpack__"),
+        interned_name("__dlpack_device__"), interned_name("data"), interned_name("typestr"), interned_name("shape"),
+        interned_name("strides"), interned_name("stream"), interned_name("mask"), interned_name("version")};
     return *names;
 }
 
@@ -449,7 +465,7 @@ bool read_cuda_array_interface(py::handle obj, ArrayDescription& out, const std:
     }
     py::object dict = py::reinterpret_steal<py::object>(cai);
     read_interface_dict(dict, out, what);
-    PyObject* stream = PyDict_GetItem(dict.ptr(), protocol_names().stream.ptr());
+    PyObject* stream = dict_item(dict, protocol_names().stream);
     out.sync_stream = stream && stream != Py_None;
     if (out.sync_stream) {
         const auto handle = static_cast<std::uintptr_t>(PyLong_AsUnsignedLongLongMask(stream));
