@@ -150,6 +150,20 @@ def test_kernel_info_says_python_as_ipykernel_does_before_any_cell():
         stop_kernel(km, kc)
 
 
+def test_a_fresh_kernels_first_cell_finds_the_heavy_optional_modules_not_imported(fresh_kernel):
+    # What a start must not pay for before a cell asks for it (start to kernel_info, idle RSS):
+    # numpy, matplotlib, debugpy (the debugger's, ~0.3 s), the real ipykernel.
+    km, kc = fresh_kernel
+    reply, messages = execute(kc, "import sys\n"
+                                  "print(sorted(m for m in ('numpy', 'matplotlib', 'matplotlib_inline', 'debugpy', "
+                                  "'ipykernel') if m in sys.modules))")
+    assert reply["content"]["status"] == "ok"
+    assert stream_text(messages) == "[]\n"
+    reply, messages = execute(kc, "import numpy; print(numpy.zeros(2).sum())")
+    assert reply["content"]["status"] == "ok"
+    assert stream_text(messages) == "0.0\n"
+
+
 def test_a_python_shell_that_cannot_start_is_an_error_in_each_cell_and_the_kernel_lives():
     # An IPython that fails to import (a broken install shadowing the real one): the kernel
     # still answers, and every cell says what failed and what to do, instead of the kernel
