@@ -130,28 +130,39 @@ report::CounterLaunch counter_row(const Values& v, const std::vector<rt::MetricD
 // Names and shapes the rows from the launches xcuda recorded. CUPTI numbers its ranges only,
 // so they pair with xcuda's launches by order, which holds when every kernel of the code was
 // an xcuda launch; otherwise (CuPy or PyTorch kernels too) they keep their numbers.
-std::string name_rows(std::vector<report::CounterLaunch>& rows, const std::vector<RecordedLaunch>& launches) {
+std::string name_rows(std::vector<report::CounterLaunch>& rows, const std::vector<RecordedLaunch>& recorded) {
+    // CUPTI's kernel replay leaves graph launches out (seen on the H200: a replay gives no range).
+    std::vector<const RecordedLaunch*> launches;
+    for (const RecordedLaunch& r : recorded) {
+        if (!r.graph) launches.push_back(&r);
+    }
+    const std::size_t graphs = recorded.size() - launches.size();
+    const std::string graph_note =
+        graphs == 0 ? std::string()
+                    : std::to_string(graphs) + (graphs == 1 ? " graph replay was" : " graph replays were") +
+                          " not measured: CUPTI replays kernels one launch at a time and leaves graph launches out; "
+                          "launch the graph's kernels one by one (outside `with xcuda.graph()`) to read their counters.";
     if (rows.size() == launches.size()) {
         for (std::size_t i = 0; i < rows.size(); ++i) {
-            const RecordedLaunch& r = launches[i];
+            const RecordedLaunch& r = *launches[i];
             rows[i].kernel = r.kernel;
             rows[i].grid = {r.grid.x, r.grid.y, r.grid.z};
             rows[i].block = {r.block.x, r.block.y, r.block.z};
             const auto& props = rt::Device(r.device).properties();
-            if (auto limits = report::limits_for_cc(props.major, props.minor); limits && !r.graph) {
+            if (auto limits = report::limits_for_cc(props.major, props.minor)) {
                 rows[i].theoretical_occupancy_pct =
                     100 * report::occupancy(*limits, r.registers, r.static_shared, static_cast<int>(r.block.volume()),
                                             r.dynamic_shared)
                               .fraction;
             }
         }
-        return {};
+        return graph_note;
     }
     for (std::size_t i = 0; i < rows.size(); ++i) rows[i].kernel = "kernel #" + std::to_string(i + 1);
     return std::to_string(rows.size()) + " kernels were measured and the code made " +
            std::to_string(launches.size()) +
-           " xcuda launches or graph replays: CUPTI numbers kernels without naming them, so they are shown by "
-           "number (CuPy and PyTorch kernels the code launched are measured too).";
+           " xcuda launches: CUPTI numbers kernels without naming them, so they are shown by number (CuPy and "
+           "PyTorch kernels the code launched are measured too)." + (graph_note.empty() ? "" : " " + graph_note);
 }
 
 constexpr std::size_t max_profiled_kernels = 64;
@@ -174,7 +185,7 @@ report::Rich counters(LaunchRecorder& recorder, const std::function<void()>& wor
         if (!roofs) roofs = roofline(v, context.device().name());
     }
     std::string note = name_rows(rows, recorder.launches());
-    if (rows.size() == max_profiled_kernels && recorder.launches().size() > rows.size()) {
+    if (rows.size() == max_profiled_kernels && recorder.launches().size() > rows.size()) {  // graphs aside
         note += (note.empty() ? "" : " ") + std::string("Launches after the first ") +
                 std::to_string(max_profiled_kernels) + " were not measured.";
     }

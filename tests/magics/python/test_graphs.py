@@ -69,17 +69,19 @@ def test_a_hundred_small_kernels_replay_exactly(m):
 
 
 @requires_gpu
-def test_cuda_profile_times_a_replay_as_one_entry_and_its_counters_see_its_kernels(m):
+def test_cuda_profile_times_a_replay_as_one_entry_and_says_counters_leave_it_out(m):
     y = xcuda.zeros(256, np.float32)
     with xcuda.graph() as g:
         for _ in range(4):
             m.add_one[1, 256](y, 256)
     report = xcuda.cuda_profile("g.launch()\n", {"g": g})
     assert "graph of 4 kernels: add_one x4" in report.plain and "1 launch" in report.plain, report.plain
-    values = xcuda.counters(g.launch, metrics="smsp__sass_thread_inst_executed_op_fadd_pred_on.sum")
-    assert sum(v["smsp__sass_thread_inst_executed_op_fadd_pred_on.sum"] for v in values) == 4 * 256
+    # CUPTI's kernel replay gives a graph launch no range (seen on the H200): the report says so.
+    report = xcuda.cuda_profile("g.launch()\nm.add_one[1, 256](y, 256)\n", {"g": g, "m": m, "y": y}, metrics="basic")
+    assert "1 graph replay was not measured" in report.plain, report.plain
+    assert "add_one" in report.plain and "kernel #" not in report.plain
     xcuda.synchronize()
-    assert np.all(y.get() == 8)
+    assert np.all(y.get() == 9)
 
 
 @requires_gpu
