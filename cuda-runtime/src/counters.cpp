@@ -225,8 +225,9 @@ std::vector<const char*> c_names(const std::vector<std::string>& names) {
 
 // What a metric list needs before anything runs, for one device: the chip, the host object that
 // scheduled the list (it also evaluates the data), the config image and its passes. Made once
-// per device and list and kept: building them is about a third of a small profile's time
-// (CUPTI's host initialisation and scheduling), the same for every profile of a notebook.
+// per device and list and kept, the same for every profile of a notebook. (On the H200 this did
+// not move the steady cost of a profile, about 300 ms with no kernel: that is CUPTI's enabling,
+// starting and decoding of the range profiler, which every collection pays.)
 struct Prepared {
     std::string chip;
     std::vector<std::uint8_t> availability;  // the host object reads it: kept as long

@@ -1,4 +1,5 @@
 #include "graph_capture.hpp"
+#include "hardware_profile.hpp"
 #include "launch_recorder.hpp"
 
 #include "device_objects.hpp"
@@ -80,6 +81,13 @@ const rt::Graph& GraphCapture::instantiated(const char* what) const {
 
 void GraphCapture::launch(py::handle stream) const {
     const rt::Graph& graph = instantiated("launch it");
+    if (collecting_counters()) {
+        raise(PyExc_RuntimeError,
+              "g.launch() while hardware counters are collected (%%cuda_profile --metrics, Kernel.profile, "
+              "xcuda.counters): CUPTI replays kernels one launch at a time, gives a graph launch no counters and "
+              "stops measuring the kernels after it. Launch the graph's kernels one by one to read their counters, "
+              "or time the replay with plain %%cuda_profile");
+    }
     activate();
     const CUstream s = stream.is_none() ? stream_ : parse_stream(stream);
     if (LaunchRecorder* recorder = active_launch_recorder()) {

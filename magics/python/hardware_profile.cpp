@@ -131,17 +131,8 @@ report::CounterLaunch counter_row(const Values& v, const std::vector<rt::MetricD
 // so they pair with xcuda's launches by order, which holds when every kernel of the code was
 // an xcuda launch; otherwise (CuPy or PyTorch kernels too) they keep their numbers.
 std::string name_rows(std::vector<report::CounterLaunch>& rows, const std::vector<RecordedLaunch>& recorded) {
-    // CUPTI's kernel replay leaves graph launches out (seen on the H200: a replay gives no range).
     std::vector<const RecordedLaunch*> launches;
-    for (const RecordedLaunch& r : recorded) {
-        if (!r.graph) launches.push_back(&r);
-    }
-    const std::size_t graphs = recorded.size() - launches.size();
-    const std::string graph_note =
-        graphs == 0 ? std::string()
-                    : std::to_string(graphs) + (graphs == 1 ? " graph replay was" : " graph replays were") +
-                          " not measured: CUPTI replays kernels one launch at a time and leaves graph launches out; "
-                          "launch the graph's kernels one by one (outside `with xcuda.graph()`) to read their counters.";
+    for (const RecordedLaunch& r : recorded) launches.push_back(&r);
     if (rows.size() == launches.size()) {
         for (std::size_t i = 0; i < rows.size(); ++i) {
             const RecordedLaunch& r = *launches[i];
@@ -156,16 +147,27 @@ std::string name_rows(std::vector<report::CounterLaunch>& rows, const std::vecto
                               .fraction;
             }
         }
-        return graph_note;
+        return {};
     }
     for (std::size_t i = 0; i < rows.size(); ++i) rows[i].kernel = "kernel #" + std::to_string(i + 1);
     return std::to_string(rows.size()) + " kernels were measured and the code made " +
            std::to_string(launches.size()) +
            " xcuda launches: CUPTI numbers kernels without naming them, so they are shown by number (CuPy and "
-           "PyTorch kernels the code launched are measured too)." + (graph_note.empty() ? "" : " " + graph_note);
+           "PyTorch kernels the code launched are measured too).";
 }
 
 constexpr std::size_t max_profiled_kernels = 64;
+
+thread_local bool collecting = false;
+
+// Runs `work` with collecting_counters() true.
+void while_collecting(const std::function<void()>& work) {
+    struct Flag {
+        Flag() { collecting = true; }
+        ~Flag() { collecting = false; }
+    } flag;
+    work();
+}
 
 report::Rich counters(LaunchRecorder& recorder, const std::function<void()>& work, const std::string& spec,
                       bool& ran) {
@@ -173,7 +175,7 @@ report::Rich counters(LaunchRecorder& recorder, const std::function<void()>& wor
     const rt::PrimaryContext& context = activate();
     const rt::CounterCollection c = rt::collect_counters(context, names, max_profiled_kernels, [&] {
         ran = true;
-        work();
+        while_collecting(work);
     });
     const std::vector<rt::MetricDescription>& described = c.descriptions;
     std::vector<report::CounterLaunch> rows;
@@ -185,7 +187,7 @@ report::Rich counters(LaunchRecorder& recorder, const std::function<void()>& wor
         if (!roofs) roofs = roofline(v, context.device().name());
     }
     std::string note = name_rows(rows, recorder.launches());
-    if (rows.size() == max_profiled_kernels && recorder.launches().size() > rows.size()) {  // graphs aside
+    if (rows.size() == max_profiled_kernels && recorder.launches().size() > rows.size()) {
         note += (note.empty() ? "" : " ") + std::string("Launches after the first ") +
                 std::to_string(max_profiled_kernels) + " were not measured.";
     }
@@ -348,7 +350,8 @@ report::Rich hardware_profile(LaunchRecorder& recorder, const std::function<void
 
 std::vector<std::map<std::string, double>> counter_values(const std::function<void()>& work, const std::string& spec) {
     const std::vector<std::string> names = metric_names(spec);
-    const rt::CounterCollection c = rt::collect_counters(activate(), names, max_profiled_kernels, work);
+    const rt::CounterCollection c =
+        rt::collect_counters(activate(), names, max_profiled_kernels, [&] { while_collecting(work); });
     std::vector<std::map<std::string, double>> out;
     for (const auto& k : c.kernels) {
         auto& v = out.emplace_back();
@@ -356,6 +359,8 @@ std::vector<std::map<std::string, double>> counter_values(const std::function<vo
     }
     return out;
 }
+
+bool collecting_counters() noexcept { return collecting; }
 
 std::vector<std::string> profiler_metrics(const std::string& chip) {
     return rt::base_metrics(chip.empty() ? rt::chip_name(activate().device().ordinal()) : chip);

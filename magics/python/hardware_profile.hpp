@@ -35,6 +35,11 @@ report::Rich hardware_profile(LaunchRecorder& recorder, const std::function<void
                               const HardwareProfileRequest& request,
                               const std::function<std::optional<report::Rich>()>& timing);
 
+// True while CUPTI's range profiler collects counters on this thread's launches. A graph
+// launch is refused then: CUPTI's kernel replay gives it no range and, seen on the H200, no
+// kernel launched after it in the same collection gets one either.
+bool collecting_counters() noexcept;
+
 // xcuda.counters(fn, metrics): the raw values, one {metric: value} per kernel `work` launched,
 // in launch order. Throws rt::ProfilerUnavailable / NoDeviceError when they cannot be read.
 std::vector<std::map<std::string, double>> counter_values(const std::function<void()>& work, const std::string& spec);
