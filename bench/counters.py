@@ -79,7 +79,8 @@ class WrongResult(Exception):
 
 
 def _ncu():
-    return shutil.which("ncu") or next((p for p in ("/usr/local/cuda/bin/ncu",) if os.path.exists(p)), None)
+    fallback = "/usr/local/cuda/bin/ncu"
+    return shutil.which("ncu") or (fallback if os.path.exists(fallback) else None)
 
 
 def _fp32(v):
@@ -177,7 +178,8 @@ def run(env, res, cfg) -> None:
                 prog = os.path.join(tmp, "launch_cubin.py")
                 with open(prog, "w") as f:
                     f.write(PROGRAM.format(n_add=N_ADD, n_horner=N_HORNER, n_flush=N_FLUSH))
-                full = ",".join(dict.fromkeys(xc_metric_names(xc, metrics)))
+                # `from _core import *` leaves the private _metric_names out of xcuda itself.
+                full = ",".join(xc._core._metric_names(metrics))
                 base = [ncu, "--clock-control", "none", "--csv", "--print-units", "base",
                         "--kernel-name", "regex:^(vadd|horner)$", "--metrics", full]
                 cmd = base + [sys.executable, prog, cubin]
@@ -207,11 +209,6 @@ def _run_ncu(cmd):
     if done.returncode != 0:
         raise RuntimeError(f"ncu exited {done.returncode}: {done.stderr[-500:] or done.stdout[-500:]}")
     return done.stdout
-
-
-def xc_metric_names(xc, spec):
-    """The metric names a --metrics value stands for, as xcuda expands it (for ncu's --metrics)."""
-    return xc._core._metric_names(spec)  # private: `from _core import *` leaves it out of xcuda
 
 
 def _goals(res) -> None:

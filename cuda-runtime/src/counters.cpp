@@ -278,13 +278,6 @@ MetricDescription describe_metric(const std::string& chip, const std::string& me
     return HostObject(chip, nullptr).describe(chip, metric);
 }
 
-std::vector<MetricDescription> describe_metrics(const std::string& chip, const std::vector<std::string>& metrics) {
-    const HostObject host(chip, nullptr);
-    std::vector<MetricDescription> out;
-    for (const auto& m : metrics) out.push_back(host.describe(chip, m));
-    return out;
-}
-
 CounterCollection collect_counters(const PrimaryContext& context, const std::vector<std::string>& metrics,
                                    std::size_t max_kernels, const std::function<void()>& work) {
     if (metrics.empty()) throw std::invalid_argument("collect_counters: no metrics asked for");

@@ -22,7 +22,6 @@ std::string chip_name(int) { unavailable(); }
 std::vector<std::string> supported_chips() { unavailable(); }
 std::vector<std::string> base_metrics(const std::string&) { unavailable(); }
 MetricDescription describe_metric(const std::string&, const std::string&) { unavailable(); }
-std::vector<MetricDescription> describe_metrics(const std::string&, const std::vector<std::string>&) { unavailable(); }
 CounterCollection collect_counters(const PrimaryContext&, const std::vector<std::string>&, std::size_t,
                                    const std::function<void()>&) {
     unavailable();

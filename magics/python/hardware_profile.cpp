@@ -235,13 +235,16 @@ report::Rich sampled_lines(LaunchRecorder& recorder, const std::function<void()>
     // The kernels xcuda launched, by the CRC CUPTI gives their CUBIN.
     std::map<std::uint64_t, std::pair<const ModuleImpl*, LineSource>> modules;
     std::map<std::string, std::string> source_names;  // mangled -> as launched ("axpy<float>")
+    std::set<const ModuleImpl*> seen;  // a loop of launches: each module's CRC and -lineinfo build once
     for (const RecordedLaunch& r : recorder.launches()) {
         if (!r.module) continue;
         source_names[r.lowered_name] = r.kernel;
+        if (!seen.insert(r.module.get()).second) continue;
         const std::uint64_t crc = rt::cubin_crc(r.module->compiled().cubin);
         if (!modules.count(crc)) modules.emplace(crc, std::make_pair(r.module.get(), line_source(*r.module)));
     }
     std::map<std::string, report::SourceSamples> by_kernel;
+    std::map<std::pair<std::uint64_t, std::string>, bool> same_code;  // -lineinfo build has the same machine code
     std::uint64_t elsewhere = 0;
     for (const rt::SampledPc& pc : samples.pcs) {
         const auto m = modules.find(pc.cubin_crc);
@@ -257,9 +260,13 @@ report::Rich sampled_lines(LaunchRecorder& recorder, const std::function<void()>
             k.cell_lines = src.cell_lines;
         }
         k.total_samples += pc.samples();
-        const auto ran_code = rt::function_machine_code(src.cubin, pc.function);
-        const bool same_code = ran_code && ran_code == rt::function_machine_code(src.lines_cubin, pc.function);
-        const auto line = same_code ? rt::source_line(src.lines_cubin, pc.function, pc.pc_offset) : std::nullopt;
+        const auto checked = same_code.try_emplace({pc.cubin_crc, pc.function}, false);
+        if (checked.second) {  // first PC of this kernel: compare its code in the two builds once
+            const auto ran_code = rt::function_machine_code(src.cubin, pc.function);
+            checked.first->second = ran_code && ran_code == rt::function_machine_code(src.lines_cubin, pc.function);
+        }
+        const bool same = checked.first->second;
+        const auto line = same ? rt::source_line(src.lines_cubin, pc.function, pc.pc_offset) : std::nullopt;
         if (!line || line->file.find(compile::cell_program_name) == std::string::npos) {
             k.unattributed_samples += pc.samples();
             continue;
@@ -280,7 +287,7 @@ report::Rich sampled_lines(LaunchRecorder& recorder, const std::function<void()>
             note += std::to_string(samples.dropped_samples) + " samples were lost to a full hardware buffer.";
         }
         shown.plain = note + "\n" + shown.plain;
-        shown.html = "<p>" + report::html_escape(note) + "</p>" + shown.html;
+        shown.html = report::wrap_report(report::paragraph(note, "xcuda-note")) + shown.html;
     }
     return shown;
 }
@@ -289,7 +296,7 @@ report::Rich with_cause(std::optional<report::Rich> timing, const std::string& c
     report::Rich r = timing ? *timing : report::Rich{};
     const std::string line = "No hardware counters: " + cause;
     r.plain = line + (r.plain.empty() ? "" : "\n" + r.plain);
-    r.html = "<p class=\"xcuda-note\">" + report::html_escape(line) + "</p>" + r.html;
+    r.html = report::wrap_report(report::paragraph(line, "xcuda-warn")) + r.html;
     return r;
 }
 

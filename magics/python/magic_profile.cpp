@@ -136,9 +136,12 @@ py::object profile_kernel(py::object kernel, py::args args, py::kwargs kwargs) {
     const auto work = [&] { kernel(*args, **launch); };
     if (!lines.lines) return profile_callable(work, counters);
     if (!counters.metrics) return profile_callable(work, lines);
-    // Two profilers cannot share one launch: the kernel runs once for each.
-    const auto& a = profile_callable(work, counters).cast<const report::Rich&>();
-    const auto& b = profile_callable(work, lines).cast<const report::Rich&>();
+    // Two profilers cannot share one launch: the kernel runs once for each. The reports are
+    // held as objects while their Rich values are read (a cast<const Rich&> of a temporary would dangle).
+    const py::object counted = profile_callable(work, counters);
+    const py::object sampled = profile_callable(work, lines);
+    const auto& a = counted.cast<const report::Rich&>();
+    const auto& b = sampled.cast<const report::Rich&>();
     return rich_object(report::Rich{a.plain + "\n" + b.plain, a.html + b.html, a.svg});
 }
 

@@ -30,7 +30,6 @@ std::string chip_name(int device_ordinal);
 std::vector<std::string> supported_chips();
 std::vector<std::string> base_metrics(const std::string& chip);
 MetricDescription describe_metric(const std::string& chip, const std::string& metric);
-std::vector<MetricDescription> describe_metrics(const std::string& chip, const std::vector<std::string>& metrics);
 
 // CUPTI names auto ranges by their index only, so a kernel is known by its place in launch
 // order: the caller, which made the launches, names them.
