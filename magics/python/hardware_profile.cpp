@@ -320,12 +320,12 @@ std::vector<std::string> metric_names(const std::string& spec) {
         } else if (word.find("__") != std::string::npos) {
             add(word);
         } else {
-            usage_error("--metrics " + word + ": not a metric set (basic, memory, compute, all) nor a metric name; "
+            profiling_usage_error("--metrics " + word + ": not a metric set (basic, memory, compute, all) nor a metric name; "
                         "metric names are Nsight Compute's, like dram__bytes_read.sum (xcuda.profiler_metrics() "
                         "lists them)");
         }
     }
-    if (out.empty()) usage_error("--metrics needs a set (basic, memory, compute, all) or metric names");
+    if (out.empty()) profiling_usage_error("--metrics needs a set (basic, memory, compute, all) or metric names");
     return out;
 }
 
@@ -335,14 +335,18 @@ std::string metric_sets_help() {
     return out;
 }
 
+void check_request(const HardwareProfileRequest& request) {
+    if (request.metrics && request.lines) {
+        profiling_usage_error("--metrics and --lines each run the code under a different profiler, and the code runs "
+                              "once: give one of them, and profile again with the other");
+    }
+    if (request.metrics) metric_names(*request.metrics);
+}
+
 report::Rich hardware_profile(LaunchRecorder& recorder, const std::function<void()>& work,
                               const HardwareProfileRequest& request,
                               const std::function<std::optional<report::Rich>()>& timing) {
-    if (request.metrics && request.lines) {
-        usage_error("--metrics and --lines each run the code under a different profiler, and the code runs once: "
-                    "give one of them (Kernel.profile(..., metrics=..., lines=True) launches twice)");
-    }
-    if (request.metrics) metric_names(*request.metrics);  // a bad set or name before anything runs
+    check_request(request);
     bool ran = false;
     try {
         return request.metrics ? counters(recorder, work, *request.metrics, ran) : sampled_lines(recorder, work, ran);

@@ -26,6 +26,11 @@ std::vector<std::string> metric_names(const std::string& spec);
 // The sets, for -h: "basic: ..., memory: ...".
 std::string metric_sets_help();
 
+// UsageError (ValueError without IPython) for a request that cannot run: --metrics with
+// --lines, or a metric set or name that does not exist. hardware_profile checks it too; callers
+// check first so that nothing runs and no report is shown.
+void check_request(const HardwareProfileRequest& request);
+
 // Runs `work`, which launches through `recorder` (made with details), under what `request`
 // asks for, and returns the report. When the counters or sampling cannot run (no CUPTI, not
 // permitted, no GPU), `work` still runs once and `timing` (the event-timed report of the

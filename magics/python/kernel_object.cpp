@@ -572,10 +572,10 @@ void define_kernel_objects(py::module_& m) {
              [](py::object self, py::args args, py::kwargs kwargs) { return profile_kernel(self, args, kwargs); },
              "profile(*args, grid=, block=, shared_mem=0, stream=None, metrics='basic', lines=False) -> Report\n\n"
              "Launches the kernel as __call__ does and reports its hardware counters (metrics, 'basic' unless "
-             "only lines=True is given: a set, basic, "
+             "lines=True is given alone: a set, basic, "
              "memory, compute or all, or Nsight Compute metric names, comma-separated: speed of light, DRAM bytes, "
-             "FLOPs and a roofline) and/or, with lines=True, PC samples on its cell's lines with the top stall "
-             "reasons. Collected in this process with CUPTI; the kernel runs once per profiler asked for. Where "
+             "FLOPs and a roofline) or, with lines=True, PC samples on its cell's lines with the top stall "
+             "reasons (not both in one call). Collected in this process with CUPTI. Where "
              "counters are not allowed, the event-timed launch is reported with the reason.")
         .def("__repr__", &kernel_repr);
 

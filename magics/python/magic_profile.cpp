@@ -105,6 +105,7 @@ py::object profile_source(const std::string& source, py::object globals, const H
 }
 
 py::object profile_callable(const std::function<void()>& work, const HardwareProfileRequest& request) {
+    check_request(request);
     LaunchRecorder recorder(true, "%%cuda_profile");
     try {
         if (request.metrics || request.lines) {
@@ -120,29 +121,22 @@ py::object profile_callable(const std::function<void()>& work, const HardwarePro
 }
 
 py::object profile_kernel(py::object kernel, py::args args, py::kwargs kwargs) {
-    HardwareProfileRequest counters, lines;
+    HardwareProfileRequest request;
     py::kwargs launch;
+    bool metrics_given = false;
     for (auto item : kwargs) {
         const std::string key = item.first.cast<std::string>();
         if (key == "metrics") {
-            if (!item.second.is_none()) counters.metrics = py::str(item.second).cast<std::string>();
+            metrics_given = true;
+            if (!item.second.is_none()) request.metrics = py::str(item.second).cast<std::string>();
         } else if (key == "lines") {
-            lines.lines = item.second.cast<bool>();
+            request.lines = item.second.cast<bool>();
         } else {
             launch[item.first] = item.second;
         }
     }
-    if (!counters.metrics && !lines.lines) counters.metrics = "basic";
-    const auto work = [&] { kernel(*args, **launch); };
-    if (!lines.lines) return profile_callable(work, counters);
-    if (!counters.metrics) return profile_callable(work, lines);
-    // Two profilers cannot share one launch: the kernel runs once for each. The reports are
-    // held as objects while their Rich values are read (a cast<const Rich&> of a temporary would dangle).
-    const py::object counted = profile_callable(work, counters);
-    const py::object sampled = profile_callable(work, lines);
-    const auto& a = counted.cast<const report::Rich&>();
-    const auto& b = sampled.cast<const report::Rich&>();
-    return rich_object(report::Rich{a.plain + "\n" + b.plain, a.html + b.html, a.svg});
+    if (!metrics_given && !request.lines) request.metrics = "basic";
+    return profile_callable([&] { kernel(*args, **launch); }, request);
 }
 
 void cuda_profile_line_magic(const std::string& line) {

@@ -24,7 +24,7 @@ pybind11::object profile_source(const std::string& source, pybind11::object glob
 pybind11::object profile_callable(const std::function<void()>& work, const HardwareProfileRequest& request);
 
 // Kernel.profile(*args, grid=, block=, ..., metrics="basic", lines=False): the launch profiled
-// with hardware counters and/or PC sampling (launched once per profiler asked for).
+// with hardware counters or PC sampling (one of them: they cannot share a launch).
 pybind11::object profile_kernel(pybind11::object kernel, pybind11::args args, pybind11::kwargs kwargs);
 
 // The help `-h` prints, for `?` (the registered function's docstring).

@@ -63,3 +63,11 @@ def test_without_a_gpu_xcuda_counters_raises_no_device_error():
 
 def test_profiler_unavailable_error_is_a_cuda_error():
     assert issubclass(xcuda.ProfilerUnavailableError, xcuda.CudaError)
+
+
+def test_kernel_profile_with_metrics_and_lines_is_refused_before_it_launches(saxpy):
+    # PC sampling right after a counter collection in one call sampled nothing on the H200: one
+    # profiler a call, like the magic.
+    with pytest.raises(Exception, match="give one of them") as e:
+        saxpy.profile(2.0, None, None, 0, grid=1, block=1, metrics="basic", lines=True)
+    assert type(e.value).__name__ in ("UsageError", "ValueError")

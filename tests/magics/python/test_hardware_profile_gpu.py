@@ -108,12 +108,3 @@ def test_cuda_profile_magic_with_metrics_and_lines(ip, saxpy_kernel, arrays, cap
     assert r.success, r.error_in_exec
     r = ip.run_cell("%%cuda_profile --lines\nchain[1024, 256](out, 100000)\n")
     assert r.success, r.error_in_exec
-
-
-def test_profile_with_metrics_and_lines_launches_twice_and_shows_both_reports():
-    chain = xcuda.compile(LOOP).chain
-    out = xcuda.empty(1024 * 256, np.float32)
-    report = chain.profile(out, 20000, grid=1024, block=256, metrics="basic", lines=True)
-    assert "compute-bound" in report.plain or "latency-bound" in report.plain, report.plain
-    assert "hottest line 4 " in report.plain, report.plain
-    assert report.svg.startswith("<svg")  # the counters' roofline
