@@ -4,16 +4,26 @@ A code cell states its expectations in its metadata, so the checks travel with t
 notebook and the same rules serve nbclient (tests/notebooks) and the browser
 (tests/browser):
 
-    "metadata": {"xcuda": {
-        "launches": true,              # launches kernels: prints NO_GPU_MARK without a GPU
+    "metadata": {
+      "tags": ["gpu", "raises-exception"],   # needs a GPU (see below)
+      "xcuda": {
         "expect": ["text", ...],       # in the cell's output on every machine
         "expect_gpu": ["text", ...],   # in the cell's output when a GPU ran it
         "expect_cpu": ["text", ...],   # in the cell's output without a GPU
         "needs": ["cupy", "torch"]     # may print SKIP_MARK instead of expect_gpu
     }}
+
+No cell may raise, with one exception: a cell tagged "gpu", run without a GPU, must stop with
+xcuda's NoDeviceError (unless it skipped for a missing library). With a GPU every cell runs
+clean. A "gpu" cell also carries Jupyter's standard "raises-exception" tag, which tells
+JupyterLab's Run All, nbconvert --execute and nbclient to go on past its error to the cells
+that need no GPU; no other cell carries it.
 """
 
-NO_GPU_MARK = "No CUDA GPU here"
+GPU_TAG = "gpu"
+RUN_ON_TAG = "raises-exception"
+# The ename of xcuda.NoDeviceError in an error output (IPython reports the class's __name__).
+NO_DEVICE_ERROR = "NoDeviceError"
 SKIP_MARK = "is not importable"
 # IPython prints these as stream text, not as an error, so nbclient does not stop on them.
 SILENT_FAILURES = ("UsageError", "magics were not loaded", "magics failed to load")
@@ -21,6 +31,10 @@ SILENT_FAILURES = ("UsageError", "magics were not loaded", "magics failed to loa
 
 def cell_expectations(cell):
     return cell.get("metadata", {}).get("xcuda", {})
+
+
+def needs_gpu(cell):
+    return GPU_TAG in cell.get("metadata", {}).get("tags", [])
 
 
 def declares_expectations(nb):
@@ -32,9 +46,20 @@ def expected_texts(cell, gpu):
     meta = cell_expectations(cell)
     texts = list(meta.get("expect", []))
     texts += meta.get("expect_gpu" if gpu else "expect_cpu", [])
-    if meta.get("launches") and not gpu:
-        texts.append(NO_GPU_MARK)
+    if needs_gpu(cell) and not gpu:
+        texts.append(NO_DEVICE_ERROR)
     return texts
+
+
+def tag_problems(nb):
+    """Cells whose "gpu" and "raises-exception" tags do not go together (checked on the stored notebook)."""
+    problems = []
+    for index, cell in enumerate(nb.cells):
+        tags = set(cell.get("metadata", {}).get("tags", []))
+        if (GPU_TAG in tags) != (RUN_ON_TAG in tags):
+            problems.append(f"cell {index} is tagged {sorted(tags & {GPU_TAG, RUN_ON_TAG})}: a cell that needs a GPU "
+                            f"carries both {GPU_TAG!r} and {RUN_ON_TAG!r}, any other cell neither")
+    return problems
 
 
 def output_text(cell):
@@ -87,14 +112,22 @@ def check_notebook(nb, gpu, require_interop=False):
         if skipped and require_interop:
             problems.append(f"{where} skipped ({', '.join(meta['needs'])} not importable) "
                             "but XCUDA_REQUIRE_INTEROP=1:\n" + text)
+        may_stop = needs_gpu(cell) and not gpu
+        errors = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
+        for error in errors:
+            if not (may_stop and error.get("ename") == NO_DEVICE_ERROR):
+                why = ("with a GPU every cell must run clean" if gpu else
+                       f"only a cell tagged {GPU_TAG!r} may raise, and only {NO_DEVICE_ERROR}")
+                problems.append(f"{where} raised {error.get('ename')}: {error.get('evalue')} ({why})")
+        if may_stop and not skipped and not errors:
+            problems.append(f"{where} is tagged {GPU_TAG!r} but ran without a GPU (untag it if it needs none):\n"
+                            f"{excerpt(text) if text else '(no output)'}")
         for expected in expected_texts(cell, gpu):
-            if skipped and expected in meta.get("expect_gpu", []):
-                continue
+            if (skipped and expected in meta.get("expect_gpu", [])) or (may_stop and expected == NO_DEVICE_ERROR):
+                continue  # the skip, and the error (checked above), stand in for them
             if expected not in text:
                 problems.append(f"{where}: expected {expected!r} in its output, got:\n"
                                 f"{excerpt(text) if text else '(no output)'}")
-        if gpu and meta.get("launches") and NO_GPU_MARK in text:
-            problems.append(f"{where} said there is no GPU, but the kernel has one:\n{text}")
     return problems
 
 
