@@ -42,23 +42,47 @@ namespace xcuda::kernel
             }
         }
 
-        // Python's SIGINT handler: signal.default_int_handler's KeyboardInterrupt, noting
-        // that the interrupts forwarded so far reached Python.
-        PyObject* note_and_raise_keyboard_interrupt(PyObject*, PyObject*)
+        // The router's policy (in the kernel, xcuda._interrupt_policy.may_raise_at), kept for
+        // the process: the handler can run until the interpreter ends.
+        PyObject* may_raise_at = nullptr;
+
+        // Python's SIGINT handler: signal.default_int_handler's KeyboardInterrupt, raised only
+        // inside the user's code (see _interrupt_policy for why), noting that the interrupts
+        // forwarded so far reached it. Elsewhere it asks to be tripped again on the next wake.
+        PyObject* raise_keyboard_interrupt_in_user_code(PyObject*, PyObject* args)
         {
+            PyObject* frame = PyTuple_GET_SIZE(args) >= 2 ? PyTuple_GET_ITEM(args, 1) : Py_None;
+            PyObject* verdict = PyObject_CallOneArg(may_raise_at, frame);
+            if (verdict == nullptr)
+            {
+                return nullptr;
+            }
+            const int in_user_code = PyObject_IsTrue(verdict);
+            Py_DECREF(verdict);
+            if (in_user_code < 0)
+            {
+                return nullptr;
+            }
+            if (in_user_code == 0)
+            {
+                trip_on_next_wake = true;
+                Py_RETURN_NONE;
+            }
             landed = forwarded.load();
             PyErr_SetNone(PyExc_KeyboardInterrupt);
             return nullptr;
         }
 
         PyMethodDef keyboard_interrupt_handler{
-            "default_int_handler", note_and_raise_keyboard_interrupt, METH_VARARGS,
-            "Raises KeyboardInterrupt, like signal.default_int_handler; the xcuda kernel\n"
-            "also notes that the interrupt reached Python, so it stops waking the cell."};
+            "default_int_handler", raise_keyboard_interrupt_in_user_code, METH_VARARGS,
+            "Raises KeyboardInterrupt, like signal.default_int_handler, once the cell runs the\n"
+            "user's code; the xcuda kernel also notes that the interrupt reached Python, so it\n"
+            "stops waking the cell."};
 
-        void install_keyboard_interrupt_handler()
+        void install_keyboard_interrupt_handler(py::object policy)
         {
             py::gil_scoped_acquire gil;
+            may_raise_at = policy.release().ptr();
             auto handler = py::reinterpret_steal<py::object>(PyCFunction_New(&keyboard_interrupt_handler, nullptr));
             if (!handler)
             {
@@ -115,9 +139,9 @@ namespace xcuda::kernel
         sigaction(wake_signal(), &action, nullptr);
     }
 
-    interrupt_router::interrupt_router()
+    interrupt_router::interrupt_router(py::object may_raise_at)
     {
-        install_keyboard_interrupt_handler();
+        install_keyboard_interrupt_handler(std::move(may_raise_at));
         m_waiter = std::thread([this] { wait_for_signals(); });
     }
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <pthread.h>
+#include <pybind11/pybind11.h>
 
 #include <atomic>
 #include <chrono>
@@ -16,6 +17,10 @@ namespace xcuda::kernel
     // next bytecode, and time.sleep, select or a zmq recv (input()) return EINTR and
     // check Python's pending signals. Outside a cell SIGINT is dropped, like ipykernel,
     // so it cannot hit the next cell.
+    //
+    // The KeyboardInterrupt is raised only where a policy allows (the kernel's: inside the
+    // user's code, xcuda/_interrupt_policy.py says why); landing elsewhere, the handler asks to
+    // be tripped again on the next wake, and a cell that ends first drops the interrupt.
     //
     // A forward can land after a blocking call's last signal check and before its syscall
     // (time.sleep checks nothing before it sleeps): Python's flag is set, but nothing
@@ -35,8 +40,9 @@ namespace xcuda::kernel
         // In the main thread, after the interpreter started (takes the GIL): installs the
         // noting SIGINT handler as both signal.getsignal(SIGINT) and
         // signal.default_int_handler, so code that checks for the default (asyncio.run)
-        // still finds it.
-        interrupt_router();
+        // still finds it. may_raise_at(frame) says whether KeyboardInterrupt may be raised in
+        // the Python frame the interrupt reached (None where no Python code runs).
+        explicit interrupt_router(pybind11::object may_raise_at);
         ~interrupt_router();
         interrupt_router(const interrupt_router&) = delete;
         interrupt_router& operator=(const interrupt_router&) = delete;

@@ -56,7 +56,7 @@ namespace
         output_capture capture({STDOUT_FILENO, STDERR_FILENO});
         set_log_fd(capture.original_fd(1));
         python_output output(capture);
-        interrupt_router interrupts;
+        interrupt_router interrupts(py::module_::import("xcuda._interrupt_policy").attr("may_raise_at"));
         parent_watch frontend_watch;
         set_output_barrier([&output] { output.flush_streams(); });
 

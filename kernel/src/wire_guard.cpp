@@ -78,6 +78,12 @@ namespace xcuda::kernel
         {
             zmq::socket_t socket(context, type);
             socket.set(zmq::sockopt::linger, 1000);
+            if (type == zmq::socket_type::xpub)
+            {
+                // every subscription reaches the guard, a repeated one too: each new
+                // frontend gets its welcome
+                socket.set(zmq::sockopt::xpub_verbose, true);
+            }
             try
             {
                 socket.bind(endpoint);
@@ -97,7 +103,7 @@ namespace xcuda::kernel
         , m_shell(bound(context, zmq::socket_type::router, public_endpoint(public_config, public_config.m_shell_port)))
         , m_control(bound(context, zmq::socket_type::router, public_endpoint(public_config, public_config.m_control_port)))
         , m_stdin(bound(context, zmq::socket_type::router, public_endpoint(public_config, public_config.m_stdin_port)))
-        , m_iopub(bound(context, zmq::socket_type::pub, public_endpoint(public_config, public_config.m_iopub_port)))
+        , m_iopub(bound(context, zmq::socket_type::xpub, public_endpoint(public_config, public_config.m_iopub_port)))
         , m_heartbeat(bound(context, zmq::socket_type::router, public_endpoint(public_config, public_config.m_hb_port)))
         , m_shell_in(context, zmq::socket_type::dealer)
         , m_control_in(context, zmq::socket_type::dealer)
@@ -244,21 +250,44 @@ namespace xcuda::kernel
         return v;
     }
 
-    void wire_guard::publish_status(const nlohmann::json& parent, const char* state)
+    void wire_guard::publish(const std::string& topic, const char* msg_type, const nlohmann::json& parent,
+                             const nlohmann::json& content)
     {
-        std::string header = xeus::make_header("status", "xcuda", m_session).dump();
+        std::string header = xeus::make_header(msg_type, "xcuda", m_session).dump();
         std::string parent_text = parent.dump();
         std::string metadata = "{}";
-        std::string content = nlohmann::json{{"execution_state", state}}.dump();
+        // replace: a subscription's topic is any bytes a local peer sent, not always UTF-8
+        std::string content_text = content.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
         zmq::multipart_t out;
-        out.addstr("kernel.xcuda.status");
+        out.addstr(topic);
         out.addstr(delimiter);
-        out.addstr(signature(header, parent_text, metadata, content));
+        out.addstr(signature(header, parent_text, metadata, content_text));
         out.addstr(header);
         out.addstr(parent_text);
         out.addstr(metadata);
-        out.addstr(content);
+        out.addstr(content_text);
         out.send(m_iopub);
+    }
+
+    void wire_guard::publish_status(const nlohmann::json& parent, const char* state)
+    {
+        publish("kernel.xcuda.status", "status", parent, {{"execution_state", state}});
+    }
+
+    void wire_guard::welcome(const zmq::multipart_t& subscriptions)
+    {
+        for (const zmq::message_t& frame : subscriptions)
+        {
+            // \x01 + topic: a subscription; \x00 + topic: one ended
+            if (frame.size() == 0 || frame.data<char>()[0] != 1)
+            {
+                continue;
+            }
+            std::string topic(frame.data<char>() + 1, frame.size() - 1);
+            // the topic the subscriber asked for, so that it receives its own welcome
+            publish(topic.empty() ? "kernel.xcuda.iopub_welcome" : topic, "iopub_welcome", nlohmann::json::object(),
+                    {{"subscription", topic}});
+        }
     }
 
     void wire_guard::answer_bad_request(zmq::socket_t& channel, const zmq::multipart_t& request, const verdict& v)
@@ -311,6 +340,8 @@ namespace xcuda::kernel
         {
             items.push_back({r.from.handle(), 0, ZMQ_POLLIN, 0});
         }
+        const std::size_t subscriptions = items.size();  // frontends subscribing to IOPub
+        items.push_back({m_iopub.handle(), 0, ZMQ_POLLIN, 0});
         while (!m_stopping)
         {
             try
@@ -326,8 +357,14 @@ namespace xcuda::kernel
                         continue;
                     }
                     zmq::multipart_t message;
-                    if (!message.recv(routes[i].from, static_cast<int>(zmq::recv_flags::dontwait)))
+                    zmq::socket_t& from = i == subscriptions ? m_iopub : routes[i].from;
+                    if (!message.recv(from, static_cast<int>(zmq::recv_flags::dontwait)))
                     {
+                        continue;
+                    }
+                    if (i == subscriptions)
+                    {
+                        welcome(message);
                         continue;
                     }
                     if (routes[i].checked_channel != nullptr)

@@ -26,7 +26,8 @@ namespace xcuda::kernel
     // ipykernel keeps its digest history); anything else is dropped with a line in the
     // kernel's log. A request whose fields have the wrong types (xeus would throw and never
     // answer) gets an error reply and its busy/idle pair from here. Replies and IOPub go out
-    // unchanged; the heartbeat is echoed here.
+    // unchanged; the heartbeat is echoed here. IOPub is an XPUB socket: each frontend that
+    // subscribes gets an iopub_welcome (JEP 65).
     class wire_guard
     {
     public:
@@ -59,7 +60,12 @@ namespace xcuda::kernel
                               const std::string& metadata, const std::string& content) const;
         // One reply (status error) and one busy/idle pair, as xeus would have sent.
         void answer_bad_request(zmq::socket_t& channel, const zmq::multipart_t& request, const verdict& v);
+        void publish(const std::string& topic, const char* msg_type, const nlohmann::json& parent,
+                     const nlohmann::json& content);
         void publish_status(const nlohmann::json& parent, const char* state);
+        // An iopub_welcome for each new subscription (JEP 65, as ipykernel 7 sends it): a
+        // frontend knows its IOPub is connected without racing the kernel's first busy/idle.
+        void welcome(const zmq::multipart_t& subscriptions);
 
         xeus::xconfiguration m_public;
         xeus::xconfiguration m_internal;

@@ -18,6 +18,15 @@ namespace
 {
     interrupt_router* router = nullptr;
 
+    // The router's policy here: the kernel's asks whether the frame runs the user's code.
+    bool in_users_code = true;
+
+    struct outside_users_code
+    {
+        outside_users_code() { in_users_code = false; }
+        ~outside_users_code() { in_users_code = true; }
+    };
+
     // Spins without a syscall or a Python bytecode: a forwarded interrupt arriving now
     // trips Python's flag, and nothing consumes it.
     void spin_for(std::chrono::milliseconds span)
@@ -113,6 +122,33 @@ TEST(InterruptRouter, RepeatedInterruptsEachLandOnce)
     }
 }
 
+TEST(InterruptRouter, AnInterruptOutsideTheUsersCodeWaitsUntilTheCellReachesIt)
+{
+    interrupt_router::cell_scope cell(*router);
+    {
+        outside_users_code bookkeeping;
+        ASSERT_EQ(::kill(::getpid(), SIGINT), 0);
+        const auto start = clock_type::now();
+        EXPECT_FALSE(raises_keyboard_interrupt(sleep_for(0.3)));
+        EXPECT_GE(seconds_since(start), 0.3);
+    }
+    const auto start = clock_type::now();
+    EXPECT_TRUE(raises_keyboard_interrupt(sleep_for(20)));
+    EXPECT_LT(seconds_since(start), 1.0);
+}
+
+TEST(InterruptRouter, AnInterruptThatNeverReachedTheUsersCodeEndsWithItsCell)
+{
+    {
+        interrupt_router::cell_scope cell(*router);
+        outside_users_code bookkeeping;
+        ASSERT_EQ(::kill(::getpid(), SIGINT), 0);
+        EXPECT_FALSE(raises_keyboard_interrupt(sleep_for(0.3)));
+    }
+    interrupt_router::cell_scope next_cell(*router);
+    EXPECT_FALSE(raises_keyboard_interrupt(sleep_for(0.3)));
+}
+
 TEST(InterruptRouter, PythonSeesTheHandlerAsTheDefaultOne)
 {
     // asyncio.run installs its own SIGINT handling only where it finds the default.
@@ -126,7 +162,7 @@ int main(int argc, char** argv)
     interrupt_router::block_signals_in_this_thread();
     ::testing::InitGoogleTest(&argc, argv);
     py::scoped_interpreter python;
-    interrupt_router routing;
+    interrupt_router routing(py::cpp_function([](py::object /*frame*/) { return in_users_code; }));
     router = &routing;
     return RUN_ALL_TESTS();
 }

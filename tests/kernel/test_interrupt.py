@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from conftest import collect, execute, shell_reply
+from conftest import collect, execute, shell_reply, stream_text
 
 INTERRUPT_BUDGET_S = 1.0
 
@@ -130,3 +130,74 @@ def test_kernel_info_on_the_control_channel_is_answered_while_a_cell_runs(kernel
     km.interrupt_kernel()
     shell_reply(kc, msg_id, timeout=10)
     collect(kc, msg_id)
+
+
+# IPython's bookkeeping around a cell's code (its history's cache lock, the execution count's
+# step) must not be cut by an interrupt; these slow it down so that the interrupt lands there.
+SLOW_HISTORY = """
+import time
+_history = get_ipython().history_manager
+def _slow(step, original):
+    def slowed(*args, **kwargs):
+        print(f'{step} begins', flush=True)
+        time.sleep(0.5)
+        result = original(*args, **kwargs)
+        print(f'{step} ends', flush=True)
+        return result
+    return slowed
+_history.{step} = _slow('{step}', _history.{step})
+"""
+
+
+def slow_history_step(kc, step):
+    reply, _ = execute(kc, SLOW_HISTORY.replace("{step}", step))
+    assert reply["content"]["status"] == "ok"
+
+
+def interrupt_when_printed(km, kc, msg_id, text):
+    while True:
+        msg = kc.get_iopub_msg(timeout=10)
+        if (msg["parent_header"].get("msg_id") == msg_id and msg["msg_type"] == "stream"
+                and text in msg["content"]["text"]):
+            km.interrupt_kernel()
+            return time.monotonic()
+
+
+def test_interrupt_while_ipython_stores_the_input_waits_for_the_cells_code(fresh_kernel):
+    km, kc = fresh_kernel
+    slow_history_step(kc, "store_inputs")
+    code = "import time; time.sleep(30)"
+    msg_id = kc.execute(code)
+    start = interrupt_when_printed(km, kc, msg_id, "store_inputs begins")
+    reply = shell_reply(kc, msg_id, timeout=10)
+    elapsed = time.monotonic() - start
+    messages = collect(kc, msg_id)
+    # The input was stored whole, then the cell's own code was interrupted.
+    assert "store_inputs ends" in stream_text(messages)
+    assert reply["content"]["status"] == "error"
+    assert reply["content"]["ename"] == "KeyboardInterrupt"
+    assert elapsed < 0.5 + INTERRUPT_BUDGET_S, f"KeyboardInterrupt after {elapsed:.2f} s"
+    assert_history_steps_on(kc, reply["content"]["execution_count"], code)
+
+
+def test_interrupt_after_the_cells_code_ended_is_dropped_and_the_count_still_steps(fresh_kernel):
+    km, kc = fresh_kernel
+    slow_history_step(kc, "store_output")
+    code = "finished = True"
+    msg_id = kc.execute(code)
+    interrupt_when_printed(km, kc, msg_id, "store_output begins")
+    reply = shell_reply(kc, msg_id, timeout=10)
+    messages = collect(kc, msg_id)
+    assert "store_output ends" in stream_text(messages)
+    assert reply["content"]["status"] == "ok"
+    assert not [m for m in messages if m["msg_type"] == "error"]
+    assert_history_steps_on(kc, reply["content"]["execution_count"], code)
+
+
+def assert_history_steps_on(kc, count, code):
+    """The cell's input is the history's row for its count, and the next cell gets the next
+    count (one that did not step makes IPython's history thread report a duplicate row)."""
+    reply, messages = execute(kc, f"print(repr(get_ipython().history_manager.input_hist_raw[{count}]))")
+    assert reply["content"]["status"] == "ok"
+    assert reply["content"]["execution_count"] == count + 1
+    assert repr(code) in stream_text(messages).splitlines()

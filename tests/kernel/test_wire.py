@@ -7,8 +7,9 @@ import time
 
 import pytest
 import zmq
+from jupyter_client.session import Session
 
-from conftest import execute, stream_text
+from conftest import execute, flush_iopub, stream_text
 
 CHANNELS = ("shell", "control", "stdin")
 FUZZ_MESSAGES_PER_BATCH = 500
@@ -183,3 +184,46 @@ def test_history_with_an_unknown_access_type_gets_an_empty_history(kernel):
     reply, states = reply_and_status(kc, msg_id)
     assert reply["content"] == {"status": "ok", "history": []}
     assert states == ["busy", "idle"]
+
+
+def welcome_of(zctx, km, kc, topic):
+    """What a new IOPub subscriber to `topic` receives first: [topic frame, message]."""
+    socket = zctx.socket(zmq.SUB)
+    socket.linger = 0
+    socket.setsockopt(zmq.SUBSCRIBE, topic)
+    socket.connect(f"{km.transport}://{km.ip}:{km.iopub_port}")
+    try:
+        assert socket.poll(10000), "no message on IOPub within 10 s of subscribing"
+        # a session of its own: kc's has seen this broadcast's signature already
+        session = Session(key=kc.session.key, signature_scheme=kc.session.signature_scheme)
+        idents, frames = session.feed_identities(socket.recv_multipart())
+        return idents, session.deserialize(frames)  # checks the signature
+    finally:
+        socket.close()
+
+
+def test_each_iopub_subscriber_is_welcomed_as_ipykernel_7_does(kernel, zctx):
+    # JEP 65: the iopub_welcome tells a frontend its IOPub is connected (jupyter_client's
+    # wait_for_ready waits for an IOPub message after the kernel_info reply; without it a
+    # subscription that arrived after the first busy/idle cost a second round).
+    km, kc = kernel
+    for topic in (b"", b"", b"kernel."):
+        idents, msg = welcome_of(zctx, km, kc, topic)
+        assert msg["msg_type"] == "iopub_welcome"
+        assert msg["content"] == {"subscription": topic.decode()}
+        assert msg["parent_header"] == {}
+        assert idents[0].startswith(topic)
+    assert_alive(km, kc)
+
+
+def test_a_subscription_of_any_bytes_leaves_the_kernel_answering(kernel, zctx):
+    km, kc = kernel
+    for topic in (b"\xff\xfe", b"x" * 10000):
+        socket = zctx.socket(zmq.SUB)
+        socket.linger = 0
+        socket.setsockopt(zmq.SUBSCRIBE, topic)
+        socket.connect(f"{km.transport}://{km.ip}:{km.iopub_port}")
+        time.sleep(0.2)
+        socket.close()
+    flush_iopub(kc)
+    assert_alive(km, kc)
