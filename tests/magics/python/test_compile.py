@@ -127,6 +127,33 @@ def test_unknown_compile_option_is_a_type_error_listing_the_options():
         xcuda.compile(SAXPY, instantiation="x")
 
 
+def test_bad_keyword_values_are_value_errors_before_nvrtc_runs():
+    with pytest.raises(ValueError, match="--std c\\+\\+99 is not a C\\+\\+ standard"):
+        xcuda.compile(SAXPY, std="c++99")
+    with pytest.raises(ValueError, match="-D 1X does not define a macro; write -D NAME or -D NAME=VALUE"):
+        xcuda.compile(SAXPY, defines=["N=1", "1X"])
+    with pytest.raises(ValueError, match="--instantiate axpy is not a template instantiation"):
+        xcuda.compile(SAXPY, instantiate="axpy")
+
+
+def test_a_keyword_of_the_wrong_type_says_what_to_pass():
+    with pytest.raises(TypeError, match=r"std=17 has the wrong type; pass a str like 'c\+\+17'"):
+        xcuda.compile(SAXPY, std=17)
+    with pytest.raises(TypeError, match="defines=3 has the wrong type"):
+        xcuda.compile(SAXPY, defines=3)
+
+
+def test_display_options_are_magic_only():
+    with pytest.raises(TypeError, match="unexpected option ptx; options: name, arch, std, include_dirs"):
+        xcuda.compile(SAXPY, ptx=True)
+
+
+def test_compile_docstring_lists_every_keyword():
+    for keyword in ("name", "arch", "std", "include_dirs", "defines", "instantiate", "fast_math", "lineinfo",
+                    "fast_compile", "no_cache", "options"):
+        assert "  " + keyword + " (%%cuda " in xcuda.compile.__doc__, keyword
+
+
 def test_compile_error_has_line_column_source_line_and_log():
     src = 'extern "C" __global__ void bad(float* y) {\n    y[0] = undefined_name;\n}\n'
     with pytest.raises(xcuda.CompileError) as info:
