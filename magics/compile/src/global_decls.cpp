@@ -10,6 +10,7 @@
 namespace xcuda::compile {
 namespace {
 
+using detail::skip_group;
 using detail::Token;
 using Kind = Token::Kind;
 
@@ -29,24 +30,6 @@ bool is_specifier(const std::string& w) {
 // Words followed by a parenthesised group that belongs to no declarator.
 bool is_attribute_word(const std::string& w) {
     return w == "__attribute__" || w == "__align__" || w == "alignas" || w == "__declspec";
-}
-
-// Index just past the group opened at `i` ("(", "[", "{" or "<"); `end` when it never closes.
-std::size_t skip_group(const std::vector<Token>& t, std::size_t i, std::size_t end) {
-    const std::string open = t[i].text;
-    const std::string close = open == "(" ? ")" : open == "[" ? "]" : open == "{" ? "}" : ">";
-    int depth = 0;
-    for (; i < end; ++i) {
-        if (t[i].kind != Kind::punct) continue;
-        if (t[i].text == open) {
-            ++depth;
-        } else if (t[i].text == close) {
-            if (--depth == 0) return i + 1;
-        } else if (open == "<" && t[i].text == "(") {
-            i = skip_group(t, i, end) - 1;  // a '>' inside parentheses is a comparison
-        }
-    }
-    return end;
 }
 
 bool wordlike(const std::string& s) {
