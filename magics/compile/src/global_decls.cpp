@@ -1,6 +1,7 @@
 #include "xcuda/compile/global_decls.hpp"
 
 #include "cpp_tokens.hpp"
+#include "param_types.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -346,24 +347,12 @@ std::vector<GlobalDecl> parse_globals(std::string_view source) {
 
 GlobalDecl instantiate_global(const GlobalDecl& decl, const std::vector<std::string>& args) {
     const auto& tps = decl.template_params;
-    std::size_t required = 0;
-    for (const auto& tp : tps)
-        if (tp.default_value.empty()) ++required;
-    if (!decl.is_template || args.size() > tps.size() || args.size() < required) {
-        const std::string want =
-            std::to_string(required) + (required == tps.size() ? "" : " to " + std::to_string(tps.size()));
-        throw std::invalid_argument(decl.qualified_name + "<...> takes " + want + " template argument(s), " +
-                                    std::to_string(args.size()) + " given; write it like " + decl.qualified_name +
-                                    "<" + (tps.empty() || tps[0].is_type() ? "float" : "4") + ">");
-    }
-    std::map<std::string, std::string> subst;
+    // not a structured binding: the lambda below captures it, which C++17 does not allow
+    const detail::TemplateBinding bound = detail::bind_template_args(
+        tps, decl.is_template, args, decl.qualified_name, tps.empty() || tps[0].is_type() ? "float" : "4");
+    const auto& subst = bound.by_name;
     GlobalDecl g = decl;
-    g.template_args.clear();
-    for (std::size_t k = 0; k < tps.size(); ++k) {
-        const std::string a = k < args.size() ? args[k] : tps[k].default_value;
-        g.template_args.push_back(a);
-        if (!tps[k].name.empty()) subst[tps[k].name] = a;
-    }
+    g.template_args = bound.args;
     auto substitute = [&](const std::string& text) {
         std::vector<std::string> toks;
         for (const auto& tok : detail::tokenize_cpp(text)) {

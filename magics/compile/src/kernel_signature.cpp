@@ -250,24 +250,8 @@ std::string example_template_args(const KernelDecl& decl) {
 }
 
 KernelDecl instantiate(const KernelDecl& decl, const std::vector<std::string>& args) {
-    const auto& tps = decl.template_params;
-    std::size_t required = 0;
-    for (const auto& tp : tps)
-        if (tp.default_value.empty()) ++required;
-    if (!decl.is_template || args.size() > tps.size() || args.size() < required) {
-        std::string want = std::to_string(required) +
-                           (required == tps.size() ? "" : " to " + std::to_string(tps.size()));
-        throw std::invalid_argument(decl.name + "<...> takes " + want + " template argument(s), " +
-                                    std::to_string(args.size()) + " given; write it like " + decl.name + "<" +
-                                    example_template_args(decl) + ">");
-    }
-    std::map<std::string, std::string> subst;
-    std::vector<std::string> full;
-    for (std::size_t i = 0; i < tps.size(); ++i) {
-        std::string a = i < args.size() ? args[i] : tps[i].default_value;
-        full.push_back(a);
-        if (!tps[i].name.empty()) subst[tps[i].name] = a;
-    }
+    const auto [full, subst] =
+        detail::bind_template_args(decl.template_params, decl.is_template, args, decl.name, example_template_args(decl));
     KernelDecl d = decl;
     d.template_args = full;
     for (auto& p : d.params) {

@@ -3,6 +3,7 @@
 #include "xcuda/compile/scalar_type.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace xcuda::compile::detail {
 namespace {
@@ -197,6 +198,27 @@ std::string build_signature(const KernelDecl& d, const std::string& ret) {
     s += "(";
     for (std::size_t i = 0; i < d.params.size(); ++i) s += (i ? ", " : "") + param_text(d.params[i]);
     return s + ")";
+}
+
+TemplateBinding bind_template_args(const std::vector<TemplateParam>& params, bool is_template,
+                                   const std::vector<std::string>& args, const std::string& name,
+                                   const std::string& example_args) {
+    std::size_t required = 0;
+    for (const auto& tp : params)
+        if (tp.default_value.empty()) ++required;
+    if (!is_template || args.size() > params.size() || args.size() < required) {
+        std::string want = std::to_string(required) +
+                           (required == params.size() ? "" : " to " + std::to_string(params.size()));
+        throw std::invalid_argument(name + "<...> takes " + want + " template argument(s), " +
+                                    std::to_string(args.size()) + " given; write it like " + name + "<" +
+                                    example_args + ">");
+    }
+    TemplateBinding b;
+    for (std::size_t i = 0; i < params.size(); ++i) {
+        b.args.push_back(i < args.size() ? args[i] : params[i].default_value);
+        if (!params[i].name.empty()) b.by_name[params[i].name] = b.args.back();
+    }
+    return b;
 }
 
 }  // namespace xcuda::compile::detail

@@ -5,6 +5,7 @@
 #include "cpp_tokens.hpp"
 #include "xcuda/compile/kernel_signature.hpp"
 
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,5 +36,17 @@ Param make_param(const std::vector<std::string>& tokens);
 // "template <typename T> void axpy(T a, const T* x)", or with d.template_args the instantiation's
 // "void axpy<float>(float a, const float* x)"; `ret` is the return type.
 std::string build_signature(const KernelDecl& d, const std::string& ret);
+
+// What the template arguments `args` of `name` bind: every parameter's argument (trailing ones
+// missing take their defaults) and, by parameter name, what it stands for. Throws
+// std::invalid_argument ("axpy<...> takes 1 to 2 template argument(s), 3 given; write it like
+// axpy<float>") when `params` are not a template's (`is_template` false) or the count does not fit.
+struct TemplateBinding {
+    std::vector<std::string> args;
+    std::map<std::string, std::string> by_name;
+};
+TemplateBinding bind_template_args(const std::vector<TemplateParam>& params, bool is_template,
+                                   const std::vector<std::string>& args, const std::string& name,
+                                   const std::string& example_args);
 
 }  // namespace xcuda::compile::detail

@@ -1,5 +1,6 @@
 """xcuda.compile and the Module/Kernel objects: everything here works without a GPU."""
 import re
+import uuid
 
 import pytest
 
@@ -52,7 +53,8 @@ def test_a_memory_hit_is_a_new_module_with_new_kernels():
 
 
 def test_fast_compile_reaches_nvrtc_and_never_shares_a_default_build():
-    src = SAXPY + "// fast-compile probe\n"
+    # a source no earlier run left in the disk cache, or the fast build would come from there
+    src = SAXPY + f"// fast-compile probe {uuid.uuid4()}\n"
     default = xcuda.compile(src)
     fast = xcuda.compile(src, fast_compile=True)
     assert fast.cache == "none"
