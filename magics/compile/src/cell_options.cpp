@@ -98,8 +98,8 @@ const std::vector<CellOption>& cell_option_table() {
         {{"", "--no-cache", "", "compile again, bypassing the memory and disk cache", false, {}, {}},
          "no_cache", "True or False", &CellOptions::no_cache},
         {{"-h", "--help", "", "show this help and compile nothing", false, {}, {}}, "", "", &CellOptions::help},
-        // The words after a bare `--`: format_help() writes this row's help line itself.
-        {{"", "--", "OPTIONS...", "extra NVRTC options, passed unchanged", true, {}, "-G"},
+        // The words after a bare `--`.
+        {{"", "--", "OPTIONS...", "pass the remaining words to NVRTC unchanged", true, {}, "-G"},
          "options", "a str or a list of str", &CellOptions::nvrtc_extra},
     };
     return table;
@@ -177,8 +177,12 @@ const CommandSpec& cuda_command_spec() {
             "directory under the cache), `-- -dc` makes relocatable device code, linked with earlier\n"
             "-dc cells and CUDA's device runtime.";
         for (const auto& row : cell_option_table()) {
-            if (row.spelling() == "--") s.passthrough = true;
-            else s.options.push_back(row.spec);
+            if (row.spelling() == "--") {
+                s.passthrough = true;
+                s.passthrough_help = row.spec.help;
+            } else {
+                s.options.push_back(row.spec);
+            }
         }
         return s;
     }();

@@ -181,7 +181,7 @@ std::string format_help(const CommandSpec& spec) {
         else if (o.takes_value()) left += " " + o.metavar;
         rows.emplace_back(left, o.help + (o.repeatable ? " (repeatable)" : ""));
     }
-    if (spec.passthrough) rows.emplace_back("  -- OPTIONS...", "pass the remaining words to NVRTC unchanged");
+    if (spec.passthrough) rows.emplace_back("  -- OPTIONS...", spec.passthrough_help);
     std::size_t width = 0;
     for (const auto& r : rows) width = std::max(width, r.first.size());
     for (const auto& r : rows) s += r.first + std::string(width - r.first.size() + 2, ' ') + r.second + "\n";

@@ -40,7 +40,8 @@ using CellOptionField = std::variant<bool CellOptions::*, std::string CellOption
 using OptionValue = std::variant<bool, std::string, std::vector<std::string>>;
 
 // One option. The magic-line spelling, metavar, help, check and example are `spec`'s; the
-// row named `--` is the passthrough (the words after a bare `--`).
+// default is the member's in CellOptions{}; the row named `--` is the passthrough (the words
+// after a bare `--`).
 struct CellOption {
     OptionSpec spec;
     std::string keyword;      // xcuda.compile(keyword=...) and the key in a pickled state; "" = magic only
