@@ -14,6 +14,7 @@
 #include "rich_output.hpp"
 #include "sass.hpp"
 
+#include <xcuda/compile/cell_options.hpp>
 #include <xcuda/compile/diagnostics.hpp>
 #include <xcuda/compile/option_parser.hpp>
 #include <xcuda/rt/device.hpp>
@@ -226,51 +227,55 @@ py::object lookup_instantiation(const KernelTemplate& t, py::handle key) {
     return py::cast(it->second);
 }
 
-// fast_compile=True (NVRTC's max), "max", "mid" or "min"; False or None: off.
-std::string fast_compile_level(py::handle v) {
-    if (v.is_none() || PyBool_Check(v.ptr())) return v.ptr() == Py_True ? "max" : "";
-    if (!py::isinstance<py::str>(v))
-        raise(PyExc_TypeError, "fast_compile=" + py::repr(v).cast<std::string>() +
-                                   " is not a level; pass True (max), 'mid' or 'min'");
-    std::string level = v.cast<std::string>();
-    if (auto problem = compile::fast_compile_level_problem(level)) raise(PyExc_ValueError, *problem);
-    return level;
+// A keyword's Python value as its option's type (the table in compile/cell_options.hpp): a flag
+// takes what converts to bool; a text a str, or True/False/None where the magic's value is
+// optional (fast_compile=True is --fast-compile); a list a str, an iterable, or a dict
+// {NAME: VALUE or None} for NAME[=VALUE] items.
+compile::OptionValue option_value(const compile::CellOption& option, py::handle v) {
+    auto wrong_type = [&]() -> compile::OptionValue {
+        raise(PyExc_TypeError, option.keyword + "=" + py::repr(v).cast<std::string>() + " has the wrong type; pass " +
+                                   option.python_type);
+    };
+    if (option.is_flag()) {
+        try {
+            return v.cast<bool>();
+        } catch (const py::cast_error&) {
+            return wrong_type();
+        }
+    }
+    if (py::isinstance<py::str>(v)) {
+        std::string s = v.cast<std::string>();
+        if (option.is_list()) return std::vector<std::string>{std::move(s)};
+        return s;
+    }
+    if (!option.is_list()) {
+        if (!option.spec.value_optional() || !(v.is_none() || PyBool_Check(v.ptr()))) return wrong_type();
+        return v.ptr() == Py_True ? option.spec.implicit_value : std::string();
+    }
+    std::vector<std::string> items;
+    if (py::isinstance<py::dict>(v)) {
+        for (auto d : v.cast<py::dict>()) {
+            items.push_back(py::str(d.first).cast<std::string>() +
+                            (d.second.is_none() ? "" : "=" + py::str(d.second).cast<std::string>()));
+        }
+    } else if (py::isinstance<py::iterable>(v)) {
+        for (py::handle x : v) items.push_back(py::str(x).cast<std::string>());
+    } else {
+        return wrong_type();
+    }
+    return items;
 }
 
 compile::CellOptions options_from_kwargs(const py::kwargs& kw) {
     compile::CellOptions o;
-    auto strings = [](py::handle v) {
-        std::vector<std::string> out;
-        if (py::isinstance<py::str>(v)) out.push_back(v.cast<std::string>());
-        else for (py::handle x : v) out.push_back(py::str(x).cast<std::string>());
-        return out;
-    };
     for (auto item : kw) {
         const std::string key = item.first.cast<std::string>();
-        py::handle v = item.second;
-        if (key == "name") o.name = v.cast<std::string>();
-        else if (key == "arch") o.arch = v.cast<std::string>();
-        else if (key == "std") o.std = v.cast<std::string>();
-        else if (key == "include_dirs") o.include_dirs = strings(v);
-        else if (key == "defines") {
-            if (py::isinstance<py::dict>(v)) {
-                for (auto d : v.cast<py::dict>()) {
-                    o.defines.push_back(py::str(d.first).cast<std::string>() +
-                                        (d.second.is_none() ? "" : "=" + py::str(d.second).cast<std::string>()));
-                }
-            } else {
-                o.defines = strings(v);
-            }
-        } else if (key == "instantiate") o.instantiate = strings(v);
-        else if (key == "fast_math") o.fast_math = v.cast<bool>();
-        else if (key == "fast_compile") o.fast_compile = fast_compile_level(v);
-        else if (key == "lineinfo") o.lineinfo = v.cast<bool>();
-        else if (key == "no_cache") o.no_cache = v.cast<bool>();
-        else if (key == "options") o.nvrtc_extra = strings(v);
-        else {
-            raise(PyExc_TypeError, "compile() got an unexpected option " + key +
-                                       "; options: name, arch, std, include_dirs, defines, instantiate, fast_math, "
-                                       "fast_compile, lineinfo, no_cache, options (extra NVRTC options)");
+        const compile::CellOption* option = compile::find_keyword(key);
+        if (!option) raise(PyExc_TypeError, compile::unknown_keyword_message(key));
+        try {
+            option->set(o, option_value(*option, item.second));
+        } catch (const compile::ParseError& e) {
+            raise(PyExc_ValueError, e.what());  // the message %%cuda gives for the same value
         }
     }
     return o;
@@ -636,15 +641,16 @@ void define_kernel_objects(py::module_& m) {
                    ": " + names + ">";
         });
 
+    static const std::string compile_doc =
+        "Compiles CUDA C++ with NVRTC (cached) and returns an xcuda.Module. Options, each the %%cuda option of the "
+        "same meaning:\n" +
+        compile::keyword_help();
     m.def(
         "compile",
         [](const std::string& source, py::kwargs kwargs) {
             return compile_to_module(source, options_from_kwargs(kwargs), "source").module;
         },
-        py::arg("source"),
-        "Compiles CUDA C++ with NVRTC (cached) and returns an xcuda.Module. Options: name, arch, std, include_dirs, "
-        "defines, instantiate, fast_math, fast_compile (True, 'max', 'mid' or 'min': NVRTC's --Ofast-compile), "
-        "lineinfo, no_cache, options.");
+        py::arg("source"), compile_doc.c_str());
 
     install_launch_slots(m, kernel_type, launcher_type);
 }

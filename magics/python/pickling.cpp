@@ -3,13 +3,13 @@
 #include "errors.hpp"
 #include "kernel_object.hpp"
 
+#include <xcuda/compile/cell_options.hpp>
 #include <xcuda/compile/sha256.hpp>
 
 #include <pybind11/stl.h>
 
 #include <map>
 #include <string>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -19,36 +19,24 @@ namespace xcuda::magics {
 namespace {
 
 // Bumped when the state's keys change; a worker with another xcuda says so instead of guessing.
-constexpr int state_version = 1;
+// 2: the options are keyed by their xcuda.compile() keyword (nvrtc_extra became options).
+constexpr int state_version = 2;
 
-// The cell options that decide what is compiled (not the display ones: --ptx, --sass, ...),
-// by the name they have in a pickled state; one list for writing and reading.
-template <typename Options, typename Visit>
-void for_each_compile_option(Options& o, Visit&& visit) {
-    visit("name", o.name);
-    visit("arch", o.arch);
-    visit("std", o.std);
-    visit("include_dirs", o.include_dirs);
-    visit("defines", o.defines);
-    visit("instantiate", o.instantiate);
-    visit("fast_math", o.fast_math);
-    visit("fast_compile", o.fast_compile);
-    visit("lineinfo", o.lineinfo);
-    visit("no_cache", o.no_cache);
-    visit("nvrtc_extra", o.nvrtc_extra);
-}
-
+// The options that decide what is compiled (those xcuda.compile() takes, not the display ones:
+// --ptx, --sass, ...), by keyword.
 py::dict options_state(const compile::CellOptions& o) {
     py::dict d;
-    for_each_compile_option(o, [&](const char* key, const auto& value) { d[key] = value; });
+    for (const auto& option : compile::cell_option_table()) {
+        if (!option.keyword.empty()) d[py::str(option.keyword)] = option.get(o);
+    }
     return d;
 }
 
 compile::CellOptions options_from_state(const py::dict& d) {
     compile::CellOptions o;
-    for_each_compile_option(o, [&](const char* key, auto& value) {
-        value = d[key].cast<std::decay_t<decltype(value)>>();
-    });
+    for (const auto& option : compile::cell_option_table()) {
+        if (!option.keyword.empty()) option.set(o, d[py::str(option.keyword)].cast<compile::OptionValue>());
+    }
     return o;
 }
 

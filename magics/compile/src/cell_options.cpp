@@ -1,6 +1,7 @@
 #include "xcuda/compile/cell_options.hpp"
 
 #include <cctype>
+#include <stdexcept>
 
 namespace xcuda::compile {
 namespace {
@@ -42,12 +43,125 @@ std::optional<std::string> check_instantiation(const std::string& v) {
     return "--instantiate " + v + " is not a template instantiation; write it like 'axpy<float>' (quoted)";
 }
 
-}  // namespace
-
-std::optional<std::string> fast_compile_level_problem(const std::string& v) {
+std::optional<std::string> check_fast_compile_level(const std::string& v) {
     if (v == "max" || v == "mid" || v == "min") return std::nullopt;
     return "--fast-compile=" + v + " is not a level; write --fast-compile (max), --fast-compile=mid or "
            "--fast-compile=min";
+}
+
+template <typename... F>
+struct overloaded : F... {
+    using F::operator()...;
+};
+template <typename... F>
+overloaded(F...) -> overloaded<F...>;
+
+// What the parsed magic line says of `row`, as a keyword would say it.
+OptionValue parsed_value(const CellOption& row, const ParsedArgs& a) {
+    if (row.spelling() == "--") return a.passthrough;
+    if (row.is_flag()) return a.has(row.spelling());
+    if (row.is_list()) return a.all(row.spelling());
+    return a.value(row.spelling());
+}
+
+}  // namespace
+
+const std::vector<CellOption>& cell_option_table() {
+    static const std::vector<CellOption> table = {
+        {{"-n", "--name", "NAME", "also bind the compiled module as NAME (variables: NAME.get_global('v'))", false,
+          {}, "mymodule"},
+         "name", "a str", &CellOptions::name},
+        {{"", "--arch", "sm_XX", "target architecture (default: the current GPU's, else sm_90)", false, check_arch,
+          "sm_90"},
+         "arch", "a str like 'sm_90'", &CellOptions::arch},
+        {{"", "--std", "STD", "C++ standard: c++11, c++14, c++17 (default), c++20", false, check_std, "c++17"},
+         "std", "a str like 'c++17'", &CellOptions::std},
+        {{"-I", "", "DIR", "add DIR to the include search path", true, {}, "/path/to/include"},
+         "include_dirs", "a str or a list of str", &CellOptions::include_dirs},
+        {{"-D", "", "NAME[=VALUE]", "define a macro", true, check_define, "N=256"},
+         "defines", "'NAME[=VALUE]', a list of them or a dict {NAME: VALUE or None}", &CellOptions::defines},
+        {{"", "--instantiate", "EXPR", "instantiate a template kernel or variable, e.g. 'axpy<float>'", true,
+          check_instantiation, "'axpy<float>'"},
+         "instantiate", "a str or a list of str like 'axpy<float>'", &CellOptions::instantiate},
+        {{"", "--ptx", "", "show the generated PTX", false, {}, {}}, "", "", &CellOptions::ptx},
+        {{"", "--sass", "", "show the SASS (needs cuobjdump or nvdisasm)", false, {}, {}}, "", "", &CellOptions::sass},
+        {{"", "--resources", "", "show registers, spills, shared/local/constant memory per kernel", false, {}, {}},
+         "", "", &CellOptions::resources},
+        {{"", "--fast-math", "", "compile with -use_fast_math", false, {}, {}},
+         "fast_math", "True or False", &CellOptions::fast_math},
+        {{"", "--lineinfo", "", "keep line information for profilers (-lineinfo)", false, {}, {}},
+         "lineinfo", "True or False", &CellOptions::lineinfo},
+        {{"", "--fast-compile", "LEVEL",
+          "compile faster, run slower (NVRTC 12.9+ --Ofast-compile): max (default), mid or min", false,
+          check_fast_compile_level, "max", "max"},
+         "fast_compile", "True (max), 'mid' or 'min'", &CellOptions::fast_compile},
+        {{"", "--no-cache", "", "compile again, bypassing the memory and disk cache", false, {}, {}},
+         "no_cache", "True or False", &CellOptions::no_cache},
+        {{"-h", "--help", "", "show this help and compile nothing", false, {}, {}}, "", "", &CellOptions::help},
+        // The words after a bare `--`.
+        {{"", "--", "OPTIONS...", "pass the remaining words to NVRTC unchanged", true, {}, "-G"},
+         "options", "a str or a list of str", &CellOptions::nvrtc_extra},
+    };
+    return table;
+}
+
+OptionValue CellOption::get(const CellOptions& options) const {
+    return std::visit([&](auto member) -> OptionValue { return options.*member; }, field);
+}
+
+void CellOption::set(CellOptions& options, const OptionValue& value) const {
+    std::visit(
+        overloaded{
+            [&](bool CellOptions::*member, bool v) { options.*member = v; },
+            [&](std::string CellOptions::*member, const std::string& v) {
+                if (v.empty()) {
+                    options.*member = CellOptions{}.*member;
+                    return;
+                }
+                if (spec.check) {
+                    if (auto problem = spec.check(v)) throw ParseError(v, *problem);
+                }
+                options.*member = v;
+            },
+            [&](std::vector<std::string> CellOptions::*member, const std::vector<std::string>& v) {
+                if (spec.check) {
+                    for (const auto& item : v) {
+                        if (auto problem = spec.check(item)) throw ParseError(item, *problem);
+                    }
+                }
+                options.*member = v;
+            },
+            [&](auto, const auto&) {
+                throw std::invalid_argument("a value of the wrong type for option " + spelling());
+            },
+        },
+        field, value);
+}
+
+const CellOption* find_keyword(std::string_view keyword) {
+    for (const auto& row : cell_option_table()) {
+        if (!row.keyword.empty() && row.keyword == keyword) return &row;
+    }
+    return nullptr;
+}
+
+std::string unknown_keyword_message(std::string_view keyword) {
+    std::string known;
+    for (const auto& row : cell_option_table()) {
+        if (row.keyword.empty()) continue;
+        known += (known.empty() ? "" : ", ") + row.keyword;
+    }
+    return "compile() got an unexpected option " + std::string(keyword) + "; options: " + known;
+}
+
+std::string keyword_help() {
+    std::string s;
+    for (const auto& row : cell_option_table()) {
+        if (row.keyword.empty()) continue;
+        s += "  " + row.keyword + " (%%cuda " + row.spelling() + "): " + row.spec.help + "; pass " + row.python_type +
+             "\n";
+    }
+    return s;
 }
 
 const CommandSpec& cuda_command_spec() {
@@ -62,30 +176,14 @@ const CommandSpec& cuda_command_spec() {
             "including <cuda/std/cmath> recompiles in ~0.1 s instead of ~1 s; kept in a private\n"
             "directory under the cache), `-- -dc` makes relocatable device code, linked with earlier\n"
             "-dc cells and CUDA's device runtime.";
-        s.passthrough = true;
-        s.options = {
-            {"-n", "--name", "NAME", "also bind the compiled module as NAME (variables: NAME.get_global('v'))", false,
-             {}, "mymodule"},
-            {"", "--arch", "sm_XX", "target architecture (default: the current GPU's, else sm_90)", false,
-             check_arch, "sm_90"},
-            {"", "--std", "STD", "C++ standard: c++11, c++14, c++17 (default), c++20", false, check_std,
-             "c++17"},
-            {"-I", "", "DIR", "add DIR to the include search path", true, {}, "/path/to/include"},
-            {"-D", "", "NAME[=VALUE]", "define a macro", true, check_define, "N=256"},
-            {"", "--instantiate", "EXPR", "instantiate a template kernel or variable, e.g. 'axpy<float>'", true,
-             check_instantiation, "'axpy<float>'"},
-            {"", "--ptx", "", "show the generated PTX", false, {}, {}},
-            {"", "--sass", "", "show the SASS (needs cuobjdump or nvdisasm)", false, {}, {}},
-            {"", "--resources", "", "show registers, spills, shared/local/constant memory per kernel", false,
-             {}, {}},
-            {"", "--fast-math", "", "compile with -use_fast_math", false, {}, {}},
-            {"", "--lineinfo", "", "keep line information for profilers (-lineinfo)", false, {}, {}},
-            {"", "--fast-compile", "LEVEL",
-             "compile faster, run slower (NVRTC 12.9+ --Ofast-compile): max (default), mid or min",
-             false, fast_compile_level_problem, "max", "max"},
-            {"", "--no-cache", "", "compile again, bypassing the memory and disk cache", false, {}, {}},
-            {"-h", "--help", "", "show this help and compile nothing", false, {}, {}},
-        };
+        for (const auto& row : cell_option_table()) {
+            if (row.spelling() == "--") {
+                s.passthrough = true;
+                s.passthrough_help = row.spec.help;
+            } else {
+                s.options.push_back(row.spec);
+            }
+        }
         return s;
     }();
     return spec;
@@ -94,22 +192,9 @@ const CommandSpec& cuda_command_spec() {
 CellOptions parse_cell_options(std::string_view line) {
     ParsedArgs a = parse_args(line, cuda_command_spec());
     CellOptions o;
-    o.name = a.value("--name");
-    o.arch = a.value("--arch");
-    o.std = a.value("--std", o.std);
-    o.include_dirs = a.all("-I");
-    o.defines = a.all("-D");
-    o.instantiate = a.all("--instantiate");
-    o.ptx = a.has("--ptx");
-    o.sass = a.has("--sass");
-    o.resources = a.has("--resources");
-    o.fast_math = a.has("--fast-math");
+    for (const auto& row : cell_option_table()) row.set(o, parsed_value(row, a));
     // --ptx interleaves the cell's lines with the PTX they produced: that needs line info.
-    o.lineinfo = a.has("--lineinfo") || o.ptx;
-    o.fast_compile = a.value("--fast-compile");
-    o.no_cache = a.has("--no-cache");
-    o.help = a.has("--help");
-    o.nvrtc_extra = a.passthrough;
+    o.lineinfo = o.lineinfo || o.ptx;
     return o;
 }
 

@@ -1,5 +1,7 @@
 #include "xcuda/compile/compile_cell.hpp"
 
+#include "cpp_tokens.hpp"
+
 #include "xcuda/compile/builtin_headers.hpp"
 #include "xcuda/compile/sha256.hpp"
 #include "xcuda/rt/driver.hpp"
@@ -285,10 +287,8 @@ bool may_compile_minimal(std::string_view source, const std::vector<std::string>
     for (const auto& o : opts) {
         if (o == "-minimal" || o == "--minimal") return false;
     }
-    for (std::size_t p = source.find('#'); p != std::string_view::npos; p = source.find('#', p + 1)) {
-        std::size_t q = p + 1;
-        while (q < source.size() && (source[q] == ' ' || source[q] == '\t')) ++q;
-        if (source.substr(q, 7) == "include") return false;
+    for (const auto& d : detail::preprocessor_directives(source)) {
+        if (d.name == "include") return false;
     }
     for (const char* omitted : {"<<<", "tex", "surf"}) {
         if (source.find(omitted) != std::string_view::npos) return false;

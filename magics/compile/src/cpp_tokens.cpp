@@ -4,51 +4,51 @@
 #include <cctype>
 #include <cstring>
 
-
 namespace xcuda::compile::detail {
 namespace {
 
-bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$'; }
-
-// Follows #if 0 ... #else/#elif/#endif in `depth` (0: not skipping). `directive` starts at '#'.
-void track_conditional(const std::string& directive, int& depth) {
+// A directive's logical line (from '#', comments dropped) split into its name and argument.
+Directive split_directive(const std::string& text, int line) {
     std::size_t i = 1;
     auto space = [&] {
-        while (i < directive.size() && (directive[i] == ' ' || directive[i] == '\t')) ++i;
+        while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
     };
     space();
     const std::size_t w = i;
-    while (i < directive.size() && ident_char(directive[i])) ++i;
-    const std::string word = directive.substr(w, i - w);
+    while (i < text.size() && is_identifier_char(text[i])) ++i;
+    Directive d{text.substr(w, i - w), {}, line};
     space();
-    std::string rest = directive.substr(i);
-    while (!rest.empty() && std::isspace(static_cast<unsigned char>(rest.back()))) rest.pop_back();
-    const bool opens = word == "if" || word == "ifdef" || word == "ifndef";
+    d.argument = text.substr(i);
+    while (!d.argument.empty() && std::isspace(static_cast<unsigned char>(d.argument.back()))) d.argument.pop_back();
+    return d;
+}
+
+// Follows #if 0 ... #else/#elif/#endif in `depth` (0: not skipping).
+void track_conditional(const Directive& d, int& depth) {
+    const bool opens = d.name == "if" || d.name == "ifdef" || d.name == "ifndef";
     if (depth == 0) {
-        if (word == "if" && rest == "0") depth = 1;
+        if (d.name == "if" && d.argument == "0") depth = 1;
     } else if (opens) {
         ++depth;
-    } else if (word == "endif") {
+    } else if (d.name == "endif") {
         --depth;
-    } else if (depth == 1 && (word == "else" || word == "elif" || word == "elifdef" || word == "elifndef")) {
+    } else if (depth == 1 && (d.name == "else" || d.name == "elif" || d.name == "elifdef" || d.name == "elifndef")) {
         depth = 0;
     }
 }
 
-}  // namespace
-
-bool is_identifier_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '$'; }
-
-std::vector<Token> tokenize_cpp(std::string_view src) {
+// Walks `src` once, handing each token of code outside `#if 0` blocks to
+// on_token(kind, text, line) and each preprocessor line outside them to on_directive(Directive).
+template <typename OnToken, typename OnDirective>
+void scan(std::string_view src, OnToken&& on_token, OnDirective&& on_directive) {
     using Kind = Token::Kind;
-    std::vector<Token> out;
     std::size_t i = 0;
     const std::size_t n = src.size();
     int line = 1;
     bool line_start = true;
     int skip_depth = 0;
-    auto emit = [&](Kind kind, std::string text, int at) {
-        if (skip_depth == 0) out.push_back({kind, std::move(text), at});
+    auto emit = [&](Kind kind, std::string_view text, int at) {
+        if (skip_depth == 0) on_token(kind, text, at);
     };
     auto skip_block_comment = [&] {  // at "/*"
         i += 2;
@@ -79,8 +79,16 @@ std::vector<Token> tokenize_cpp(std::string_view src) {
             continue;
         }
         if (c == '#' && line_start) {  // a directive, with its continuation lines
+            const int at = line;
             std::string directive;
             while (i < n && src[i] != '\n') {
+                if (src[i] == '"') {  // #include "a//b.h": no comment starts inside the quotes
+                    const std::size_t s = i++;
+                    while (i < n && src[i] != '"' && src[i] != '\n') ++i;
+                    if (i < n && src[i] == '"') ++i;
+                    directive.append(src.substr(s, i - s));
+                    continue;
+                }
                 if (src[i] == '\\' && i + 1 < n && src[i + 1] == '\n') {
                     ++line;
                     i += 2;
@@ -96,15 +104,17 @@ std::vector<Token> tokenize_cpp(std::string_view src) {
                     ++i;
                 }
             }
-            track_conditional(directive, skip_depth);
+            Directive d = split_directive(directive, at);
+            if (skip_depth == 0) on_directive(d);
+            track_conditional(d, skip_depth);
             continue;
         }
         line_start = false;
         const int at = line;
         if (is_identifier_start(c)) {
             const std::size_t s = i;
-            while (i < n && ident_char(src[i])) ++i;
-            std::string word(src.substr(s, i - s));
+            while (i < n && is_identifier_char(src[i])) ++i;
+            const std::string_view word = src.substr(s, i - s);
             const bool raw = word == "R" || word == "u8R" || word == "uR" || word == "UR" || word == "LR";
             if (i < n && src[i] == '"' && raw) {  // R"delim( ... )delim"
                 const std::size_t open = src.find('(', i);
@@ -114,13 +124,13 @@ std::vector<Token> tokenize_cpp(std::string_view src) {
                 const std::size_t stop = end == std::string_view::npos ? n : end + close.size();
                 for (std::size_t k = i; k < stop; ++k)
                     if (src[k] == '\n') ++line;
-                emit(Kind::string, std::string(src.substr(s, stop - s)), at);
+                emit(Kind::string, src.substr(s, stop - s), at);
                 i = stop;
                 continue;
             }
             if (!(i < n && (src[i] == '"' || src[i] == '\'') &&
                   (word == "u8" || word == "u" || word == "U" || word == "L"))) {
-                emit(Kind::word, std::move(word), at);
+                emit(Kind::word, word, at);
                 continue;
             }
             c = src[i];  // an encoding prefix: the literal follows
@@ -132,7 +142,7 @@ std::vector<Token> tokenize_cpp(std::string_view src) {
                 ++i;
             }
             if (i < n && src[i] == c) ++i;
-            emit(Kind::string, std::string(src.substr(s, i - s)), at);
+            emit(Kind::string, src.substr(s, i - s), at);
             continue;
         }
         if (std::isdigit(static_cast<unsigned char>(c)) ||
@@ -140,7 +150,7 @@ std::vector<Token> tokenize_cpp(std::string_view src) {
             const std::size_t s = i;
             while (i < n) {
                 const char d = src[i];
-                if (ident_char(d) || d == '.') {
+                if (is_identifier_char(d) || d == '.') {
                     ++i;
                 } else if (d == '\'' && i + 1 < n && std::isalnum(static_cast<unsigned char>(src[i + 1]))) {
                     ++i;  // digit separator
@@ -150,7 +160,7 @@ std::vector<Token> tokenize_cpp(std::string_view src) {
                     break;
                 }
             }
-            emit(Kind::number, std::string(src.substr(s, i - s)), at);
+            emit(Kind::number, src.substr(s, i - s), at);
             continue;
         }
         if (c == ':' && i + 1 < n && src[i + 1] == ':') {
@@ -158,10 +168,51 @@ std::vector<Token> tokenize_cpp(std::string_view src) {
             i += 2;
             continue;
         }
-        emit(Kind::punct, std::string(1, c), at);
+        emit(Kind::punct, src.substr(i, 1), at);
         ++i;
     }
+}
+
+}  // namespace
+
+bool is_identifier_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '$'; }
+
+bool is_identifier_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$'; }
+
+bool is_cv_qualifier(const std::string& w) {
+    return w == "const" || w == "volatile" || w == "__restrict__" || w == "__restrict" || w == "restrict";
+}
+
+std::vector<Token> tokenize_cpp(std::string_view source) {
+    std::vector<Token> out;
+    scan(
+        source, [&](Token::Kind kind, std::string_view text, int line) { out.push_back({kind, std::string(text), line}); },
+        [](const Directive&) {});
     return out;
+}
+
+std::vector<Directive> preprocessor_directives(std::string_view source) {
+    std::vector<Directive> out;
+    scan(
+        source, [](Token::Kind, std::string_view, int) {}, [&](Directive d) { out.push_back(std::move(d)); });
+    return out;
+}
+
+std::size_t skip_group(const std::vector<Token>& t, std::size_t i, std::size_t end) {
+    const std::string open = t[i].text;
+    const std::string close = open == "(" ? ")" : open == "[" ? "]" : open == "{" ? "}" : ">";
+    int depth = 0;
+    for (; i < end; ++i) {
+        if (t[i].kind != Token::Kind::punct) continue;
+        if (t[i].text == open) {
+            ++depth;
+        } else if (t[i].text == close) {
+            if (--depth == 0) return i + 1;
+        } else if (open == "<" && t[i].text == "(") {
+            i = skip_group(t, i, end) - 1;
+        }
+    }
+    return end;
 }
 
 }  // namespace xcuda::compile::detail

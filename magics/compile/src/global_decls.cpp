@@ -1,6 +1,7 @@
 #include "xcuda/compile/global_decls.hpp"
 
 #include "cpp_tokens.hpp"
+#include "param_types.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -10,6 +11,7 @@
 namespace xcuda::compile {
 namespace {
 
+using detail::skip_group;
 using detail::Token;
 using Kind = Token::Kind;
 
@@ -29,24 +31,6 @@ bool is_specifier(const std::string& w) {
 // Words followed by a parenthesised group that belongs to no declarator.
 bool is_attribute_word(const std::string& w) {
     return w == "__attribute__" || w == "__align__" || w == "alignas" || w == "__declspec";
-}
-
-// Index just past the group opened at `i` ("(", "[", "{" or "<"); `end` when it never closes.
-std::size_t skip_group(const std::vector<Token>& t, std::size_t i, std::size_t end) {
-    const std::string open = t[i].text;
-    const std::string close = open == "(" ? ")" : open == "[" ? "]" : open == "{" ? "}" : ">";
-    int depth = 0;
-    for (; i < end; ++i) {
-        if (t[i].kind != Kind::punct) continue;
-        if (t[i].text == open) {
-            ++depth;
-        } else if (t[i].text == close) {
-            if (--depth == 0) return i + 1;
-        } else if (open == "<" && t[i].text == "(") {
-            i = skip_group(t, i, end) - 1;  // a '>' inside parentheses is a comparison
-        }
-    }
-    return end;
 }
 
 bool wordlike(const std::string& s) {
@@ -363,24 +347,12 @@ std::vector<GlobalDecl> parse_globals(std::string_view source) {
 
 GlobalDecl instantiate_global(const GlobalDecl& decl, const std::vector<std::string>& args) {
     const auto& tps = decl.template_params;
-    std::size_t required = 0;
-    for (const auto& tp : tps)
-        if (tp.default_value.empty()) ++required;
-    if (!decl.is_template || args.size() > tps.size() || args.size() < required) {
-        const std::string want =
-            std::to_string(required) + (required == tps.size() ? "" : " to " + std::to_string(tps.size()));
-        throw std::invalid_argument(decl.qualified_name + "<...> takes " + want + " template argument(s), " +
-                                    std::to_string(args.size()) + " given; write it like " + decl.qualified_name +
-                                    "<" + (tps.empty() || tps[0].is_type() ? "float" : "4") + ">");
-    }
-    std::map<std::string, std::string> subst;
+    // not a structured binding: the lambda below captures it, which C++17 does not allow
+    const detail::TemplateBinding bound = detail::bind_template_args(
+        tps, decl.is_template, args, decl.qualified_name, tps.empty() || tps[0].is_type() ? "float" : "4");
+    const auto& subst = bound.by_name;
     GlobalDecl g = decl;
-    g.template_args.clear();
-    for (std::size_t k = 0; k < tps.size(); ++k) {
-        const std::string a = k < args.size() ? args[k] : tps[k].default_value;
-        g.template_args.push_back(a);
-        if (!tps[k].name.empty()) subst[tps[k].name] = a;
-    }
+    g.template_args = bound.args;
     auto substitute = [&](const std::string& text) {
         std::vector<std::string> toks;
         for (const auto& tok : detail::tokenize_cpp(text)) {

@@ -1,5 +1,7 @@
 #include "xcuda/compile/header_registry.hpp"
 
+#include "cpp_tokens.hpp"
+
 #include <atomic>
 #include <cctype>
 #include <set>
@@ -58,39 +60,11 @@ std::vector<std::pair<std::string, std::string>> HeaderRegistry::used_by(std::st
 
 std::vector<std::string> included_names(std::string_view text) {
     std::vector<std::string> names;
-    std::size_t i = 0, n = text.size();
-    bool line_start = true;
-    while (i < n) {
-        char c = text[i];
-        if (c == '\n') {
-            line_start = true;
-            ++i;
-        } else if (c == '/' && i + 1 < n && text[i + 1] == '*') {
-            std::size_t e = text.find("*/", i + 2);
-            i = e == std::string_view::npos ? n : e + 2;
-        } else if (c == '/' && i + 1 < n && text[i + 1] == '/') {
-            while (i < n && text[i] != '\n') ++i;
-        } else if (c == ' ' || c == '\t' || c == '\r') {
-            ++i;
-        } else if (c == '#' && line_start) {
-            ++i;
-            while (i < n && (text[i] == ' ' || text[i] == '\t')) ++i;
-            if (text.substr(i, 7) == "include") {
-                i += 7;
-                while (i < n && (text[i] == ' ' || text[i] == '\t')) ++i;
-                if (i < n && (text[i] == '"' || text[i] == '<')) {
-                    char close = text[i] == '"' ? '"' : '>';
-                    std::size_t e = text.find(close, i + 1);
-                    std::size_t eol = text.find('\n', i + 1);
-                    if (e != std::string_view::npos && (eol == std::string_view::npos || e < eol))
-                        names.emplace_back(text.substr(i + 1, e - i - 1));
-                }
-            }
-            line_start = false;
-        } else {
-            line_start = false;
-            ++i;
-        }
+    for (const auto& d : detail::preprocessor_directives(text)) {
+        const std::string& arg = d.argument;
+        if (d.name != "include" || arg.empty() || (arg[0] != '"' && arg[0] != '<')) continue;
+        const std::size_t close = arg.find(arg[0] == '"' ? '"' : '>', 1);
+        if (close != std::string::npos) names.push_back(arg.substr(1, close - 1));
     }
     return names;
 }

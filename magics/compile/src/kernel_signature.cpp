@@ -1,246 +1,35 @@
 #include "xcuda/compile/kernel_signature.hpp"
 
 #include "cpp_tokens.hpp"
+#include "param_types.hpp"
 
 #include <algorithm>
-#include <cctype>
-#include <cstring>
 #include <map>
 #include <stdexcept>
 
 namespace xcuda::compile {
 namespace {
 
-// ---- tokens -----------------------------------------------------------------------------
-
+using detail::build_signature;
+using detail::classify;
+using detail::is_builtin_word;
+using detail::is_identifier_start;
+using detail::join;
+using detail::make_param;
+using detail::skip_group;
+using detail::split_commas;
+using detail::texts;
+using detail::word_tokens;
 using Tok = detail::Token;
 using Tk = detail::Token::Kind;
 
-bool ident_start(char c) { return detail::is_identifier_start(c); }
-bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$'; }
-
-std::vector<Tok> tokenize(std::string_view src) { return detail::tokenize_cpp(src); }
-
 bool is(const Tok& t, const char* s) { return t.text == s && t.kind != Tk::string; }
-
-// ---- types ------------------------------------------------------------------------------
-
-bool is_cv(const std::string& w) {
-    return w == "const" || w == "volatile" || w == "__restrict__" || w == "__restrict" || w == "restrict";
-}
-
-bool is_builtin_word(const std::string& w) {
-    static const char* words[] = {"void", "bool", "char", "short", "int", "long", "signed", "unsigned",
-                                  "float", "double", "wchar_t", "char16_t", "char32_t", "auto"};
-    for (const char* x : words)
-        if (w == x) return true;
-    return false;
-}
-
-bool is_wordlike(const std::string& s) {
-    return !s.empty() && (ident_char(s[0]) || s[0] == '"' || s[0] == '\'' || s[0] == '.');
-}
-
-// Joins tokens the way people write types: "const float* __restrict__", "Vec<float, 4>".
-std::string join(const std::vector<std::string>& toks) {
-    std::string s;
-    for (std::size_t i = 0; i < toks.size(); ++i) {
-        const std::string& t = toks[i];
-        if (i > 0) {
-            const std::string& p = toks[i - 1];
-            bool space = (is_wordlike(t) && (is_wordlike(p) || p == "*" || p == "&" || p == ">" || p == ",")) ||
-                         (p == "," ) || (t == "=" || p == "=");
-            if (space) s += ' ';
-        }
-        s += t;
-    }
-    return s;
-}
-
-std::vector<std::string> texts(const std::vector<Tok>& toks, std::size_t b, std::size_t e) {
-    std::vector<std::string> v;
-    for (std::size_t i = b; i < e && i < toks.size(); ++i) v.push_back(toks[i].text);
-    return v;
-}
-
-// Splits at top-level commas (outside (), [], {}, <>).
-std::vector<std::vector<std::string>> split_commas(const std::vector<std::string>& toks) {
-    std::vector<std::vector<std::string>> parts(1);
-    int depth = 0, angle = 0;
-    for (const auto& t : toks) {
-        if (t == "(" || t == "[" || t == "{") ++depth;
-        else if (t == ")" || t == "]" || t == "}") depth = std::max(0, depth - 1);
-        else if (t == "<" && depth == 0) ++angle;
-        else if (t == ">" && depth == 0) angle = std::max(0, angle - 1);
-        if (t == "," && depth == 0 && angle == 0) {
-            parts.emplace_back();
-            continue;
-        }
-        parts.back().push_back(t);
-    }
-    if (parts.size() == 1 && parts[0].empty()) parts.clear();
-    return parts;
-}
-
-std::vector<std::string> word_tokens(std::string_view text) {
-    std::vector<std::string> v;
-    for (auto& t : tokenize(text)) v.push_back(std::move(t.text));
-    return v;
-}
-
-// Classifies `type` (tokens of a parameter type, no name) into p.
-void classify(Param& p, const std::vector<std::string>& type) {
-    p.kind = ParamKind::other;
-    p.scalar = ScalarType::none;
-    p.pointer_depth = 0;
-    p.pointee_const = false;
-    p.is_reference = false;
-    p.pointee.clear();
-    std::vector<std::string> base;
-    bool seen_star = false, const_before_star = false, is_array = false;
-    int depth = 0;
-    for (std::size_t i = 0; i < type.size(); ++i) {
-        const std::string& t = type[i];
-        if (t == "<" || t == "(") {  // template arguments / function pointer: keep verbatim
-            int d = 0;
-            std::size_t j = i;
-            for (; j < type.size(); ++j) {
-                if (type[j] == "<" || type[j] == "(") ++d;
-                if (type[j] == ">" || type[j] == ")") --d;
-                if (!seen_star) base.push_back(type[j]);
-                if (d == 0) break;
-            }
-            if (t == "(") return;  // function pointers and the like: opaque
-            i = j;
-            continue;
-        }
-        if (t == "*") {
-            seen_star = true;
-            ++depth;
-        } else if (t == "&") {
-            p.is_reference = true;
-        } else if (t == "[") {
-            is_array = true;
-        } else if (is_cv(t)) {
-            if (!seen_star && t == "const") const_before_star = true;
-        } else if (!seen_star && t != "struct" && t != "class" && t != "typename" && t != "union" &&
-                   t != "enum" && t != "]" && !is_array) {
-            base.push_back(t);
-        }
-    }
-    if (is_array) ++depth;  // T x[N] is T* x
-    std::string base_text = join(base);
-    if (p.is_reference) return;
-    if (depth == 0) {
-        p.scalar = scalar_from_type(base_text);
-        if (p.scalar != ScalarType::none) p.kind = ParamKind::scalar;
-        return;
-    }
-    p.kind = ParamKind::pointer;
-    p.pointer_depth = depth;
-    p.pointee = base_text;
-    for (int k = 1; k < depth; ++k) p.pointee += "*";
-    p.pointee_const = const_before_star;
-    p.scalar = depth == 1 ? scalar_from_type(base_text) : ScalarType::none;
-}
-
-// Builds a Param from the tokens of one parameter ("const float* __restrict__ x = nullptr").
-Param make_param(const std::vector<std::string>& toks) {
-    Param p;
-    std::vector<std::string> decl = toks;
-    int depth = 0;
-    for (std::size_t i = 0; i < toks.size(); ++i) {
-        const std::string& t = toks[i];
-        if (t == "(" || t == "[" || t == "{" || t == "<") ++depth;
-        if (t == ")" || t == "]" || t == "}" || t == ">") --depth;
-        if (t == "=" && depth == 0) {
-            decl.assign(toks.begin(), toks.begin() + i);
-            p.default_value = join(std::vector<std::string>(toks.begin() + i + 1, toks.end()));
-            break;
-        }
-    }
-    // The name is the identifier before an array bound or at the end, unless it is part of
-    // the type ("unsigned int", "const Foo", "ns::Foo").
-    std::size_t name_at = decl.size();
-    std::size_t end = decl.size();
-    for (std::size_t i = 0; i < decl.size(); ++i)
-        if (decl[i] == "[") {
-            end = i;
-            break;
-        }
-    if (end > 1) {
-        const std::string& last = decl[end - 1];
-        const std::string& prev = decl[end - 2];
-        bool candidate = ident_start(last[0]) && !is_builtin_word(last) && !is_cv(last) && prev != "::" &&
-                         prev != "struct" && prev != "class" && prev != "typename" && prev != "enum";
-        if (candidate) {
-            // "const Foo": only cv before it -> Foo is the type, unnamed
-            bool only_cv_before = true;
-            for (std::size_t i = 0; i + 1 < end; ++i)
-                if (!is_cv(decl[i])) only_cv_before = false;
-            if (!only_cv_before) name_at = end - 1;
-        }
-    }
-    std::vector<std::string> type;
-    for (std::size_t i = 0; i < decl.size(); ++i)
-        if (i != name_at) type.push_back(decl[i]);
-    if (name_at < decl.size()) p.name = decl[name_at];
-    p.type = join(type);
-    classify(p, type);
-    return p;
-}
-
-std::string param_text(const Param& p) {
-    std::string s = p.type;
-    if (!p.name.empty()) s += (s.empty() ? "" : " ") + p.name;
-    if (!p.default_value.empty()) s += " = " + p.default_value;
-    return s;
-}
-
-std::string build_signature(const KernelDecl& d, const std::string& ret) {
-    std::string s;
-    if (d.is_template && d.template_args.empty()) {
-        s += "template <";
-        for (std::size_t i = 0; i < d.template_params.size(); ++i) {
-            const auto& tp = d.template_params[i];
-            s += (i ? ", " : "") + tp.kind + " " + tp.name;
-            if (!tp.default_value.empty()) s += " = " + tp.default_value;
-        }
-        s += "> ";
-    }
-    s += ret + " " + d.name;
-    if (!d.template_args.empty()) {
-        s += "<";
-        for (std::size_t i = 0; i < d.template_args.size(); ++i) s += (i ? ", " : "") + d.template_args[i];
-        s += ">";
-    }
-    s += "(";
-    for (std::size_t i = 0; i < d.params.size(); ++i) s += (i ? ", " : "") + param_text(d.params[i]);
-    return s + ")";
-}
-
-// ---- declarations -----------------------------------------------------------------------
 
 struct Scope {
     enum Kind { ns, linkage, other } kind;
     std::string name;     // ns: "a" or "a::b" ("" for anonymous)
     bool extern_c = false;
 };
-
-// Index just past the group opened at `i` ("(" or "<" or "[").
-std::size_t skip_group(const std::vector<Tok>& t, std::size_t i, std::size_t end) {
-    const std::string open = t[i].text;
-    const std::string close = open == "(" ? ")" : open == "<" ? ">" : "]";
-    int d = 0;
-    for (; i < end; ++i) {
-        if (t[i].kind != Tk::punct) continue;
-        if (t[i].text == open) ++d;
-        else if (t[i].text == close && --d == 0) return i + 1;
-        // inside <...>, parentheses may hold '>' (a comparison in a default argument)
-        else if (open == "<" && t[i].text == "(") i = skip_group(t, i, end) - 1;
-    }
-    return end;
-}
 
 bool is_attribute_word(const std::string& w) {
     return w == "__launch_bounds__" || w == "__attribute__" || w == "__declspec" || w == "alignas" ||
@@ -264,7 +53,7 @@ std::vector<TemplateParam> parse_template_params(const std::vector<std::string>&
         }
         decl.erase(std::remove(decl.begin(), decl.end(), "..."), decl.end());
         decl.erase(std::remove(decl.begin(), decl.end(), "."), decl.end());
-        if (decl.size() >= 2 && ident_start(decl.back()[0]) && !is_builtin_word(decl.back())) {
+        if (decl.size() >= 2 && is_identifier_start(decl.back()[0]) && !is_builtin_word(decl.back())) {
             tp.name = decl.back();
             decl.pop_back();
         }
@@ -346,99 +135,8 @@ std::string param_types_key(const KernelDecl& d) {
 
 }  // namespace
 
-// ---- scalars ----------------------------------------------------------------------------
-
-const char* scalar_name(ScalarType t) noexcept {
-    switch (t) {
-    case ScalarType::none: return "";
-    case ScalarType::bool_: return "bool";
-    case ScalarType::int8: return "int8";
-    case ScalarType::uint8: return "uint8";
-    case ScalarType::int16: return "int16";
-    case ScalarType::uint16: return "uint16";
-    case ScalarType::int32: return "int32";
-    case ScalarType::uint32: return "uint32";
-    case ScalarType::int64: return "int64";
-    case ScalarType::uint64: return "uint64";
-    case ScalarType::float16: return "float16";
-    case ScalarType::bfloat16: return "bfloat16";
-    case ScalarType::float32: return "float32";
-    case ScalarType::float64: return "float64";
-    }
-    return "";
-}
-
-std::size_t scalar_size(ScalarType t) noexcept {
-    switch (t) {
-    case ScalarType::none: return 0;
-    case ScalarType::bool_: case ScalarType::int8: case ScalarType::uint8: return 1;
-    case ScalarType::int16: case ScalarType::uint16: case ScalarType::float16: case ScalarType::bfloat16: return 2;
-    case ScalarType::int32: case ScalarType::uint32: case ScalarType::float32: return 4;
-    case ScalarType::int64: case ScalarType::uint64: case ScalarType::float64: return 8;
-    }
-    return 0;
-}
-
-ScalarType scalar_from_type(std::string_view type) noexcept {
-    std::vector<std::string> words;
-    {
-        std::string cur;
-        for (char c : type) {
-            if (ident_char(c) || c == ':') {
-                cur += c;
-            } else if (!cur.empty()) {
-                words.push_back(cur);
-                cur.clear();
-            }
-        }
-        if (!cur.empty()) words.push_back(cur);
-    }
-    words.erase(std::remove_if(words.begin(), words.end(), [](const std::string& w) { return is_cv(w); }),
-                words.end());
-    if (words.empty()) return ScalarType::none;
-    if (words.size() == 1) {
-        std::string w = words[0];
-        if (w.rfind("::", 0) == 0) w = w.substr(2);
-        if (w.rfind("std::", 0) == 0) w = w.substr(5);
-        static const std::map<std::string, ScalarType> named = {
-            {"bool", ScalarType::bool_}, {"float", ScalarType::float32}, {"double", ScalarType::float64},
-            {"half", ScalarType::float16}, {"__half", ScalarType::float16},
-            {"__nv_bfloat16", ScalarType::bfloat16}, {"nv_bfloat16", ScalarType::bfloat16},
-            {"int8_t", ScalarType::int8}, {"uint8_t", ScalarType::uint8},
-            {"int16_t", ScalarType::int16}, {"uint16_t", ScalarType::uint16},
-            {"int32_t", ScalarType::int32}, {"uint32_t", ScalarType::uint32},
-            {"int64_t", ScalarType::int64}, {"uint64_t", ScalarType::uint64},
-            {"size_t", ScalarType::uint64}, {"uintptr_t", ScalarType::uint64},
-            {"ptrdiff_t", ScalarType::int64}, {"intptr_t", ScalarType::int64}, {"ssize_t", ScalarType::int64},
-            {"cudaTextureObject_t", ScalarType::uint64}, {"cudaSurfaceObject_t", ScalarType::uint64},
-        };
-        auto it = named.find(w);
-        if (it != named.end()) return it->second;
-    }
-    int n_unsigned = 0, n_signed = 0, n_short = 0, n_long = 0, n_int = 0, n_char = 0;
-    for (const auto& w : words) {
-        if (w == "unsigned") ++n_unsigned;
-        else if (w == "signed") ++n_signed;
-        else if (w == "short") ++n_short;
-        else if (w == "long") ++n_long;
-        else if (w == "int") ++n_int;
-        else if (w == "char") ++n_char;
-        else return ScalarType::none;
-    }
-    if (n_unsigned + n_signed > 1 || n_int > 1 || n_char > 1 || n_long > 2 || n_short > 1 ||
-        (n_short && n_long) || (n_char && (n_short || n_long || n_int)))
-        return ScalarType::none;
-    bool u = n_unsigned == 1;
-    if (n_char) return u ? ScalarType::uint8 : ScalarType::int8;
-    if (n_short) return u ? ScalarType::uint16 : ScalarType::int16;
-    if (n_long) return u ? ScalarType::uint64 : ScalarType::int64;  // LP64: long is 64-bit
-    return u ? ScalarType::uint32 : ScalarType::int32;
-}
-
-// ---- public -----------------------------------------------------------------------------
-
 std::vector<KernelDecl> parse_kernels(std::string_view source) {
-    std::vector<Tok> t = tokenize(source);
+    std::vector<Tok> t = detail::tokenize_cpp(source);
     std::vector<KernelDecl> out;
     std::vector<Scope> scopes;
     std::size_t n = t.size(), i = 0;
@@ -515,7 +213,7 @@ std::vector<KernelDecl> parse_kernels(std::string_view source) {
 }
 
 bool split_template_expr(std::string_view expr, std::string& name, std::vector<std::string>& args) {
-    std::vector<Tok> t = tokenize(expr);
+    std::vector<Tok> t = detail::tokenize_cpp(expr);
     std::size_t lt = 0;
     while (lt < t.size() && !is(t[lt], "<")) ++lt;
     if (lt == 0 || lt >= t.size()) return false;
@@ -552,24 +250,8 @@ std::string example_template_args(const KernelDecl& decl) {
 }
 
 KernelDecl instantiate(const KernelDecl& decl, const std::vector<std::string>& args) {
-    const auto& tps = decl.template_params;
-    std::size_t required = 0;
-    for (const auto& tp : tps)
-        if (tp.default_value.empty()) ++required;
-    if (!decl.is_template || args.size() > tps.size() || args.size() < required) {
-        std::string want = std::to_string(required) +
-                           (required == tps.size() ? "" : " to " + std::to_string(tps.size()));
-        throw std::invalid_argument(decl.name + "<...> takes " + want + " template argument(s), " +
-                                    std::to_string(args.size()) + " given; write it like " + decl.name + "<" +
-                                    example_template_args(decl) + ">");
-    }
-    std::map<std::string, std::string> subst;
-    std::vector<std::string> full;
-    for (std::size_t i = 0; i < tps.size(); ++i) {
-        std::string a = i < args.size() ? args[i] : tps[i].default_value;
-        full.push_back(a);
-        if (!tps[i].name.empty()) subst[tps[i].name] = a;
-    }
+    const auto [full, subst] =
+        detail::bind_template_args(decl.template_params, decl.is_template, args, decl.name, example_template_args(decl));
     KernelDecl d = decl;
     d.template_args = full;
     for (auto& p : d.params) {
@@ -597,7 +279,7 @@ KernelDecl instantiate(const KernelDecl& decl, const std::vector<std::string>& a
 }
 
 std::map<std::string, std::string> parse_type_aliases(std::string_view source) {
-    std::vector<Tok> t = tokenize(source);
+    std::vector<Tok> t = detail::tokenize_cpp(source);
     std::map<std::string, std::string> out;
     auto accept = [&](const std::string& name, std::vector<std::string> type) {
         for (const auto& w : type)

@@ -96,10 +96,19 @@ ParsedArgs parse_args(std::string_view line, const CommandSpec& spec) {
         return ParseError(written, display(o) + " needs a value like " +
                                        (o.example.empty() ? o.metavar : o.example) + help_hint);
     };
+    auto record_value = [&](const OptionSpec& o, const std::string& written, std::string value) {
+        if (value.empty()) throw needs_value(o, written);
+        record(o, written, std::move(value));
+    };
 
     const OptionSpec* bare_optional = nullptr;  // the word before was e.g. `--fast-compile`, no `=`
     for (std::size_t i = 0; i < words.size(); ++i) {
         const std::string& w = words[i].text;
+        // `--opt VALUE` / `-o VALUE`: the value is the next word
+        auto next_word = [&](const OptionSpec& o) {
+            if (i + 1 >= words.size()) throw needs_value(o, w);
+            return words[++i].text;
+        };
         const OptionSpec* before = std::exchange(bare_optional, nullptr);
         if (w == "--" && spec.passthrough) {
             for (std::size_t j = i + 1; j < words.size(); ++j) out.passthrough.push_back(words[j].text);
@@ -123,11 +132,9 @@ ParsedArgs parse_args(std::string_view line, const CommandSpec& spec) {
                 value = o->implicit_value;
                 bare_optional = o;
             } else {
-                if (i + 1 >= words.size()) throw needs_value(*o, w);
-                value = words[++i].text;
+                value = next_word(*o);
             }
-            if (value.empty()) throw needs_value(*o, w);
-            record(*o, w, std::move(value));
+            record_value(*o, w, std::move(value));
             continue;
         }
         if (w.size() >= 2 && w[0] == '-' && w != "--") {
@@ -140,15 +147,7 @@ ParsedArgs parse_args(std::string_view line, const CommandSpec& spec) {
                 record(*o, w, "");
                 continue;
             }
-            std::string value;
-            if (w.size() > 2) {
-                value = w.substr(2);
-            } else {
-                if (i + 1 >= words.size()) throw needs_value(*o, w);
-                value = words[++i].text;
-            }
-            if (value.empty()) throw needs_value(*o, w);
-            record(*o, w, std::move(value));
+            record_value(*o, w, w.size() > 2 ? w.substr(2) : next_word(*o));
             continue;
         }
         switch (spec.positionals) {
@@ -182,7 +181,7 @@ std::string format_help(const CommandSpec& spec) {
         else if (o.takes_value()) left += " " + o.metavar;
         rows.emplace_back(left, o.help + (o.repeatable ? " (repeatable)" : ""));
     }
-    if (spec.passthrough) rows.emplace_back("  -- OPTIONS...", "pass the remaining words to NVRTC unchanged");
+    if (spec.passthrough) rows.emplace_back("  -- OPTIONS...", spec.passthrough_help);
     std::size_t width = 0;
     for (const auto& r : rows) width = std::max(width, r.first.size());
     for (const auto& r : rows) s += r.first + std::string(width - r.first.size() + 2, ' ') + r.second + "\n";

@@ -141,3 +141,75 @@ TEST(CellOptions, PtxImpliesLineInfoSoTheViewCanShowTheCellsLines) {
     EXPECT_TRUE(o.lineinfo);
     EXPECT_EQ(nvrtc_options(o), (std::vector<std::string>{"-std=c++17", "-lineinfo"}));
 }
+
+namespace {
+
+std::string keyword_error_of(const std::string& keyword, const OptionValue& value) {
+    const CellOption* option = find_keyword(keyword);
+    if (!option) return "(no keyword " + keyword + ")";
+    CellOptions o;
+    try {
+        option->set(o, value);
+    } catch (const ParseError& e) {
+        return e.what();
+    }
+    return "(no error)";
+}
+
+}  // namespace
+
+TEST(CellOptions, KeywordsAreCheckedWithTheMagicLinesMessages) {
+    EXPECT_EQ(keyword_error_of("std", std::string("c++99")), error_of("--std c++99"));
+    EXPECT_EQ(keyword_error_of("defines", std::vector<std::string>{"N=1", "1X"}), error_of("-D 1X"));
+    EXPECT_EQ(keyword_error_of("arch", std::string("90")), error_of("--arch 90"));
+    EXPECT_EQ(keyword_error_of("instantiate", std::vector<std::string>{"axpy"}), error_of("--instantiate axpy"));
+    EXPECT_EQ(keyword_error_of("fast_compile", std::string("fast")), error_of("--fast-compile=fast"));
+    EXPECT_EQ(keyword_error_of("std", std::string("c++20")), "(no error)");
+}
+
+TEST(CellOptions, UnknownKeywordListsTheKeywords) {
+    EXPECT_EQ(find_keyword("instantiation"), nullptr);
+    EXPECT_EQ(find_keyword("ptx"), nullptr) << "display options are the magic's only";
+    EXPECT_EQ(find_keyword(""), nullptr);
+    EXPECT_EQ(unknown_keyword_message("instantiation"),
+              "compile() got an unexpected option instantiation; options: name, arch, std, include_dirs, defines, "
+              "instantiate, fast_math, lineinfo, fast_compile, no_cache, options");
+}
+
+TEST(CellOptions, AnEmptyTextKeywordIsTheDefault) {
+    CellOptions o = parse_cell_options("--std c++20 --fast-compile");
+    find_keyword("std")->set(o, std::string());
+    find_keyword("fast_compile")->set(o, std::string());
+    EXPECT_EQ(o.std, "c++17");
+    EXPECT_EQ(o.fast_compile, "");
+}
+
+TEST(CellOptions, AValueOfAnotherTypeIsRefused) {
+    CellOptions o;
+    EXPECT_THROW(find_keyword("std")->set(o, true), std::invalid_argument);
+    EXPECT_THROW(find_keyword("fast_math")->set(o, std::string("yes")), std::invalid_argument);
+}
+
+TEST(CellOptions, KeywordsGiveBackWhatTheMagicLineSet) {
+    CellOptions parsed = parse_cell_options(
+        "-n mod --arch sm_80 --std c++20 -I /opt/inc -D N=4 --instantiate 'axpy<float>' --fast-math --lineinfo "
+        "--fast-compile=mid --no-cache -- -G");
+    CellOptions copied;
+    for (const auto& option : cell_option_table()) {
+        if (!option.keyword.empty()) option.set(copied, option.get(parsed));
+    }
+    EXPECT_EQ(nvrtc_options(copied), nvrtc_options(parsed));
+    EXPECT_EQ(copied.name, "mod");
+    EXPECT_EQ(copied.arch, "sm_80");
+    EXPECT_EQ(copied.instantiate, parsed.instantiate);
+    EXPECT_TRUE(copied.no_cache);
+}
+
+TEST(CellOptions, KeywordHelpNamesEachKeywordWithItsMagicSpelling) {
+    std::string h = keyword_help();
+    for (const char* line : {"  name (%%cuda --name): ", "  defines (%%cuda -D): ", "  options (%%cuda --): ",
+                             "  fast_compile (%%cuda --fast-compile): "}) {
+        EXPECT_NE(h.find(line), std::string::npos) << line << " missing from:\n" << h;
+    }
+    EXPECT_EQ(h.find("--ptx"), std::string::npos);
+}

@@ -41,3 +41,12 @@ TEST(HeaderRegistry, IncludedNames) {
     EXPECT_EQ(included_names("#include \"x.h\"\n  #include<y.h>\nint a; #include \"z.h\"\n#include \"broken\n"),
               (std::vector<std::string>{"x.h", "y.h"}));
 }
+
+TEST(HeaderRegistry, IncludedNamesSeeOnlyWhatThePreprocessorSees) {
+    EXPECT_EQ(included_names("const char* open = \"/*\";\n#include \"after_string.h\"\n"
+                             "const char* raw = R\"(\n#include \"in_raw_string.h\"\n)\";\n"
+                             "#if 0\n#include \"disabled.h\"\n#else\n#include \"enabled.h\"\n#endif\n"
+                             "#include \"dir//name.h\" // a comment\n"
+                             "/* #include \"c.h\" */ #include \"after_comment.h\"\n"),
+              (std::vector<std::string>{"after_string.h", "enabled.h", "dir//name.h", "after_comment.h"}));
+}

@@ -1,5 +1,6 @@
 """xcuda.compile and the Module/Kernel objects: everything here works without a GPU."""
 import re
+import uuid
 
 import pytest
 
@@ -52,7 +53,8 @@ def test_a_memory_hit_is_a_new_module_with_new_kernels():
 
 
 def test_fast_compile_reaches_nvrtc_and_never_shares_a_default_build():
-    src = SAXPY + "// fast-compile probe\n"
+    # a source no earlier run left in the disk cache, or the fast build would come from there
+    src = SAXPY + f"// fast-compile probe {uuid.uuid4()}\n"
     default = xcuda.compile(src)
     fast = xcuda.compile(src, fast_compile=True)
     assert fast.cache == "none"
@@ -125,6 +127,33 @@ def test_defines_and_options_reach_nvrtc():
 def test_unknown_compile_option_is_a_type_error_listing_the_options():
     with pytest.raises(TypeError, match="instantiate"):
         xcuda.compile(SAXPY, instantiation="x")
+
+
+def test_bad_keyword_values_are_value_errors_before_nvrtc_runs():
+    with pytest.raises(ValueError, match="--std c\\+\\+99 is not a C\\+\\+ standard"):
+        xcuda.compile(SAXPY, std="c++99")
+    with pytest.raises(ValueError, match="-D 1X does not define a macro; write -D NAME or -D NAME=VALUE"):
+        xcuda.compile(SAXPY, defines=["N=1", "1X"])
+    with pytest.raises(ValueError, match="--instantiate axpy is not a template instantiation"):
+        xcuda.compile(SAXPY, instantiate="axpy")
+
+
+def test_a_keyword_of_the_wrong_type_says_what_to_pass():
+    with pytest.raises(TypeError, match=r"std=17 has the wrong type; pass a str like 'c\+\+17'"):
+        xcuda.compile(SAXPY, std=17)
+    with pytest.raises(TypeError, match="defines=3 has the wrong type"):
+        xcuda.compile(SAXPY, defines=3)
+
+
+def test_display_options_are_magic_only():
+    with pytest.raises(TypeError, match="unexpected option ptx; options: name, arch, std, include_dirs"):
+        xcuda.compile(SAXPY, ptx=True)
+
+
+def test_compile_docstring_lists_every_keyword():
+    for keyword in ("name", "arch", "std", "include_dirs", "defines", "instantiate", "fast_math", "lineinfo",
+                    "fast_compile", "no_cache", "options"):
+        assert "  " + keyword + " (%%cuda " in xcuda.compile.__doc__, keyword
 
 
 def test_compile_error_has_line_column_source_line_and_log():

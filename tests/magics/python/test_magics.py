@@ -125,6 +125,22 @@ def test_bad_option_is_a_usage_error(ip, capsys):
     assert "--no-such-option" in str(r.error_in_exec)
 
 
+@pytest.mark.parametrize("line, keywords", [
+    ("--std c++99", {"std": "c++99"}),
+    ("-D 1X", {"defines": ["1X"]}),
+    ("-D =3", {"defines": {"": 3}}),
+    ("--arch 90", {"arch": "90"}),
+    ("--instantiate axpy", {"instantiate": "axpy"}),
+    ("--fast-compile=fast", {"fast_compile": "fast"}),
+])
+def test_compile_keywords_are_checked_as_the_magic_line_is(ip, line, keywords):
+    r = run(ip, "%%cuda " + line + "\n__global__ void k_m() {}\n")
+    assert not r.success
+    with pytest.raises(ValueError) as e:
+        xcuda.compile("__global__ void k_m() {}\n", **keywords)
+    assert str(e.value) == str(r.error_in_exec)
+
+
 def test_resources_show_registers(ip, capsys):
     r = run(ip, "%%cuda --resources\n" + CELL.split("\n", 1)[1])
     assert r.success, r.error_in_exec

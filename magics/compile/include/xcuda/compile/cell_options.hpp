@@ -1,4 +1,6 @@
-// The options of a `%%cuda` cell: what the magic line says, typed.
+// The options of a `%%cuda` cell and of `xcuda.compile()`: one table (cuda.core's ProgramOptions
+// is the model) from which the magic line's parser, the keywords, their checks, the pickled
+// state and the help text are all derived, so an option is written down once.
 #pragma once
 
 #include "xcuda/compile/option_parser.hpp"
@@ -6,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 namespace xcuda::compile {
@@ -28,7 +31,48 @@ struct CellOptions {
     std::vector<std::string> nvrtc_extra;   // everything after `--`, passed to NVRTC as is
 };
 
-// The option table of %%cuda (also the source of its help text).
+// The member of CellOptions a row sets; its type is the option's: a flag, one text, a list.
+using CellOptionField = std::variant<bool CellOptions::*, std::string CellOptions::*,
+                                     std::vector<std::string> CellOptions::*>;
+
+// A keyword's value once the Python layer has read it: a flag's bool, a text, a list's items.
+// An empty text stands for the option's default (how a pickled state writes "not given").
+using OptionValue = std::variant<bool, std::string, std::vector<std::string>>;
+
+// One option. The magic-line spelling, metavar, help, check and example are `spec`'s; the
+// default is the member's in CellOptions{}; the row named `--` is the passthrough (the words
+// after a bare `--`).
+struct CellOption {
+    OptionSpec spec;
+    std::string keyword;      // xcuda.compile(keyword=...) and the key in a pickled state; "" = magic only
+    std::string python_type;  // what the keyword takes, for messages and the docstring: "a str like 'sm_90'"
+    CellOptionField field;
+
+    bool is_flag() const { return std::holds_alternative<bool CellOptions::*>(field); }
+    bool is_list() const { return std::holds_alternative<std::vector<std::string> CellOptions::*>(field); }
+    // How the magic line writes it: "--name", "-I", "--" for the passthrough.
+    const std::string& spelling() const { return spec.key(); }
+    // The value `options` holds for this option.
+    OptionValue get(const CellOptions& options) const;
+    // Sets this option of `options` to `value` after the checks the magic line makes; throws
+    // ParseError with the magic's message (a list checks each item). `value` must be of the
+    // option's type (a bool for a flag, ...); std::invalid_argument otherwise.
+    void set(CellOptions& options, const OptionValue& value) const;
+};
+
+// Every option of %%cuda / xcuda.compile(), in the order of the help text.
+const std::vector<CellOption>& cell_option_table();
+
+// The row of keyword `keyword`, or nullptr.
+const CellOption* find_keyword(std::string_view keyword);
+
+// Why `keyword` is no keyword of xcuda.compile(), listing those there are.
+std::string unknown_keyword_message(std::string_view keyword);
+
+// What xcuda.compile()'s docstring says of its keywords: one line per keyword.
+std::string keyword_help();
+
+// The option table of %%cuda as the magic-line parser takes it (also the source of its help text).
 const CommandSpec& cuda_command_spec();
 
 // Parses the text after `%%cuda` on the magic line. Throws ParseError.
@@ -41,9 +85,6 @@ std::string cuda_help_text();
 // --Ofast-compile, then the `--` extras), in a fixed order so equal options always give equal cache keys. The arch
 // and the toolkit include dirs are added by the compile pipeline (rt::CompileOptions).
 std::vector<std::string> nvrtc_options(const CellOptions& options);
-
-// Why `level` is no --fast-compile level (max, mid, min), naming it and the fix; nullopt when it is.
-std::optional<std::string> fast_compile_level_problem(const std::string& level);
 
 // Why NVRTC `major`.`minor` cannot honour `options` (--fast-compile needs 12.9's
 // --Ofast-compile), naming the version and the fix; nullopt when it can.

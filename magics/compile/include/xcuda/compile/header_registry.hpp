@@ -36,7 +36,8 @@ private:
     static std::uint64_t next_generation();
 };
 
-// The names in every `#include "x"` / `#include <x>` line of `text` (comments ignored). Pure.
+// The names in every `#include "x"` / `#include <x>` line of `text` (none from comments, string
+// literals or `#if 0` blocks). Pure.
 std::vector<std::string> included_names(std::string_view text);
 
 }  // namespace xcuda::compile

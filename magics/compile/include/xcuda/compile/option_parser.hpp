@@ -69,6 +69,7 @@ struct CommandSpec {
     Positionals positionals = Positionals::none;
     std::string positional_name;  // "STMT", "NAME" for the help text and messages
     bool passthrough = false;     // words after a bare `--` go to ParsedArgs::passthrough
+    std::string passthrough_help; // the help text's line for them
 };
 
 struct ParsedArgs {
