@@ -190,3 +190,66 @@ def stream_text(messages, name="stdout"):
 
 def output_types(messages):
     return [m["msg_type"] for m in messages]
+
+
+# Shared by the fault suites (test_faults_*.py): kernels whose state is the test's own, and the
+# check every fault case ends with.
+KERNEL_INFO_BUDGET_S = 1.0
+
+
+def kernel_env(state_dir):
+    # Compiled modules and IPython's history go to a directory of the test's own, never the
+    # user's ~/.cache and ~/.ipython.
+    return dict(os.environ, XDG_CACHE_HOME=str(state_dir / "cache"), IPYTHONDIR=str(state_dir / "ipython"))
+
+
+@pytest.fixture(scope="module")
+def isolated_kernel(tmp_path_factory):
+    km, kc = start_kernel(env=kernel_env(tmp_path_factory.mktemp("kernel")))
+    yield km, kc
+    stop_kernel(km, kc)
+
+
+@pytest.fixture
+def fresh_isolated_kernel(tmp_path):
+    km, kc = start_kernel(env=kernel_env(tmp_path))
+    yield km, kc
+    stop_kernel(km, kc)
+
+
+def assert_answers_kernel_info(kc, budget=KERNEL_INFO_BUDGET_S):
+    start = time.monotonic()
+    msg_id = kc.kernel_info()
+    reply = shell_reply(kc, msg_id, timeout=budget + 5)
+    elapsed = time.monotonic() - start
+    assert reply["msg_type"] == "kernel_info_reply"
+    assert elapsed < budget, f"kernel_info took {elapsed:.2f} s after the fault"
+    collect(kc, msg_id)
+
+
+def errors(messages):
+    return [m["content"] for m in messages if m["msg_type"] == "error"]
+
+
+def wait_for_death(km, budget):
+    deadline = time.monotonic() + budget
+    while km.is_alive():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+def run_ok(kc, code, timeout=60):
+    reply, messages = execute(kc, code, timeout=timeout)
+    assert reply["content"]["status"] == "ok", errors(messages)
+    return messages
+
+
+def wait_for_stdout(kc, msg_id, marker, timeout=20):
+    deadline = time.monotonic() + timeout
+    while True:
+        msg = kc.get_iopub_msg(timeout=max(0.01, deadline - time.monotonic()))
+        if (msg["parent_header"].get("msg_id") == msg_id and msg["msg_type"] == "stream"
+                and marker in msg["content"]["text"]):
+            return

@@ -1,13 +1,15 @@
 """Module.get_global and Module.globals: a cell's __constant__/__device__ variables by C++ name.
 The names and declarations need no GPU; the values are DeviceArray views of the loaded module
-(GPU tests below, simulated-driver tests in test_sim_driver.py)."""
+(GPU tests below, then the simulated driver's, which checks shapes, copies and lifetimes on CI)."""
+import collections.abc
+import ctypes
 import gc
 
 import numpy as np
 import pytest
 
 import xcuda
-from conftest import requires_gpu
+from conftest import SIM, requires_gpu, requires_sim
 
 SOURCE = r'''
 __constant__ float coeffs[16];
@@ -123,3 +125,95 @@ extern "C" __global__ void read(float* out) {
     out = np.zeros(2, np.float32)
     m.read[1, 1](out)
     assert out.tolist() == [7.0, 2.5]
+
+
+# ---- on the simulated driver ----------------------------------------------------------------------
+
+SIM_GLOBALS = r'''
+#define N 5
+__constant__ float coeffs[16];
+__device__ int counter;
+__device__ float2 v[4];
+__device__ int by_macro[N];
+__device__ float* where;
+struct P { int a; float b; };
+__device__ P params;
+namespace ns { __device__ double table[3]; }
+template <typename T> __device__ T lut[8];
+extern "C" __global__ void use(float* y) { y[0] = coeffs[0] + counter + ns::table[0] + lut<float>[0]; }
+'''
+
+
+@pytest.fixture(scope="module")
+def with_globals():
+    return xcuda.compile(SIM_GLOBALS, arch="compute_90", instantiate=["lut<float>"])
+
+
+@requires_sim
+def test_globals_are_device_arrays_shaped_from_their_declarations(with_globals):
+    m = with_globals
+    expected = {"coeffs": ((16,), np.float32), "counter": ((), np.int32), "v": ((4, 2), np.float32),
+                "by_macro": ((5,), np.int32), "where": ((), np.uint64), "params": ((8,), np.uint8),
+                "ns::table": ((3,), np.float64), "lut<float>": ((8,), np.float32)}
+    assert list(m.globals) == list(expected)
+    for name, (shape, dtype) in expected.items():
+        g = m.get_global(name)
+        assert isinstance(g, xcuda.DeviceArray)
+        assert (g.shape, g.dtype) == (shape, np.dtype(dtype)), name
+    assert m.get_global("lut< float >").shape == (8,)
+    assert m.globals.declarations()["v"] == "__device__ float2 v[4]"
+
+
+@requires_sim
+def test_a_global_is_written_with_set_and_read_with_get_in_place(with_globals):
+    coeffs = with_globals.get_global("coeffs")
+    coeffs.set(np.arange(16, dtype=np.float32))
+    assert np.array_equal(with_globals.globals["coeffs"].get(), np.arange(16, dtype=np.float32))
+    assert with_globals.globals["coeffs"].ptr == coeffs.ptr   # a view, not a copy
+    counter = with_globals.get_global("counter")
+    counter.set(41)
+    assert int(counter.get()) == 41
+    v = with_globals.get_global("v")
+    v.set([1.5, 2.5])   # broadcast over the 4 float2s
+    assert np.array_equal(v.get(), np.tile(np.float32([1.5, 2.5]), (4, 1)))
+    with pytest.raises(TypeError, match=r"cannot store float64 values in a int32 DeviceArray; pass int32 data"):
+        counter.set(1.5)
+    with pytest.raises(ValueError, match=r"an array of shape \(3,\) cannot fill this DeviceArray of shape \(16,\)"):
+        coeffs.set(np.ones(3, np.float32))
+
+
+@requires_sim
+def test_an_unknown_global_is_a_key_error_listing_the_ones_there_are(with_globals):
+    with pytest.raises(KeyError, match=r"no __constant__ or __device__ variable `table`; its variables: coeffs, "
+                                       r"counter, v, by_macro, where, params, ns::table, lut<float>"):
+        with_globals.get_global("table")
+    with pytest.raises(KeyError, match="`lut<double>`"):
+        with_globals.globals["lut<double>"]
+    assert "table" not in with_globals.globals and "ns::table" in with_globals.globals
+    assert with_globals.globals.get("table") is None
+
+
+@requires_sim
+def test_the_globals_mapping_lists_names_and_values(with_globals):
+    g = with_globals.globals
+    assert isinstance(g, collections.abc.Mapping) and len(g) == 8
+    assert [k for k, _ in g.items()] == g.keys()
+    assert all(isinstance(a, xcuda.DeviceArray) for a in g.values())
+    assert repr(g).startswith("<xcuda.ModuleGlobals: __constant__ float coeffs[16], __device__ int counter")
+
+
+@requires_sim
+def test_a_global_view_keeps_its_module_loaded():
+    loaded = ctypes.CDLL(SIM).xcuda_sim_modules_loaded
+    m = xcuda.compile('__device__ int kept_alive[4];\nextern "C" __global__ void plain(float* y) {}\n',
+                      arch="compute_90", no_cache=True)
+    g = m.get_global("kept_alive")
+    before = loaded()
+    g.set([1, 2, 3, 4])
+    del m
+    gc.collect()
+    assert loaded() == before, "the module was unloaded while a view of its memory was alive"
+    assert np.array_equal(g.get(), [1, 2, 3, 4])
+    del g
+    gc.collect()
+    assert loaded() == before - 1

@@ -1,7 +1,7 @@
 """%%cuda_profile --metrics/--lines, Kernel.profile and xcuda.counters: option checks, CUPTI's
 host API (chips and metric names need no GPU) and the no-GPU behaviour. The collections
 themselves run in test_hardware_profile_gpu.py on a GPU; the fallback to event timing on the
-simulated driver in test_profiling_sim.py."""
+simulated driver in test_profiling.py."""
 import pytest
 
 import xcuda

@@ -1,6 +1,8 @@
 """Pickling xcuda.Module, Kernel and KernelTemplate, as Dask does to a function that launches a
-notebook's kernel: the round trip into a fresh Python process, without a GPU. (With the
-simulated driver, the recompile and launch paths: test_pickle_sim.py.)"""
+notebook's kernel: the round trip into a fresh Python process, without a GPU; then, against the
+simulated driver, unpickling where a device is: a CUBIN for another arch is compiled again for the
+device through the process's cache, an unpickled kernel launches, a DeviceArray travels by value,
+streams and events refuse."""
 import json
 import os
 import pickle
@@ -9,10 +11,11 @@ import subprocess
 import sys
 import textwrap
 
+import numpy as np
 import pytest
 
 import xcuda
-from conftest import SAXPY
+from conftest import SAXPY, requires_sim
 
 TEMPLATE = r'''
 template <typename T>
@@ -118,3 +121,68 @@ def test_a_state_from_another_xcuda_version_says_to_install_the_same_version(sax
     state["version"] = 999
     with pytest.raises(ValueError, match=r"format 999.*same xcuda version"):
         xcuda.Module.__new__(xcuda.Module).__setstate__(state)
+
+
+# ---- on the simulated driver: unpickling where a device is --------------------------------------
+
+def device_env(compute_capability, tmp_path):
+    return dict(os.environ, XCUDA_SIM_COMPUTE_CAPABILITY=compute_capability, XDG_CACHE_HOME=str(tmp_path))
+
+
+DESCRIBE = '''
+    m = pickle.loads(blob)
+    print(json.dumps({"arch": m.arch, "cache": m.cache, "resources_arch": m.saxpy.resources["arch"],
+                      "signature": m.saxpy.signature}))
+'''
+
+
+@requires_sim
+def test_a_cubin_for_another_arch_is_compiled_again_for_the_device_through_the_cache(tmp_path):
+    m = xcuda.compile(SAXPY + "// for sm_90\n", arch="sm_90")
+    blob = pickle.dumps(m)
+    first = in_child(DESCRIBE, blob, device_env("80", tmp_path))
+    assert first == {"arch": "sm_80", "cache": "none", "resources_arch": "sm_80", "signature": m.saxpy.signature}
+    again = in_child(DESCRIBE, blob, device_env("80", tmp_path))
+    assert again["cache"] == "disk"
+
+
+@requires_sim
+def test_a_cubin_for_the_devices_arch_is_loaded_as_it_is(tmp_path):
+    m = xcuda.compile(SAXPY, arch="sm_90")
+    got = in_child(DESCRIBE, pickle.dumps(m), device_env("90", tmp_path))
+    assert (got["arch"], got["cache"]) == ("sm_90", "pickle")
+
+
+@requires_sim
+def test_an_unpickled_kernel_launches_in_the_other_process(tmp_path):
+    m = xcuda.compile('extern "C" __global__ void plain(float a, const float* x, float* y, int n) {}\n',
+                      arch="compute_90")
+    got = in_child('''
+        import ctypes, os
+        import numpy as np
+        k = pickle.loads(blob)
+        x = np.ones(64, np.float32)
+        k[2, 32](2.0, x, x.copy(), 64)
+        last = ctypes.CDLL(os.environ["XCUDA_CUDA_DRIVER"]).xcuda_sim_last_launch
+        last.restype = ctypes.c_char_p
+        print(json.dumps({"launch": last().decode()}))
+    ''', pickle.dumps(m.plain), device_env("90", tmp_path))
+    assert got["launch"] == "cuLaunchKernel plain grid=(2,1,1) block=(32,1,1) shared=0"
+
+
+@requires_sim
+def test_a_device_array_pickles_by_value():
+    host = np.arange(12, dtype=np.float32).reshape(3, 4)
+    d = xcuda.to_device(host)
+    copy = pickle.loads(pickle.dumps(d))
+    assert isinstance(copy, xcuda.DeviceArray) and copy.ptr != d.ptr
+    assert copy.shape == (3, 4) and copy.dtype == np.float32
+    assert np.array_equal(copy.get(), host)
+
+
+@pytest.mark.parametrize("make, fix", [(lambda: xcuda.Stream(), r"xcuda\.Stream\(\)"),
+                                       (lambda: xcuda.Event(), r"xcuda\.Event\(\)")])
+@requires_sim
+def test_streams_and_events_refuse_to_pickle_and_say_what_to_do(make, fix):
+    with pytest.raises(TypeError, match=r"cannot pickle an xcuda\.(Stream|Event).*" + fix):
+        pickle.dumps(make())
