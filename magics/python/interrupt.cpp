@@ -1,4 +1,5 @@
 #include "interrupt.hpp"
+#include "session.hpp"
 
 #include <xcuda/rt/wait.hpp>
 
@@ -9,19 +10,14 @@ namespace py = pybind11;
 namespace xcuda::magics {
 namespace {
 
-// The exception a signal handler raised during a wait, owned (new references), until the
-// translator restores it. Only the thread that waits touches it, with the GIL held.
-PyObject* pending_type = nullptr;
-PyObject* pending_value = nullptr;
-PyObject* pending_traceback = nullptr;
-
 bool check_signals() {
     py::gil_scoped_acquire gil;
     if (PyErr_CheckSignals() == 0) return false;
-    Py_XDECREF(pending_type);
-    Py_XDECREF(pending_value);
-    Py_XDECREF(pending_traceback);
-    PyErr_Fetch(&pending_type, &pending_value, &pending_traceback);
+    Session& s = session();
+    Py_XDECREF(s.interrupt_type);
+    Py_XDECREF(s.interrupt_value);
+    Py_XDECREF(s.interrupt_traceback);
+    PyErr_Fetch(&s.interrupt_type, &s.interrupt_value, &s.interrupt_traceback);
     return true;
 }
 
@@ -30,9 +26,10 @@ bool check_signals() {
 void install_interrupt_check() { rt::set_interrupt_check(check_signals); }
 
 void restore_interrupt_error() {
-    if (pending_type) {
-        PyErr_Restore(pending_type, pending_value, pending_traceback);
-        pending_type = pending_value = pending_traceback = nullptr;
+    Session& s = session();
+    if (s.interrupt_type) {
+        PyErr_Restore(s.interrupt_type, s.interrupt_value, s.interrupt_traceback);
+        s.interrupt_type = s.interrupt_value = s.interrupt_traceback = nullptr;
     } else {
         PyErr_SetNone(PyExc_KeyboardInterrupt);
     }

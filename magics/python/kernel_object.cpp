@@ -13,6 +13,7 @@
 #include "launch_slots.hpp"
 #include "rich_output.hpp"
 #include "sass.hpp"
+#include "session.hpp"
 
 #include <xcuda/compile/cell_options.hpp>
 #include <xcuda/compile/diagnostics.hpp>
@@ -26,7 +27,6 @@
 #include <Python.h>
 
 #include <cctype>
-#include <list>
 #include <stdexcept>
 
 namespace py = pybind11;
@@ -52,17 +52,16 @@ std::string launch_shape(const Launcher& l) {
 
 // The stream of kernel[grid, block, shared_mem, stream]: launching in a loop on one
 // xcuda.Stream skips pybind11's two type-registry lookups per call by remembering the last
-// one. Its handle is fixed for the object's lifetime, and the reference held here keeps the
-// address from being reused by another object.
+// one. Its handle is fixed for the object's lifetime, and the reference held in the Session
+// keeps the address from being reused by another object.
 CUstream launch_stream(py::handle value) {
-    static PyObject* last = nullptr;
-    static CUstream last_handle = nullptr;
-    if (value.ptr() == last) return last_handle;
+    Session& s = session();
+    if (value.ptr() == s.last_stream) return s.last_stream_handle;
     const CUstream handle = parse_stream(value);
     if (py::isinstance<Stream>(value)) {
-        Py_XDECREF(last);
-        last = value.inc_ref().ptr();
-        last_handle = handle;
+        Py_XDECREF(s.last_stream);
+        s.last_stream = value.inc_ref().ptr();
+        s.last_stream_handle = handle;
     }
     return handle;
 }
@@ -151,11 +150,7 @@ py::list packed_argument_bytes(const Kernel& k, py::args args) {
 
 // The cache holds the config tuple, so the objects compared by identity stay alive.
 py::object launcher_for(const std::shared_ptr<Kernel>& k, py::handle config) {
-    struct Last {
-        Kernel* kernel = nullptr;  // kept alive by the launcher
-        py::object config, launcher;
-    };
-    static auto* last = new Last();  // never destroyed: no Py_DECREF after the interpreter is gone
+    Session::LastLauncher* last = &session().last_launcher;
     PyObject* c = config.ptr();
     if (last->launcher && last->kernel == k.get() && PyTuple_CheckExact(c) &&
         PyTuple_GET_SIZE(c) == PyTuple_GET_SIZE(last->config.ptr())) {
@@ -291,16 +286,6 @@ std::string normalise_template_args(const std::string& args) {
     return out;
 }
 
-compile::CompileSession& compile_session() {
-    static auto* session = new compile::CompileSession();
-    return *session;
-}
-
-compile::HeaderRegistry& header_registry() {
-    static auto* registry = new compile::HeaderRegistry();
-    return *registry;
-}
-
 ModuleImpl::ModuleImpl(std::shared_ptr<const compile::CompiledModule> compiled, ModuleRecipe recipe, std::string label,
                        compile::CacheLevel cache, bool unpickled)
     : compiled_(std::move(compiled)),
@@ -381,19 +366,15 @@ namespace {
 // remembered by weak reference (the cache decides how long a module lives). GIL held.
 const std::vector<std::shared_ptr<const KernelBinding>>& kernel_bindings(
     const std::shared_ptr<const compile::CompiledModule>& compiled) {
-    struct Recent {
-        std::weak_ptr<const compile::CompiledModule> module;
-        std::vector<std::shared_ptr<const KernelBinding>> bindings;
-    };
     constexpr std::size_t kept = 32;
-    static auto* recent = new std::list<Recent>();  // most recent first; never destroyed (holds Python objects)
+    auto* recent = &session().recent_bindings;
     for (auto it = recent->begin(); it != recent->end(); ++it) {
         if (!it->module.owner_before(compiled) && !compiled.owner_before(it->module)) {
             recent->splice(recent->begin(), *recent, it);
             return recent->front().bindings;
         }
     }
-    Recent made{compiled, {}};
+    Session::RecentBindings made{compiled, {}};
     for (const auto& k : compiled->kernels) made.bindings.push_back(std::make_shared<const KernelBinding>(k));
     recent->push_front(std::move(made));
     if (recent->size() > kept) recent->pop_back();
@@ -449,13 +430,13 @@ py::object module_object(const std::shared_ptr<ModuleImpl>& impl, const std::str
 
 CompiledPythonModule compile_to_module(const std::string& source, const compile::CellOptions& options,
                                        const std::string& label) {
-    return compile_to_module(source, options, label, header_registry());
+    return compile_to_module(source, options, label, session().headers);
 }
 
 CompiledPythonModule compile_to_module(const std::string& source, const compile::CellOptions& options,
                                        const std::string& label, const compile::HeaderRegistry& headers) {
     compile::CompileOutcome outcome =
-        translate_compile_errors([&] { return compile_session().compile_cell(source, options, headers, label); });
+        translate_compile_errors([&] { return session().compiler().compile_cell(source, options, headers, label); });
     if (!outcome.cache_warning.empty()) {
         py::print(outcome.cache_warning, py::arg("file") = py::module_::import("sys").attr("stderr"));
     }

@@ -141,12 +141,8 @@ CompiledPythonModule compile_to_module(const std::string& source, const compile:
 CompiledPythonModule compile_to_module(const std::string& source, const compile::CellOptions& options,
                                        const std::string& label, const compile::HeaderRegistry& headers);
 
-// Runs `compile` (a compile_cell or adopt_cell of compile_session()) and turns the compile
+// Runs `compile` (a compile_cell or adopt_cell of session().compiler()) and turns the compile
 // layer's errors into Python's: CompileError at the cell's line, ValueError for bad options.
 compile::CompileOutcome translate_compile_errors(const std::function<compile::CompileOutcome()>& compile);
-
-// The one compile session (cache) and header registry of this process.
-compile::CompileSession& compile_session();
-compile::HeaderRegistry& header_registry();
 
 }  // namespace xcuda::magics
