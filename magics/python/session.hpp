@@ -38,6 +38,7 @@ public:
     int selected_device = 0;
     bool launched_since_sync = false;  // a launch the post-cell synchronisation has not waited for
     std::map<int, std::unique_ptr<rt::PrimaryContext>> contexts;  // retained on first use, by ordinal
+    bool sync_after_cell = true;  // post_cell_sync.cpp: a cell waits for the kernels it launched
 
     // --- compiling (kernel_object.cpp, magic_header.cpp)
     // The compile session (and its cache) is made on first compile, not with the Session: it
