@@ -279,7 +279,12 @@ void define_kernel_objects(py::module_& m) {
         .def("__call__",
              [](Launcher& l, py::args args) {
                  l.kernel->launch(args, l.grid, l.block, l.shared_mem, l.stream, l.options, &l.validated);
-             })
+             },
+             "__call__(*args)\n\n"
+             "Launches the kernel on `args` (its parameters in order) with the grid, block, shared_mem and stream "
+             "given in kernel[...] and the options of .with_options(). Device arrays (xcuda, CuPy, PyTorch, anything "
+             "with __cuda_array_interface__ or DLPack) are passed by pointer; numpy arrays are copied to the device "
+             "and back; Python numbers become the parameter's C++ type. Returns None; the launch is asynchronous.")
         .def("with_options",
              [](const Launcher& l, py::kwargs kwargs) {
                  Launcher copy = l;
@@ -297,27 +302,32 @@ void define_kernel_objects(py::module_& m) {
              "launches all blocks co-resident so the kernel may call cooperative_groups::this_grid().sync() (the "
              "grid must fit on the device at once); cluster=(x, y, z) launches thread block clusters (sm_90+; the "
              "grid must be a multiple of it).")
-        .def_property_readonly("cooperative", [](const Launcher& l) { return l.options.cooperative; })
+        .def_property_readonly("cooperative", [](const Launcher& l) { return l.options.cooperative; },
+                               "True when all blocks launch co-resident (with_options(cooperative=True)).")
         .def_property_readonly("cluster",
                                [](const Launcher& l) -> py::object {
                                    if (!l.options.cluster) return py::none();
                                    return py::make_tuple(l.options.cluster->x, l.options.cluster->y,
                                                          l.options.cluster->z);
-                               })
+                               },
+                               "The thread block cluster shape (x, y, z), or None (with_options(cluster=...)).")
         .def("__repr__", [](const Launcher& l) { return "<xcuda.Launcher " + l.kernel->name() + launch_shape(l) + ">"; });
 
     auto kernel_type = py::class_<Kernel, std::shared_ptr<Kernel>>(m, "Kernel", "A __global__ function of a compiled cell. Pickles with its module.");
     kernel_type
-        .def_property_readonly("name", &Kernel::name)
-        .def_property_readonly("signature", [](const Kernel& k) { return k.decl().signature; })
+        .def_property_readonly("name", &Kernel::name, "The __global__ function's name as the source writes it.")
+        .def_property_readonly("signature", [](const Kernel& k) { return k.decl().signature; },
+                               "The __global__ function's declaration as the source writes it.")
         .def_property_readonly("lowered_name", &Kernel::lowered_name, "The symbol in the module (mangled for C++).")
-        .def_property_readonly("instantiation", &Kernel::instantiation)
+        .def_property_readonly("instantiation", &Kernel::instantiation,
+                               "The template arguments of a template's instantiation ('float, 4'); '' otherwise.")
         .def_property_readonly("parameters",
                                [](const Kernel& k) {
                                    py::list out;
                                    for (const auto& p : k.decl().params) out.append(py::make_tuple(p.name, p.type));
                                    return out;
-                               })
+                               },
+                               "The parameters as (name, C++ type) pairs, in order.")
         .def_property_readonly("resources",
                                [](const Kernel& k) -> py::object {
                                    if (!k.resources()) return py::none();
@@ -352,7 +362,13 @@ void define_kernel_objects(py::module_& m) {
              "The bytes each parameter would receive for these arguments (numpy arrays are not staged: their "
              "pointers read 0). For tests and debugging.")
         .def("__getitem__",
-             [](const std::shared_ptr<Kernel>& k, py::handle config) { return launcher_for(k, config); })
+             [](const std::shared_ptr<Kernel>& k, py::handle config) { return launcher_for(k, config); },
+             "kernel[grid, block] or kernel[grid, block, shared_mem, stream] -> Launcher\n\n"
+             "The kernel with a launch configuration; call the result with the kernel's arguments: "
+             "kernel[grid, block](x, y, n). grid and block are an int or a tuple of up to three ints (x, y, z); "
+             "shared_mem is the dynamic shared memory in bytes (default 0); stream is an xcuda.Stream, a CuPy or "
+             "PyTorch stream, a handle, or None for the legacy default stream. Launch options: "
+             ".with_options(cooperative=, cluster=) on the result.")
         .def("__call__",
              [](Kernel& k, py::args args, py::kwargs kwargs) {
                  py::object grid, block, shared = py::int_(0), stream = py::none();
@@ -375,7 +391,15 @@ void define_kernel_objects(py::module_& m) {
                  }
                  k.launch(args, parse_dim3(grid, "grid"), parse_dim3(block, "block"), parse_shared_mem(shared),
                           parse_stream(stream), options);
-             })
+             },
+             "__call__(*args, grid, block, shared_mem=0, stream=None, cooperative=False, cluster=None)\n\n"
+             "Launches the kernel on `args` (its parameters in order) with the launch configuration as keywords, "
+             "the same as kernel[grid, block, shared_mem, stream].with_options(cooperative=, cluster=)(*args). grid "
+             "and block are an int or a tuple of up to three ints (x, y, z); shared_mem is the dynamic shared memory "
+             "in bytes; stream is an xcuda.Stream, a CuPy or PyTorch stream, a handle, or None for the legacy "
+             "default stream; cooperative=True launches all blocks co-resident; cluster=(x, y, z) launches thread "
+             "block clusters (sm_90+). Device arrays are passed by pointer, numpy arrays are copied to the device "
+             "and back. Returns None; the launch is asynchronous.")
         .def("benchmark", &benchmark_kernel, benchmark_docstring())
         .def("profile",
              [](py::object self, py::args args, py::kwargs kwargs) { return profile_kernel(self, args, kwargs); },
@@ -391,8 +415,11 @@ void define_kernel_objects(py::module_& m) {
     py::class_<KernelTemplate, std::shared_ptr<KernelTemplate>>(
         m, "KernelTemplate", "A __global__ template: index it with the template arguments, e.g. axpy['float'].")
         .def_readonly("name", &KernelTemplate::name)
-        .def_property_readonly("instantiations", [](const KernelTemplate& t) { return t.written; })
-        .def("__getitem__", &lookup_instantiation)
+        .def_property_readonly("instantiations", [](const KernelTemplate& t) { return t.written; },
+                               "The template arguments instantiated (--instantiate), as written.")
+        .def("__getitem__", &lookup_instantiation,
+             "template['float'] or template['float', 4] -> Kernel: the instantiation with these template "
+             "arguments (KeyError naming the instantiated ones when it was not instantiated).")
         .def("__repr__", [](const KernelTemplate& t) {
             std::string s = "<xcuda.KernelTemplate " + t.name + ": ";
             for (std::size_t i = 0; i < t.written.size(); ++i) s += (i ? ", " : "") + ("'" + t.written[i] + "'");

@@ -227,11 +227,12 @@ void define_module_objects(py::module_& m) {
              [](const ModuleHandle& h, const std::string& name) -> py::object {
                  if (h.kernels.contains(name)) return h.kernels[py::str(name)];
                  raise(PyExc_AttributeError, "module has no kernel `" + name + "`");
-             })
+             },
+             "module.saxpy: the kernel (or KernelTemplate) of that name.")
         .def("__getitem__", [](const ModuleHandle& h, const std::string& name) -> py::object {
             if (h.kernels.contains(name)) return h.kernels[py::str(name)];
             raise(PyExc_KeyError, "module has no kernel `" + name + "`");
-        })
+        }, "module['saxpy']: the kernel (or KernelTemplate) of that name.")
         .def("__repr__", [](const ModuleHandle& h) {
             std::string names;
             for (auto item : h.kernels) names += (names.empty() ? "" : ", ") + py::str(item.first).cast<std::string>();
