@@ -1,5 +1,6 @@
 #include "post_cell_sync.hpp"
 #include "device_state.hpp"
+#include "session.hpp"
 
 #include <pybind11/eval.h>
 
@@ -8,7 +9,6 @@ namespace py = pybind11;
 namespace xcuda::magics {
 namespace {
 
-bool enabled = true;
 py::object* callback = nullptr;  // the registered function (never freed: lives with the interpreter)
 
 // The user stopped the cell (KeyboardInterrupt): control comes back now, not after the kernel
@@ -20,7 +20,7 @@ bool interrupted(const py::object& result) {
 }
 
 void after_cell(py::object result) {
-    if (!enabled || !launched_since_sync() || interrupted(result)) return;
+    if (!session().sync_after_cell || !launched_since_sync() || interrupted(result)) return;
     try {
         // Through Python, so the runtime's exceptions arrive translated to xcuda's classes.
         py::module_::import("xcuda").attr("synchronize")();
@@ -37,7 +37,7 @@ void after_cell(py::object result) {
 
 }  // namespace
 
-void set_sync_after_cell(bool on) { enabled = on; }
+void set_sync_after_cell(bool on) { session().sync_after_cell = on; }
 
 void register_post_cell_sync(py::object ip) {
     if (!callback) {

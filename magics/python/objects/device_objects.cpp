@@ -135,21 +135,24 @@ void define_device_objects(py::module_& m) {
                  const rt::PrimaryContext& ctx = activate(d.ordinal);
                  wait_without_gil([&] { ctx.synchronize(); });
                  activate();
-             })
+             },
+             "Waits (interruptibly) for all work on this device.")
         .def("__enter__",
              [](DeviceHandle& d) {
                  d.previous.push_back(current_device());
                  select_device(d.ordinal);
                  return &d;
              },
-             py::return_value_policy::reference)
+             py::return_value_policy::reference,
+             "`with xcuda.Device(n):` selects this device for the block; the previous one comes back after it.")
         .def("__exit__",
              [](DeviceHandle& d, py::args) {
                  if (!d.previous.empty()) {
                      select_device(d.previous.back());
                      d.previous.pop_back();
                  }
-             })
+             },
+             "Selects again the device that was selected before the `with` block.")
         .def("__repr__", [](const DeviceHandle& d) { return "xcuda.Device(" + std::to_string(d.ordinal) + ")"; })
         .def_static("count", &rt::device_count, "Number of CUDA devices (NoDeviceError without a driver).");
 
@@ -169,9 +172,11 @@ void define_device_objects(py::module_& m) {
 
     py::class_<Event>(m, "Event", "A CUDA event, for timing and ordering.")
         .def(py::init<bool>(), py::arg("timing") = true)
-        .def("record", &Event::record, py::arg("stream") = py::none())
-        .def("synchronize", &Event::synchronize)
-        .def("query", &Event::query)
+        .def("record", &Event::record, py::arg("stream") = py::none(),
+             "Records the event on `stream` (an xcuda.Stream, a CuPy/PyTorch stream or a handle; None: the legacy "
+             "default stream).")
+        .def("synchronize", &Event::synchronize, "Waits (interruptibly) until the event has been reached.")
+        .def("query", &Event::query, "True when the work before the event's record has finished.")
         .def("elapsed_time", &Event::elapsed_time, py::arg("end"),
              "Milliseconds from this event to `end` (both recorded; waits for `end`).")
         .def_property_readonly("handle", &Event::handle);

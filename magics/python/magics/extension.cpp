@@ -102,7 +102,9 @@ void define_extension(py::module_& m) {
             unregister_help_cells(ip);
             unregister_post_cell_sync(ip);
         },
-        py::arg("ipython"));
+        py::arg("ipython"),
+        "Undoes load_ipython_extension's cell hooks (the -h cells and the post-cell synchronisation); the magics "
+        "stay registered.");
     m.def("sync_after_cell", &set_sync_after_cell, py::arg("enabled"),
           "Whether a cell that launched kernels waits for them before it ends (default True).");
 }

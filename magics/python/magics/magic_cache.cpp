@@ -1,5 +1,5 @@
 #include "magic_cache.hpp"
-#include "kernel_object.hpp"
+#include "session.hpp"
 #include "magic_support.hpp"
 #include "rich_output.hpp"
 
@@ -37,7 +37,7 @@ void cuda_cache_line_magic(const std::string& line) {
     if (args.positionals.size() > wanted || (action != "info" && action != "clear" && action != "limit")) {
         usage_error("%cuda_cache takes `info`, `clear` or `limit SIZE`, got `" + line + "`");
     }
-    compile::CompileCache* cache = compile_session().cache();
+    compile::CompileCache* cache = session().compiler().cache();
     if (action == "clear") {
         cache->clear();
         py::print("cuda_cache: cleared (memory and disk entries)");

@@ -1,6 +1,7 @@
 #pragma once
-// xcuda.Module, xcuda.Kernel (and the template family object), and launching.
+// xcuda.Kernel (and the template family object), xcuda.Launcher, and launching.
 #include "launch_args.hpp"
+#include "module_object.hpp"
 
 #include <xcuda/compile/compile_cell.hpp>
 #include <xcuda/rt/dim3.hpp>
@@ -9,7 +10,6 @@
 
 #include <pybind11/pybind11.h>
 
-#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -18,39 +18,6 @@
 #include <vector>
 
 namespace xcuda::magics {
-
-// What compiles a cell again in another process (an unpickled module): its source, its
-// options and the registered headers it includes, as they were when it was compiled.
-struct ModuleRecipe {
-    std::string source;
-    compile::CellOptions options;
-    std::vector<std::pair<std::string, std::string>> headers;  // name, text
-};
-
-// A compiled cell; loaded into each device's context on first use there.
-class ModuleImpl {
-public:
-    // `unpickled`: bound from another process's CUBIN/PTX, not compiled (or fetched) here.
-    ModuleImpl(std::shared_ptr<const compile::CompiledModule> compiled, ModuleRecipe recipe, std::string label,
-               compile::CacheLevel cache, bool unpickled = false);
-    const compile::CompiledModule& compiled() const { return *compiled_; }
-    const std::shared_ptr<const compile::CompiledModule>& compiled_shared() const { return compiled_; }
-    const ModuleRecipe& recipe() const { return recipe_; }
-    const std::string& source() const { return recipe_.source; }
-    const std::string& label() const { return label_; }
-    compile::CacheLevel cache() const { return cache_; }
-    bool unpickled() const { return unpickled_; }
-    // The module in `device`'s context (made current by the caller).
-    const rt::Module& loaded(int device);
-
-private:
-    std::shared_ptr<const compile::CompiledModule> compiled_;
-    ModuleRecipe recipe_;
-    std::string label_;
-    compile::CacheLevel cache_;
-    bool unpickled_;
-    std::map<int, rt::Module> loaded_;
-};
 
 // What a Kernel takes from its compiled form alone: made once per compiled module and shared
 // by every Module compiled from it, so re-running a cell builds no argument packer again.
@@ -111,42 +78,14 @@ pybind11::object launcher_for(const std::shared_ptr<Kernel>& k, pybind11::handle
 // "float, 4" -> "float,4": template arguments compared without spaces.
 std::string normalise_template_args(const std::string& args);
 
-// xcuda.Module: the module's kernels by source name (a KernelTemplate for a template).
-struct ModuleHandle {
-    std::shared_ptr<ModuleImpl> impl;
-    pybind11::dict kernels;
-    std::string name;
-};
-
+// xcuda.KernelTemplate: a __global__ template's instantiations, indexed by template arguments.
 struct KernelTemplate {
     std::string name;
     std::map<std::string, std::shared_ptr<Kernel>> by_args;  // normalised args -> kernel
     std::vector<std::string> written;                        // as given to --instantiate
 };
 
+// xcuda.Launcher, Kernel, KernelTemplate, then Module and compile() (module_object.hpp).
 void define_kernel_objects(pybind11::module_& m);
-
-// The xcuda.Module (a ModuleHandle named `name`) binding every kernel of `impl`.
-pybind11::object module_object(const std::shared_ptr<ModuleImpl>& impl, const std::string& name);
-
-// xcuda.compile(...) and %%cuda share this: compiles (or fetches from the cache) and returns
-// the Python Module object. Raises CompileError (at the cell's line and column). `headers`:
-// where the cell's #include "name" lines find registered headers.
-struct CompiledPythonModule {
-    pybind11::object module;            // the xcuda.Module
-    std::shared_ptr<ModuleImpl> impl;   // what it holds
-};
-CompiledPythonModule compile_to_module(const std::string& source, const compile::CellOptions& options,
-                                       const std::string& label);
-CompiledPythonModule compile_to_module(const std::string& source, const compile::CellOptions& options,
-                                       const std::string& label, const compile::HeaderRegistry& headers);
-
-// Runs `compile` (a compile_cell or adopt_cell of compile_session()) and turns the compile
-// layer's errors into Python's: CompileError at the cell's line, ValueError for bad options.
-compile::CompileOutcome translate_compile_errors(const std::function<compile::CompileOutcome()>& compile);
-
-// The one compile session (cache) and header registry of this process.
-compile::CompileSession& compile_session();
-compile::HeaderRegistry& header_registry();
 
 }  // namespace xcuda::magics

@@ -314,7 +314,8 @@ void define_device_array(py::module_& m) {
     cls.def_static("to_device", &to_device, py::arg("array"), "Copies a host array (numpy) to the selected device.")
         .def_static(
             "empty", [](py::handle shape, py::handle dtype) { return std::make_shared<DeviceArray>(shape_from(shape), dtype_from(dtype)); },
-            py::arg("shape"), py::arg("dtype") = "float32")
+            py::arg("shape"), py::arg("dtype") = "float32",
+            "A new array of `shape` (an int or a tuple) and `dtype` on the selected device, not initialised.")
         .def_static(
             "zeros",
             [](py::handle shape, py::handle dtype) {
@@ -322,7 +323,8 @@ void define_device_array(py::module_& m) {
                 if (a->nbytes() > 0) rt::memset_d8(a->ptr(), 0, a->nbytes());
                 return a;
             },
-            py::arg("shape"), py::arg("dtype") = "float32")
+            py::arg("shape"), py::arg("dtype") = "float32",
+            "A new array of `shape` (an int or a tuple) and `dtype` on the selected device, filled with zeros.")
         .def_static("from_dlpack", &from_dlpack, py::arg("tensor"), "Zero-copy view of a DLPack device tensor.")
         .def("get", &get, py::arg("stream") = py::none(), py::arg("out") = py::none(),
              "Copies the array to the host: into `out` (a numpy array of the same shape and dtype) or a new numpy "

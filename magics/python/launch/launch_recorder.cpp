@@ -4,6 +4,7 @@
 #include "interrupt.hpp"
 #include "kernel_object.hpp"
 #include "magic_support.hpp"
+#include "session.hpp"
 
 #include <xcuda/rt/launch.hpp>
 #include <xcuda/rt/module.hpp>
@@ -11,14 +12,7 @@
 namespace py = pybind11;
 
 namespace xcuda::magics {
-namespace {
-
-LaunchRecorder* active = nullptr;
-std::string active_owner;
-
-}  // namespace
-
-LaunchRecorder* active_launch_recorder() noexcept { return active; }
+LaunchRecorder* active_launch_recorder() noexcept { return session().recorder; }
 
 void profiling_usage_error(const std::string& message) {
     PyObject* ipython = PyImport_GetModule(py::str("IPython").ptr());  // loaded, not imported here
@@ -31,17 +25,18 @@ void profiling_usage_error(const std::string& message) {
 }
 
 LaunchRecorder::LaunchRecorder(bool details, std::string owner) : details_(details), owner_(std::move(owner)) {
-    if (active) {
-        profiling_usage_error(owner_ + " cannot run while " + active_owner +
+    Session& s = session();
+    if (s.recorder) {
+        profiling_usage_error(owner_ + " cannot run while " + s.recorder_owner +
                     " is recording launches: they would see each other's launches; run it in its own cell");
     }
-    active = this;
-    active_owner = owner_;
+    s.recorder = this;
+    s.recorder_owner = owner_;
 }
 
 LaunchRecorder::~LaunchRecorder() {
-    active = nullptr;
-    active_owner.clear();
+    session().recorder = nullptr;
+    session().recorder_owner.clear();
 }
 
 void LaunchRecorder::launch(const Kernel& kernel, const rt::Function& f, py::handle args, rt::Dim3 grid,

@@ -1,5 +1,5 @@
 #include "magic_header.hpp"
-#include "kernel_object.hpp"
+#include "session.hpp"
 #include "magic_support.hpp"
 
 #include <stdexcept>
@@ -29,7 +29,7 @@ void cuda_header_cell_magic(const std::string& line, const std::string& cell) {
     }
     if (args.positionals.size() != 1) usage_error("%%cuda_header takes one header name, e.g. %%cuda_header vec.h");
     try {
-        header_registry().set(args.positionals[0], cell);
+        session().headers.set(args.positionals[0], cell);
     } catch (const std::invalid_argument& e) {
         usage_error(e.what());
     }

@@ -11,12 +11,8 @@
 #include "launch_config.hpp"
 #include "launch_recorder.hpp"
 #include "launch_slots.hpp"
-#include "rich_output.hpp"
-#include "sass.hpp"
+#include "session.hpp"
 
-#include <xcuda/compile/cell_options.hpp>
-#include <xcuda/compile/diagnostics.hpp>
-#include <xcuda/compile/option_parser.hpp>
 #include <xcuda/rt/device.hpp>
 #include <xcuda/rt/launch.hpp>
 #include <xcuda/rt/stream.hpp>
@@ -26,22 +22,11 @@
 #include <Python.h>
 
 #include <cctype>
-#include <list>
-#include <stdexcept>
 
 namespace py = pybind11;
 
 namespace xcuda::magics {
 namespace {
-
-const char* cache_name(compile::CacheLevel c) {
-    switch (c) {
-        case compile::CacheLevel::memory: return "memory";
-        case compile::CacheLevel::disk: return "disk";
-        case compile::CacheLevel::none: break;
-    }
-    return "none";
-}
 
 std::string launch_shape(const Launcher& l) {
     std::string s = "[" + l.grid.str() + ", " + l.block.str() + "]";
@@ -52,17 +37,16 @@ std::string launch_shape(const Launcher& l) {
 
 // The stream of kernel[grid, block, shared_mem, stream]: launching in a loop on one
 // xcuda.Stream skips pybind11's two type-registry lookups per call by remembering the last
-// one. Its handle is fixed for the object's lifetime, and the reference held here keeps the
-// address from being reused by another object.
+// one. Its handle is fixed for the object's lifetime, and the reference held in the Session
+// keeps the address from being reused by another object.
 CUstream launch_stream(py::handle value) {
-    static PyObject* last = nullptr;
-    static CUstream last_handle = nullptr;
-    if (value.ptr() == last) return last_handle;
+    Session& s = session();
+    if (value.ptr() == s.last_stream) return s.last_stream_handle;
     const CUstream handle = parse_stream(value);
     if (py::isinstance<Stream>(value)) {
-        Py_XDECREF(last);
-        last = value.inc_ref().ptr();
-        last_handle = handle;
+        Py_XDECREF(s.last_stream);
+        s.last_stream = value.inc_ref().ptr();
+        s.last_stream_handle = handle;
     }
     return handle;
 }
@@ -151,11 +135,7 @@ py::list packed_argument_bytes(const Kernel& k, py::args args) {
 
 // The cache holds the config tuple, so the objects compared by identity stay alive.
 py::object launcher_for(const std::shared_ptr<Kernel>& k, py::handle config) {
-    struct Last {
-        Kernel* kernel = nullptr;  // kept alive by the launcher
-        py::object config, launcher;
-    };
-    static auto* last = new Last();  // never destroyed: no Py_DECREF after the interpreter is gone
+    Session::LastLauncher* last = &session().last_launcher;
     PyObject* c = config.ptr();
     if (last->launcher && last->kernel == k.get() && PyTuple_CheckExact(c) &&
         PyTuple_GET_SIZE(c) == PyTuple_GET_SIZE(last->config.ptr())) {
@@ -227,60 +207,6 @@ py::object lookup_instantiation(const KernelTemplate& t, py::handle key) {
     return py::cast(it->second);
 }
 
-// A keyword's Python value as its option's type (the table in compile/cell_options.hpp): a flag
-// takes what converts to bool; a text a str, or True/False/None where the magic's value is
-// optional (fast_compile=True is --fast-compile); a list a str, an iterable, or a dict
-// {NAME: VALUE or None} for NAME[=VALUE] items.
-compile::OptionValue option_value(const compile::CellOption& option, py::handle v) {
-    auto wrong_type = [&]() -> compile::OptionValue {
-        raise(PyExc_TypeError, option.keyword + "=" + py::repr(v).cast<std::string>() + " has the wrong type; pass " +
-                                   option.python_type);
-    };
-    if (option.is_flag()) {
-        try {
-            return v.cast<bool>();
-        } catch (const py::cast_error&) {
-            return wrong_type();
-        }
-    }
-    if (py::isinstance<py::str>(v)) {
-        std::string s = v.cast<std::string>();
-        if (option.is_list()) return std::vector<std::string>{std::move(s)};
-        return s;
-    }
-    if (!option.is_list()) {
-        if (!option.spec.value_optional() || !(v.is_none() || PyBool_Check(v.ptr()))) return wrong_type();
-        return v.ptr() == Py_True ? option.spec.implicit_value : std::string();
-    }
-    std::vector<std::string> items;
-    if (py::isinstance<py::dict>(v)) {
-        for (auto d : v.cast<py::dict>()) {
-            items.push_back(py::str(d.first).cast<std::string>() +
-                            (d.second.is_none() ? "" : "=" + py::str(d.second).cast<std::string>()));
-        }
-    } else if (py::isinstance<py::iterable>(v)) {
-        for (py::handle x : v) items.push_back(py::str(x).cast<std::string>());
-    } else {
-        return wrong_type();
-    }
-    return items;
-}
-
-compile::CellOptions options_from_kwargs(const py::kwargs& kw) {
-    compile::CellOptions o;
-    for (auto item : kw) {
-        const std::string key = item.first.cast<std::string>();
-        const compile::CellOption* option = compile::find_keyword(key);
-        if (!option) raise(PyExc_TypeError, compile::unknown_keyword_message(key));
-        try {
-            option->set(o, option_value(*option, item.second));
-        } catch (const compile::ParseError& e) {
-            raise(PyExc_ValueError, e.what());  // the message %%cuda gives for the same value
-        }
-    }
-    return o;
-}
-
 }  // namespace
 
 std::string normalise_template_args(const std::string& args) {
@@ -289,35 +215,6 @@ std::string normalise_template_args(const std::string& args) {
         if (!std::isspace(static_cast<unsigned char>(c))) out += c;
     }
     return out;
-}
-
-compile::CompileSession& compile_session() {
-    static auto* session = new compile::CompileSession();
-    return *session;
-}
-
-compile::HeaderRegistry& header_registry() {
-    static auto* registry = new compile::HeaderRegistry();
-    return *registry;
-}
-
-ModuleImpl::ModuleImpl(std::shared_ptr<const compile::CompiledModule> compiled, ModuleRecipe recipe, std::string label,
-                       compile::CacheLevel cache, bool unpickled)
-    : compiled_(std::move(compiled)),
-      recipe_(std::move(recipe)),
-      label_(std::move(label)),
-      cache_(cache),
-      unpickled_(unpickled) {}
-
-const rt::Module& ModuleImpl::loaded(int device) {
-    auto it = loaded_.find(device);
-    if (it == loaded_.end()) {
-        // --arch compute_XX gives PTX only: the driver JIT-compiles it for the device.
-        it = loaded_.emplace(device, compiled_->cubin.empty() ? rt::Module::from_ptx(compiled_->ptx)
-                                                               : rt::Module::from_cubin(compiled_->cubin))
-                 .first;
-    }
-    return it->second;
 }
 
 KernelBinding::KernelBinding(const compile::CompiledKernel& k)
@@ -374,99 +271,6 @@ void Kernel::launch(py::handle args, rt::Dim3 grid, rt::Dim3 block, std::size_t 
     unstage_host_arrays(packed, stream, current_device());
 }
 
-namespace {
-
-// The bindings of `compiled`'s kernels, made once per compiled module: a re-run cell gets the
-// memory cache's same module, and its new Kernels share these. The most recent modules are
-// remembered by weak reference (the cache decides how long a module lives). GIL held.
-const std::vector<std::shared_ptr<const KernelBinding>>& kernel_bindings(
-    const std::shared_ptr<const compile::CompiledModule>& compiled) {
-    struct Recent {
-        std::weak_ptr<const compile::CompiledModule> module;
-        std::vector<std::shared_ptr<const KernelBinding>> bindings;
-    };
-    constexpr std::size_t kept = 32;
-    static auto* recent = new std::list<Recent>();  // most recent first; never destroyed (holds Python objects)
-    for (auto it = recent->begin(); it != recent->end(); ++it) {
-        if (!it->module.owner_before(compiled) && !compiled.owner_before(it->module)) {
-            recent->splice(recent->begin(), *recent, it);
-            return recent->front().bindings;
-        }
-    }
-    Recent made{compiled, {}};
-    for (const auto& k : compiled->kernels) made.bindings.push_back(std::make_shared<const KernelBinding>(k));
-    recent->push_front(std::move(made));
-    if (recent->size() > kept) recent->pop_back();
-    return recent->front().bindings;
-}
-
-}  // namespace
-
-compile::CompileOutcome translate_compile_errors(const std::function<compile::CompileOutcome()>& compile) {
-    try {
-        return compile();
-    } catch (const compile::CellCompileError& e) {
-        CompileErrorInfo info;
-        info.message = e.what();
-        info.log = e.log();
-        info.line = e.line();
-        info.column = e.column();
-        for (const auto& d : e.diagnostics()) {
-            if (d.severity == compile::Severity::error) {
-                info.source_line = d.source_line;
-                break;
-            }
-        }
-        raise_compile_error(info);
-    } catch (const compile::ParseError& e) {
-        raise(PyExc_ValueError, e.what());
-    } catch (const std::invalid_argument& e) {
-        raise(PyExc_ValueError, e.what());
-    }
-}
-
-py::object module_object(const std::shared_ptr<ModuleImpl>& impl, const std::string& name) {
-    ModuleHandle handle{impl, py::dict(), name};
-    std::map<std::string, std::shared_ptr<KernelTemplate>> templates;
-    for (const auto& binding : kernel_bindings(impl->compiled_shared())) {
-        const compile::CompiledKernel& k = binding->kernel;
-        auto kernel = std::make_shared<Kernel>(impl, binding);
-        if (k.instantiation.empty()) {
-            handle.kernels[binding->name] = py::cast(kernel);
-            continue;
-        }
-        auto& t = templates[k.decl.name];
-        if (!t) {
-            t = std::make_shared<KernelTemplate>();
-            t->name = k.decl.name;
-            handle.kernels[binding->name] = py::cast(t);
-        }
-        t->by_args[normalise_template_args(k.instantiation)] = kernel;
-        t->written.push_back(k.instantiation);
-    }
-    return py::cast(std::move(handle));
-}
-
-CompiledPythonModule compile_to_module(const std::string& source, const compile::CellOptions& options,
-                                       const std::string& label) {
-    return compile_to_module(source, options, label, header_registry());
-}
-
-CompiledPythonModule compile_to_module(const std::string& source, const compile::CellOptions& options,
-                                       const std::string& label, const compile::HeaderRegistry& headers) {
-    compile::CompileOutcome outcome =
-        translate_compile_errors([&] { return compile_session().compile_cell(source, options, headers, label); });
-    if (!outcome.cache_warning.empty()) {
-        py::print(outcome.cache_warning, py::arg("file") = py::module_::import("sys").attr("stderr"));
-    }
-    ModuleRecipe recipe{source, options, {}};
-    for (const auto& name : outcome.module->headers_used) {
-        if (auto text = headers.get(name)) recipe.headers.emplace_back(name, std::move(*text));
-    }
-    auto impl = std::make_shared<ModuleImpl>(outcome.module, std::move(recipe), label, outcome.cache);
-    return {module_object(impl, options.name), impl};
-}
-
 void define_kernel_objects(py::module_& m) {
     define_benchmark_result(m);
     define_kernel_attributes(m);
@@ -475,7 +279,12 @@ void define_kernel_objects(py::module_& m) {
         .def("__call__",
              [](Launcher& l, py::args args) {
                  l.kernel->launch(args, l.grid, l.block, l.shared_mem, l.stream, l.options, &l.validated);
-             })
+             },
+             "__call__(*args)\n\n"
+             "Launches the kernel on `args` (its parameters in order) with the grid, block, shared_mem and stream "
+             "given in kernel[...] and the options of .with_options(). Device arrays (xcuda, CuPy, PyTorch, anything "
+             "with __cuda_array_interface__ or DLPack) are passed by pointer; numpy arrays are copied to the device "
+             "and back; Python numbers become the parameter's C++ type. Returns None; the launch is asynchronous.")
         .def("with_options",
              [](const Launcher& l, py::kwargs kwargs) {
                  Launcher copy = l;
@@ -493,27 +302,32 @@ void define_kernel_objects(py::module_& m) {
              "launches all blocks co-resident so the kernel may call cooperative_groups::this_grid().sync() (the "
              "grid must fit on the device at once); cluster=(x, y, z) launches thread block clusters (sm_90+; the "
              "grid must be a multiple of it).")
-        .def_property_readonly("cooperative", [](const Launcher& l) { return l.options.cooperative; })
+        .def_property_readonly("cooperative", [](const Launcher& l) { return l.options.cooperative; },
+                               "True when all blocks launch co-resident (with_options(cooperative=True)).")
         .def_property_readonly("cluster",
                                [](const Launcher& l) -> py::object {
                                    if (!l.options.cluster) return py::none();
                                    return py::make_tuple(l.options.cluster->x, l.options.cluster->y,
                                                          l.options.cluster->z);
-                               })
+                               },
+                               "The thread block cluster shape (x, y, z), or None (with_options(cluster=...)).")
         .def("__repr__", [](const Launcher& l) { return "<xcuda.Launcher " + l.kernel->name() + launch_shape(l) + ">"; });
 
     auto kernel_type = py::class_<Kernel, std::shared_ptr<Kernel>>(m, "Kernel", "A __global__ function of a compiled cell. Pickles with its module.");
     kernel_type
-        .def_property_readonly("name", &Kernel::name)
-        .def_property_readonly("signature", [](const Kernel& k) { return k.decl().signature; })
+        .def_property_readonly("name", &Kernel::name, "The __global__ function's name as the source writes it.")
+        .def_property_readonly("signature", [](const Kernel& k) { return k.decl().signature; },
+                               "The __global__ function's declaration as the source writes it.")
         .def_property_readonly("lowered_name", &Kernel::lowered_name, "The symbol in the module (mangled for C++).")
-        .def_property_readonly("instantiation", &Kernel::instantiation)
+        .def_property_readonly("instantiation", &Kernel::instantiation,
+                               "The template arguments of a template's instantiation ('float, 4'); '' otherwise.")
         .def_property_readonly("parameters",
                                [](const Kernel& k) {
                                    py::list out;
                                    for (const auto& p : k.decl().params) out.append(py::make_tuple(p.name, p.type));
                                    return out;
-                               })
+                               },
+                               "The parameters as (name, C++ type) pairs, in order.")
         .def_property_readonly("resources",
                                [](const Kernel& k) -> py::object {
                                    if (!k.resources()) return py::none();
@@ -548,7 +362,13 @@ void define_kernel_objects(py::module_& m) {
              "The bytes each parameter would receive for these arguments (numpy arrays are not staged: their "
              "pointers read 0). For tests and debugging.")
         .def("__getitem__",
-             [](const std::shared_ptr<Kernel>& k, py::handle config) { return launcher_for(k, config); })
+             [](const std::shared_ptr<Kernel>& k, py::handle config) { return launcher_for(k, config); },
+             "kernel[grid, block] or kernel[grid, block, shared_mem, stream] -> Launcher\n\n"
+             "The kernel with a launch configuration; call the result with the kernel's arguments: "
+             "kernel[grid, block](x, y, n). grid and block are an int or a tuple of up to three ints (x, y, z); "
+             "shared_mem is the dynamic shared memory in bytes (default 0); stream is an xcuda.Stream, a CuPy or "
+             "PyTorch stream, a handle, or None for the legacy default stream. Launch options: "
+             ".with_options(cooperative=, cluster=) on the result.")
         .def("__call__",
              [](Kernel& k, py::args args, py::kwargs kwargs) {
                  py::object grid, block, shared = py::int_(0), stream = py::none();
@@ -571,7 +391,15 @@ void define_kernel_objects(py::module_& m) {
                  }
                  k.launch(args, parse_dim3(grid, "grid"), parse_dim3(block, "block"), parse_shared_mem(shared),
                           parse_stream(stream), options);
-             })
+             },
+             "__call__(*args, grid, block, shared_mem=0, stream=None, cooperative=False, cluster=None)\n\n"
+             "Launches the kernel on `args` (its parameters in order) with the launch configuration as keywords, "
+             "the same as kernel[grid, block, shared_mem, stream].with_options(cooperative=, cluster=)(*args). grid "
+             "and block are an int or a tuple of up to three ints (x, y, z); shared_mem is the dynamic shared memory "
+             "in bytes; stream is an xcuda.Stream, a CuPy or PyTorch stream, a handle, or None for the legacy "
+             "default stream; cooperative=True launches all blocks co-resident; cluster=(x, y, z) launches thread "
+             "block clusters (sm_90+). Device arrays are passed by pointer, numpy arrays are copied to the device "
+             "and back. Returns None; the launch is asynchronous.")
         .def("benchmark", &benchmark_kernel, benchmark_docstring())
         .def("profile",
              [](py::object self, py::args args, py::kwargs kwargs) { return profile_kernel(self, args, kwargs); },
@@ -587,70 +415,18 @@ void define_kernel_objects(py::module_& m) {
     py::class_<KernelTemplate, std::shared_ptr<KernelTemplate>>(
         m, "KernelTemplate", "A __global__ template: index it with the template arguments, e.g. axpy['float'].")
         .def_readonly("name", &KernelTemplate::name)
-        .def_property_readonly("instantiations", [](const KernelTemplate& t) { return t.written; })
-        .def("__getitem__", &lookup_instantiation)
+        .def_property_readonly("instantiations", [](const KernelTemplate& t) { return t.written; },
+                               "The template arguments instantiated (--instantiate), as written.")
+        .def("__getitem__", &lookup_instantiation,
+             "template['float'] or template['float', 4] -> Kernel: the instantiation with these template "
+             "arguments (KeyError naming the instantiated ones when it was not instantiated).")
         .def("__repr__", [](const KernelTemplate& t) {
             std::string s = "<xcuda.KernelTemplate " + t.name + ": ";
             for (std::size_t i = 0; i < t.written.size(); ++i) s += (i ? ", " : "") + ("'" + t.written[i] + "'");
             return s + ">";
         });
 
-    py::class_<ModuleHandle>(m, "Module",
-                             "A compiled cell: its kernels, PTX, CUBIN and compiler log. Pickles (for Dask workers) "
-                             "as its source, options and included headers with its CUBIN/PTX; loaded where the "
-                             "GPU's arch differs, the source is compiled again for it.")
-        .def_readonly("kernels", &ModuleHandle::kernels)
-        .def_readonly("name", &ModuleHandle::name)
-        .def_property_readonly("ptx", [](const ModuleHandle& h) { return h.impl->compiled().ptx; })
-        .def_property_readonly("cubin", [](const ModuleHandle& h) { return py::bytes(h.impl->compiled().cubin); })
-        .def_property_readonly("log", [](const ModuleHandle& h) { return h.impl->compiled().log; })
-        .def_property_readonly("arch", [](const ModuleHandle& h) { return h.impl->compiled().arch; })
-        .def_property_readonly("options", [](const ModuleHandle& h) { return h.impl->compiled().nvrtc_options; })
-        .def_property_readonly("notes", [](const ModuleHandle& h) { return h.impl->compiled().notes; })
-        .def_property_readonly("cache",
-                               [](const ModuleHandle& h) {
-                                   return h.impl->unpickled() ? "pickle" : cache_name(h.impl->cache());
-                               },
-                               "Where the compile came from: 'memory', 'disk', 'none' (compiled now) or 'pickle' "
-                               "(the CUBIN/PTX of an unpickled module, for this process's GPU or for none).")
-        .def("sass", [](const ModuleHandle& h) { return rich_object(sass_report(h.impl->compiled().cubin)); },
-             "SASS of the CUBIN (needs cuobjdump or nvdisasm).")
-        .def("get_global", [](const ModuleHandle& h, const std::string& name) { return device_global(h.impl, name); },
-             py::arg("name"),
-             "The __constant__/__device__ variable `name` (its C++ name: 'coeffs', 'ns::table', 'lut<float>') as an "
-             "xcuda.DeviceArray view of the module's memory on the selected device: read it with .get(), write it "
-             "with .set(host) before launches. Shaped from the declaration (float c[16] -> (16,) float32, int n -> "
-             "(), float2 v[4] -> (4, 2) float32); other types are the variable's bytes (uint8). The view keeps the "
-             "module loaded.")
-        .def_property_readonly("globals", [](const ModuleHandle& h) { return globals_view(h.impl); },
-                               "The cell's __constant__/__device__ variables: a read-only mapping from C++ name to "
-                               "get_global(name).")
-        .def("__getattr__",
-             [](const ModuleHandle& h, const std::string& name) -> py::object {
-                 if (h.kernels.contains(name)) return h.kernels[py::str(name)];
-                 raise(PyExc_AttributeError, "module has no kernel `" + name + "`");
-             })
-        .def("__getitem__", [](const ModuleHandle& h, const std::string& name) -> py::object {
-            if (h.kernels.contains(name)) return h.kernels[py::str(name)];
-            raise(PyExc_KeyError, "module has no kernel `" + name + "`");
-        })
-        .def("__repr__", [](const ModuleHandle& h) {
-            std::string names;
-            for (auto item : h.kernels) names += (names.empty() ? "" : ", ") + py::str(item.first).cast<std::string>();
-            return "<xcuda.Module " + (h.name.empty() ? std::string() : h.name + " ") + h.impl->compiled().arch +
-                   ": " + names + ">";
-        });
-
-    static const std::string compile_doc =
-        "Compiles CUDA C++ with NVRTC (cached) and returns an xcuda.Module. Options, each the %%cuda option of the "
-        "same meaning:\n" +
-        compile::keyword_help();
-    m.def(
-        "compile",
-        [](const std::string& source, py::kwargs kwargs) {
-            return compile_to_module(source, options_from_kwargs(kwargs), "source").module;
-        },
-        py::arg("source"), compile_doc.c_str());
+    define_module_objects(m);
 
     install_launch_slots(m, kernel_type, launcher_type);
 }

@@ -1,28 +1,16 @@
 #include "device_state.hpp"
 #include "errors.hpp"
 #include "interrupt.hpp"
+#include "session.hpp"
 
 #include <xcuda/rt/driver.hpp>
 #include <xcuda/rt/errors.hpp>
 
-#include <map>
-#include <memory>
 
 namespace py = pybind11;
 
 namespace xcuda::magics {
 namespace {
-
-int selected = 0;
-
-// Never destroyed: releasing primary contexts from a static destructor would run after the
-// driver may already be unloading at process exit.
-std::map<int, std::unique_ptr<rt::PrimaryContext>>& contexts() {
-    static auto* m = new std::map<int, std::unique_ptr<rt::PrimaryContext>>();
-    return *m;
-}
-
-bool pending = false;
 
 // Device printf drops what does not fit its FIFO, without telling anyone. The runtime sizes the
 // FIFO before the first launch; when something else launched first (CuPy, PyTorch) that is no
@@ -40,7 +28,7 @@ void warn_if_printf_fifo_small(const rt::PrimaryContext& ctx) {
 
 }  // namespace
 
-int current_device() { return selected; }
+int current_device() { return session().selected_device; }
 
 void select_device(int ordinal) {
     const int count = rt::device_count();
@@ -50,11 +38,11 @@ void select_device(int ordinal) {
                   " CUDA device" + (count == 1 ? "" : "s") + " (valid: " +
                   (count == 1 ? std::string("0") : "0.." + std::to_string(count - 1)) + ")");
     }
-    selected = ordinal;
+    session().selected_device = ordinal;
 }
 
 const rt::PrimaryContext& activate(int ordinal) {
-    auto& map = contexts();
+    auto& map = session().contexts;
     auto it = map.find(ordinal);
     if (it == map.end()) {
         rt::Device device(ordinal);
@@ -66,12 +54,12 @@ const rt::PrimaryContext& activate(int ordinal) {
     return *it->second;
 }
 
-const rt::PrimaryContext& activate() { return activate(selected); }
+const rt::PrimaryContext& activate() { return activate(session().selected_device); }
 
-void note_launch() { pending = true; }
+void note_launch() { session().launched_since_sync = true; }
 
-bool launched_since_sync() { return pending; }
-void note_synchronized() { pending = false; }
+bool launched_since_sync() { return session().launched_since_sync; }
+void note_synchronized() { session().launched_since_sync = false; }
 
 void synchronize_current() {
     // Cleared first: a failed or interrupted wait is reported once, not again after every cell.

@@ -34,6 +34,9 @@ struct ProtocolNames {
 };
 const ProtocolNames& protocol_names();
 
+// The interned str `s`: a new reference, kept for the life of the process like every interned name.
+PyObject* interned(const char* s);
+
 // The CAI of `obj`, if it has one. Returns false when it has none; raises TypeError (naming
 // `what`) for a CAI that cannot be used (masked, malformed); a property that raises (PyTorch
 // for a tensor requiring grad) propagates.
@@ -45,25 +48,6 @@ bool read_dlpack(pybind11::handle obj, ArrayDescription& out, CUstream consumer_
 
 // numpy's (or any host array's) __array_interface__.
 bool read_array_interface(pybind11::handle obj, ArrayDescription& out, const std::string& what);
-
-// The launch path's shortcut for array types whose attributes are known: cupy.ndarray (and
-// subclasses that override none of what is read here) and torch.Tensor (exactly). Reads the
-// pointer, dtype and C-contiguity straight from the object instead of building its
-// __cuda_array_interface__ dict, with the same outcome as that dict: CuPy's stream
-// (CAI v3: its current stream, or none under CUPY_CUDA_ARRAY_INTERFACE_EXPORT_VERSION=2),
-// no stream and no device for torch (its CAI is v2). Returns false, leaving nothing raised,
-// whenever the generic protocols must decide (other types, a CPU tensor, one that requires
-// grad, a dtype torch's CAI refuses, any attribute that is not what it should be); the
-// generic path then gives the usual result or error. The type is classified once and
-// remembered. Never imports CuPy or PyTorch: it only reads modules the object's type came from.
-// What read_known_array reads once per launch rather than once per argument: CuPy's CAI
-// version setting and current stream cannot change between the arguments of one call.
-struct KnownArrayLaunch {
-    bool cupy_read = false;
-    long cupy_version = 0;
-    std::uintptr_t cupy_stream = 0;
-};
-bool read_known_array(PyObject* obj, ArrayDescription& out, KnownArrayLaunch& launch);
 
 // True for numpy.ndarray (and subclasses) without importing numpy when nobody else has.
 bool is_numpy_array(pybind11::handle obj);

@@ -2,6 +2,7 @@
 #include "device_array.hpp"
 #include "errors.hpp"
 #include "kernel_object.hpp"
+#include "session.hpp"
 
 #include <xcuda/compile/cell_options.hpp>
 #include <xcuda/compile/sha256.hpp>
@@ -76,32 +77,24 @@ std::string base_arch(std::string arch) {
 bool keeps_payload(const std::string& pickled_arch, bool has_cubin) {
     if (!has_cubin) return true;
     compile::ArchSource source = compile::ArchSource::fallback;
-    const std::string here = compile_session().default_arch(&source);
+    const std::string here = session().compiler().default_arch(&source);
     return source == compile::ArchSource::fallback || base_arch(here) == base_arch(pickled_arch);
 }
 
 // Modules already rebuilt in this process, by a digest of what was pickled: every task that
 // unpickles a kernel of one module shares that module (loaded once per device).
-class RebuiltModules {
-public:
-    std::shared_ptr<ModuleImpl> find(const std::string& digest) const {
-        auto it = modules_.find(digest);
-        return it == modules_.end() ? nullptr : it->second.lock();
-    }
-    void add(const std::string& digest, const std::shared_ptr<ModuleImpl>& module) {
-        for (auto it = modules_.begin(); it != modules_.end();) {
-            it = it->second.expired() ? modules_.erase(it) : std::next(it);
-        }
-        modules_[digest] = module;
-    }
+std::shared_ptr<ModuleImpl> find_rebuilt(const std::string& digest) {
+    const auto& modules = session().rebuilt_modules;
+    auto it = modules.find(digest);
+    return it == modules.end() ? nullptr : it->second.lock();
+}
 
-private:
-    std::map<std::string, std::weak_ptr<ModuleImpl>> modules_;
-};
-
-RebuiltModules& rebuilt_modules() {
-    static auto* modules = new RebuiltModules();  // never destroyed: no Python objects after the interpreter
-    return *modules;
+void add_rebuilt(const std::string& digest, const std::shared_ptr<ModuleImpl>& module) {
+    auto& modules = session().rebuilt_modules;
+    for (auto it = modules.begin(); it != modules.end();) {
+        it = it->second.expired() ? modules.erase(it) : std::next(it);
+    }
+    modules[digest] = module;
 }
 
 std::string state_digest(const py::dict& state) {
@@ -128,7 +121,7 @@ void check_version(const py::dict& state) {
 std::shared_ptr<ModuleImpl> module_from_state(const py::dict& state) {
     check_version(state);
     const std::string digest = state_digest(state);
-    if (auto known = rebuilt_modules().find(digest)) return known;
+    if (auto known = find_rebuilt(digest)) return known;
     ModuleRecipe recipe{state["source"].cast<std::string>(), options_from_state(state["options"]),
                         state["headers"].cast<std::vector<std::pair<std::string, std::string>>>()};
     compile::HeaderRegistry headers;
@@ -141,7 +134,7 @@ std::shared_ptr<ModuleImpl> module_from_state(const py::dict& state) {
     std::shared_ptr<ModuleImpl> impl;
     if (keeps_payload(arch, !payload.cubin.empty())) {
         auto outcome = translate_compile_errors([&] {
-            return compile_session().adopt_cell(recipe.source, recipe.options, headers, arch, payload, label);
+            return session().compiler().adopt_cell(recipe.source, recipe.options, headers, arch, payload, label);
         });
         impl = std::make_shared<ModuleImpl>(outcome.module, std::move(recipe), label, outcome.cache, true);
     } else {
@@ -149,7 +142,7 @@ std::shared_ptr<ModuleImpl> module_from_state(const py::dict& state) {
         options.arch.clear();  // this GPU's arch
         impl = compile_to_module(recipe.source, options, label, headers).impl;
     }
-    rebuilt_modules().add(digest, impl);
+    add_rebuilt(digest, impl);
     return impl;
 }
 

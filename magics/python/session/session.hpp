@@ -1,0 +1,95 @@
+#pragma once
+// Everything xcuda remembers between calls in this process: the selected device and its
+// contexts, the compile cache and registered headers, the staging pools, the launch recorder
+// and the launch caches. One Session, made on first use and never destroyed: its members hold
+// CUDA handles and Python objects, and a static destructor would release them after the driver
+// and the interpreter may already be gone at exit (the driver frees the process's resources).
+//
+// Not here, on purpose: what depends only on the interpreter (interned attribute names, type
+// objects and modules looked up once, pybind11 type records, numpy dtypes per element type),
+// which are constants of the process rather than state, and the thread_local markers of a graph
+// capture and a counter collection, which belong to the thread that runs them.
+#include <xcuda/compile/compile_cell.hpp>
+#include <xcuda/compile/header_registry.hpp>
+#include <xcuda/rt/context.hpp>
+#include <xcuda/rt/memory.hpp>
+
+#include <pybind11/pybind11.h>
+
+#include <Python.h>
+
+#include <cstddef>
+#include <list>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace xcuda::magics {
+
+class Kernel;
+class LaunchRecorder;
+class ModuleImpl;
+struct KernelBinding;
+
+class Session {
+public:
+    // --- the device (device_state.cpp)
+    int selected_device = 0;
+    bool launched_since_sync = false;  // a launch the post-cell synchronisation has not waited for
+    std::map<int, std::unique_ptr<rt::PrimaryContext>> contexts;  // retained on first use, by ordinal
+    bool sync_after_cell = true;  // post_cell_sync.cpp: a cell waits for the kernels it launched
+
+    // --- compiling (kernel_object.cpp, magic_header.cpp)
+    // The compile session (and its cache) is made on first compile, not with the Session: it
+    // reads its cache settings from the environment, which a user may set after `import xcuda`.
+    compile::CompileSession& compiler();
+    compile::HeaderRegistry headers;
+
+    // --- staging numpy arguments (staging_pool.cpp)
+    struct StagingCache {
+        std::vector<rt::DeviceBuffer> free;
+        std::size_t bytes = 0;
+    };
+    std::map<int, StagingCache> staging;           // by device ordinal
+    std::vector<rt::DeviceBuffer> abandoned_staging;  // still used by work an interrupt walked away from
+
+    // --- launching (launch_recorder.cpp, kernel_object.cpp)
+    LaunchRecorder* recorder = nullptr;  // %%cuda_profile / %cuda_timeit / Kernel.profile recording launches
+    std::string recorder_owner;          // who it is, for the message to a second one
+
+    // The last xcuda.Stream given to kernel[..., stream] and its handle (a new reference).
+    PyObject* last_stream = nullptr;
+    CUstream last_stream_handle = nullptr;
+
+    // The last cacheable kernel[config] and the launcher made for it.
+    struct LastLauncher {
+        Kernel* kernel = nullptr;  // kept alive by the launcher
+        pybind11::object config, launcher;
+    };
+    LastLauncher last_launcher;
+
+    // The Kernel bindings of the most recent compiled modules, most recent first.
+    struct RecentBindings {
+        std::weak_ptr<const compile::CompiledModule> module;
+        std::vector<std::shared_ptr<const KernelBinding>> bindings;
+    };
+    std::list<RecentBindings> recent_bindings;
+
+    // --- unpickling (pickling.cpp): modules rebuilt here, by a digest of what was pickled.
+    std::map<std::string, std::weak_ptr<ModuleImpl>> rebuilt_modules;
+
+    // --- interrupts (interrupt.cpp): the exception a signal handler raised during a wait, owned
+    // (new references) until it is restored. Only the thread that waits touches it, with the GIL.
+    PyObject* interrupt_type = nullptr;
+    PyObject* interrupt_value = nullptr;
+    PyObject* interrupt_traceback = nullptr;
+
+private:
+    std::unique_ptr<compile::CompileSession> compiler_;
+};
+
+// This process's Session. Needs the GIL, like everything it holds.
+Session& session();
+
+}  // namespace xcuda::magics
