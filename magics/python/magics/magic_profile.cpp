@@ -113,7 +113,11 @@ py::object profile_callable(const std::function<void()>& work, const HardwarePro
         }
         work();
     } catch (py::error_already_set&) {
-        if (auto shown = launches_report(recorder)) display_rich(*shown);
+        // The launches made before the error are still worth seeing; with none, the error alone
+        // says what happened ("nothing to profile" above it would mislead).
+        if (!recorder.launches().empty()) {
+            if (auto shown = launches_report(recorder)) display_rich(*shown);
+        }
         throw;
     }
     auto shown = launches_report(recorder);
