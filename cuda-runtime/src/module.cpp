@@ -40,39 +40,19 @@ Module Module::load(std::string_view image, bool nul_terminate) {
     void* values[] = {info.data(), reinterpret_cast<void*>(info.size() - 1), error.data(),
                       reinterpret_cast<void*>(error.size() - 1), reinterpret_cast<void*>(std::uintptr_t{1})};
     Module m;
-    const CUresult rc = d.cuModuleLoadDataEx(&m.module_, data.data(), 5, keys, values);
+    const CUresult rc = d.cuModuleLoadDataEx(m.module_.put(), data.data(), 5, keys, values);
     m.info_log_ = c_str_of(info);
     m.error_log_ = c_str_of(error);
     check(rc, "cuModuleLoadDataEx", m.error_log_.empty() ? std::string() : "JIT log: " + m.error_log_);
     return m;
 }
 
-Module::~Module() {
-    if (module_ != nullptr) {
-        if (const auto* d = detail::driver_if_loaded()) detail::call_noexcept(d->cuModuleUnload, module_);
-    }
-}
-
-Module::Module(Module&& other) noexcept
-    : module_(other.module_), info_log_(std::move(other.info_log_)), error_log_(std::move(other.error_log_)) {
-    other.module_ = nullptr;
-}
-
-Module& Module::operator=(Module&& other) noexcept {
-    if (this != &other) {
-        Module old(std::move(*this));
-        module_ = other.module_;
-        info_log_ = std::move(other.info_log_);
-        error_log_ = std::move(other.error_log_);
-        other.module_ = nullptr;
-    }
-    return *this;
-}
+void detail::ModuleUnload::operator()(CUmodule module) const noexcept { call_noexcept(&DriverApi::cuModuleUnload, module); }
 
 Function Module::function(const std::string& mangled_name) const {
     CUfunction f = nullptr;
     throw_if_context_lost();
-    check(detail::driver().cuModuleGetFunction(&f, module_, mangled_name.c_str()), "cuModuleGetFunction",
+    check(detail::driver().cuModuleGetFunction(&f, module_.get(), mangled_name.c_str()), "cuModuleGetFunction",
           "no kernel named '" + mangled_name + "' in this module" +
               (mangled_name.rfind("_Z", 0) == 0 ? std::string()
                                                 : " (a C++ kernel's symbol is mangled: declare it extern \"C\" or "
@@ -83,7 +63,7 @@ Function Module::function(const std::string& mangled_name) const {
 DeviceSymbol Module::global(const std::string& lowered_name) const {
     DeviceSymbol s;
     throw_if_context_lost();
-    check(detail::driver().cuModuleGetGlobal(&s.ptr, &s.bytes, module_, lowered_name.c_str()), "cuModuleGetGlobal",
+    check(detail::driver().cuModuleGetGlobal(&s.ptr, &s.bytes, module_.get(), lowered_name.c_str()), "cuModuleGetGlobal",
           "no __device__ or __constant__ variable named '" + lowered_name + "' in this module");
     return s;
 }
