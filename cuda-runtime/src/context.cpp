@@ -49,7 +49,7 @@ void set_printf_fifo_size(std::size_t bytes) { g_fifo_request.store(bytes); }
 std::size_t printf_fifo_size_requested() noexcept { return g_fifo_request.load(); }
 
 // When sizing the FIFO throws, ctx_ (constructed) releases the context on the way out.
-PrimaryContext::PrimaryContext(const Device& device) : ctx_(detail::PrimaryCtxRelease{device}) {
+PrimaryContext::PrimaryContext(const Device& device) : ctx_(nullptr, detail::PrimaryCtxRelease{device}) {
     detail::call("cuDevicePrimaryCtxRetain", detail::driver().cuDevicePrimaryCtxRetain, ctx_.put(), device.handle());
     size_printf_fifo(device, ctx_.get());
 }

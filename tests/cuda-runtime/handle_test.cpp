@@ -29,12 +29,6 @@ struct Tagged {
 
 using IntHandle = detail::Handle<int, Record>;
 
-IntHandle holding(int value) {
-    IntHandle h;
-    *h.put() = value;
-    return h;
-}
-
 class HandleTest : public ::testing::Test {
 protected:
     void SetUp() override { g_released.clear(); }
@@ -53,12 +47,12 @@ static_assert(sizeof(IntHandle) == sizeof(int), "a stateless release takes no ro
 TEST_F(HandleTest, ReleasesWhatItHoldsOnceAndNothingWhenEmpty) {
     { IntHandle empty; }
     EXPECT_TRUE(g_released.empty());
-    { IntHandle h = holding(7); }
+    { IntHandle h(7); }
     EXPECT_EQ(g_released, std::vector<int>{7});
 }
 
 TEST_F(HandleTest, MovingLeavesNothingBehind) {
-    IntHandle a = holding(7);
+    IntHandle a(7);
     IntHandle b(std::move(a));
     EXPECT_EQ(a.get(), 0);
     EXPECT_EQ(b.get(), 7);
@@ -66,8 +60,8 @@ TEST_F(HandleTest, MovingLeavesNothingBehind) {
 }
 
 TEST_F(HandleTest, MoveAssignmentReleasesTheOldHandleAfterTakingTheNew) {
-    IntHandle a = holding(1);
-    IntHandle b = holding(2);
+    IntHandle a(1);
+    IntHandle b(2);
     a = std::move(b);
     EXPECT_EQ(a.get(), 2);
     EXPECT_EQ(b.get(), 0);
@@ -79,23 +73,23 @@ TEST_F(HandleTest, MoveAssignmentReleasesTheOldHandleAfterTakingTheNew) {
 }
 
 TEST_F(HandleTest, PutReleasesTheOldHandleBeforeTheNewOneIsWritten) {
-    IntHandle a = holding(3);
+    IntHandle a(3);
     int* out = a.put();
     EXPECT_EQ(g_released, std::vector<int>{3});
     EXPECT_EQ(*out, 0);
+    *out = 4;
+    EXPECT_EQ(a.get(), 4);
 }
 
 TEST_F(HandleTest, AStatefulReleaseMovesWithTheHandleAndStaysWithTheMovedFrom) {
-    detail::Handle<int, Tagged> a(Tagged{1});
-    *a.put() = 5;
-    detail::Handle<int, Tagged> b(Tagged{2});
-    *b.put() = 6;
+    detail::Handle<int, Tagged> a(5, Tagged{1});
+    detail::Handle<int, Tagged> b(6, Tagged{2});
     a = std::move(b);   // a's old 5 is released by a's old release
     EXPECT_EQ(g_released, std::vector<int>{105});
     EXPECT_EQ(a.releaser().tag, 2);
     EXPECT_EQ(b.releaser().tag, 2);
     detail::Handle<int, Tagged> c(std::move(a));
     EXPECT_EQ(a.releaser().tag, 2);
-    c = detail::Handle<int, Tagged>(Tagged{3});
+    c = detail::Handle<int, Tagged>(0, Tagged{3});
     EXPECT_EQ(g_released, (std::vector<int>{105, 206}));
 }

@@ -17,7 +17,7 @@ class Handle : private Release {   // a base, not a member: a stateless Release 
 
 public:
     Handle() = default;
-    explicit Handle(Release release) noexcept : Release(std::move(release)) {}
+    explicit Handle(T value, Release release = Release{}) noexcept : Release(std::move(release)), value_(value) {}
     ~Handle() {
         if (value_ != T{}) releaser()(value_);
     }
@@ -32,7 +32,7 @@ public:
     T get() const noexcept { return value_; }
     // Where a create call writes the handle it makes: cuStreamCreate(stream_.put(), ...).
     T* put() noexcept {
-        *this = Handle(releaser());
+        *this = Handle(T{}, releaser());
         return &value_;
     }
     const Release& releaser() const noexcept { return *this; }
