@@ -19,9 +19,8 @@ struct PrintfFifo {
     std::string why_not;           // when !set: the driver's reason (e.g. a launch came first)
 };
 
-// Size requested for the printf FIFO of every primary context retained after this call
-// (default 64 MiB; the driver's own default is about 8 MiB and silently drops lines).
-void set_printf_fifo_size(std::size_t bytes);
+// Size requested for the printf FIFO of every primary context: 64 MiB (the driver's own default
+// is about 8 MiB and silently drops lines).
 std::size_t printf_fifo_size_requested() noexcept;
 
 namespace detail {

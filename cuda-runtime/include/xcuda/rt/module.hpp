@@ -86,15 +86,11 @@ public:
     // cuModuleGetGlobal. Throws DriverError(NOT_FOUND) naming the variable when it is not there.
     DeviceSymbol global(const std::string& lowered_name) const;
     CUmodule handle() const noexcept { return module_.get(); }
-    const std::string& jit_info_log() const noexcept { return info_log_; }
-    const std::string& jit_error_log() const noexcept { return error_log_; }
 
 private:
     Module() = default;
     static Module load(std::string_view image, bool nul_terminate);
     detail::Handle<CUmodule, detail::ModuleUnload> module_;
-    std::string info_log_;
-    std::string error_log_;
 };
 
 }  // namespace xcuda::rt
