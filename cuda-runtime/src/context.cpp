@@ -4,14 +4,13 @@
 #include <xcuda/rt/context.hpp>
 #include <xcuda/rt/stream.hpp>
 
-#include <atomic>
 #include <map>
 #include <mutex>
 
 namespace xcuda::rt {
 namespace {
 
-std::atomic<std::size_t> g_fifo_request{std::size_t{64} << 20};
+constexpr std::size_t fifo_request = std::size_t{64} << 20;
 std::mutex g_fifo_mutex;
 std::map<int, PrintfFifo> g_fifo;   // by device ordinal; primary contexts are per device and process
 
@@ -22,7 +21,7 @@ void size_printf_fifo(const Device& device, CUcontext ctx) {
     if (g_fifo.count(device.ordinal()) != 0) return;
     const auto& d = detail::driver();
     PrintfFifo fifo;
-    fifo.requested = g_fifo_request.load();
+    fifo.requested = fifo_request;
     // The limit applies to the current context; the caller's current context is put back after.
     CUcontext previous = nullptr;
     detail::call("cuCtxGetCurrent", d.cuCtxGetCurrent, &previous);
@@ -45,47 +44,25 @@ void size_printf_fifo(const Device& device, CUcontext ctx) {
 
 }  // namespace
 
-void set_printf_fifo_size(std::size_t bytes) { g_fifo_request.store(bytes); }
-std::size_t printf_fifo_size_requested() noexcept { return g_fifo_request.load(); }
+std::size_t printf_fifo_size_requested() noexcept { return fifo_request; }
 
-PrimaryContext::PrimaryContext(const Device& device) : device_(device) {
-    const auto& d = detail::driver();
-    detail::call("cuDevicePrimaryCtxRetain", d.cuDevicePrimaryCtxRetain, &ctx_, device_.handle());
-    try {
-        size_printf_fifo(device_, ctx_);
-    } catch (...) {
-        detail::call_noexcept(d.cuDevicePrimaryCtxRelease, device_.handle());
-        throw;
-    }
+// When sizing the FIFO throws, ctx_ (constructed) releases the context on the way out.
+PrimaryContext::PrimaryContext(const Device& device) : ctx_(nullptr, detail::PrimaryCtxRelease{device}) {
+    detail::call("cuDevicePrimaryCtxRetain", detail::driver().cuDevicePrimaryCtxRetain, ctx_.put(), device.handle());
+    size_printf_fifo(device, ctx_.get());
 }
 
-PrimaryContext::~PrimaryContext() {
-    if (ctx_ != nullptr) {
-        if (const auto* d = detail::driver_if_loaded()) detail::call_noexcept(d->cuDevicePrimaryCtxRelease, device_.handle());
-    }
-}
-
-PrimaryContext::PrimaryContext(PrimaryContext&& other) noexcept : device_(other.device_), ctx_(other.ctx_) {
-    other.ctx_ = nullptr;
-}
-
-PrimaryContext& PrimaryContext::operator=(PrimaryContext&& other) noexcept {
-    if (this != &other) {
-        PrimaryContext old(std::move(*this));
-        device_ = other.device_;
-        ctx_ = other.ctx_;
-        other.ctx_ = nullptr;
-    }
-    return *this;
+void detail::PrimaryCtxRelease::operator()(CUcontext) const noexcept {
+    call_noexcept(&DriverApi::cuDevicePrimaryCtxRelease, device.handle());
 }
 
 void PrimaryContext::make_current() const {
-    detail::call("cuCtxSetCurrent", detail::driver().cuCtxSetCurrent, ctx_);
+    detail::call("cuCtxSetCurrent", detail::driver().cuCtxSetCurrent, ctx_.get());
 }
 
 PrintfFifo PrimaryContext::printf_fifo() const {
     std::lock_guard<std::mutex> lock(g_fifo_mutex);
-    auto it = g_fifo.find(device_.ordinal());
+    auto it = g_fifo.find(device().ordinal());
     return it == g_fifo.end() ? PrintfFifo{} : it->second;
 }
 

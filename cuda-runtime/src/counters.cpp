@@ -1,6 +1,7 @@
 #include "cupti_api.hpp"
 
 #include <xcuda/rt/counters.hpp>
+#include <xcuda/rt/handle.hpp>
 
 #include <cstdint>
 #include <map>
@@ -26,34 +27,22 @@ void initialize_profiler() {
     });
 }
 
+struct HostDeinitialize {
+    void operator()(CUpti_Profiler_Host_Object* host) const noexcept {
+        auto p = cupti_params<CUpti_Profiler_Host_Deinitialize_Params>(CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
+        p.pHostObject = host;
+        cupti().cuptiProfilerHostDeinitialize(&p);
+    }
+};
+
 // The profiler host object: metric names, config images and the evaluation of counter data
 // for one chip. `availability` may be null (no GPU: what the chip could collect).
 class HostObject {
 public:
-    HostObject(const std::string& chip, const std::uint8_t* availability) {
-        auto p = cupti_params<CUpti_Profiler_Host_Initialize_Params>(CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE);
-        p.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
-        p.pChipName = chip.c_str();
-        p.pCounterAvailabilityImage = availability;
-        const CUptiResult r = cupti().cuptiProfilerHostInitialize(&p);
-        if (r == CUPTI_ERROR_INVALID_CHIP_NAME) {
-            throw std::invalid_argument("chip '" + chip + "' is not one CUPTI " + cupti().path +
-                                        " knows (xcuda.profiler_chips() lists them)");
-        }
-        check_cupti(r, "cuptiProfilerHostInitialize");
-        host_ = p.pHostObject;
-    }
-    ~HostObject() {
-        auto p = cupti_params<CUpti_Profiler_Host_Deinitialize_Params>(CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
-        p.pHostObject = host_;
-        cupti().cuptiProfilerHostDeinitialize(&p);
-    }
-    HostObject(const HostObject&) = delete;
-    HostObject& operator=(const HostObject&) = delete;
+    HostObject(const std::string& chip, const std::uint8_t* availability) : host_(initialize(chip, availability)) {}
 
     MetricDescription describe(const std::string& chip, const std::string& metric) const {
-        auto p = cupti_params<CUpti_Profiler_Host_GetMetricProperties_Params>(CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE);
-        p.pHostObject = host_;
+        auto p = params<CUpti_Profiler_Host_GetMetricProperties_Params>(CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE);
         p.pMetricName = metric.c_str();
         if (cupti().cuptiProfilerHostGetMetricProperties(&p) != CUPTI_SUCCESS) {
             throw std::invalid_argument("'" + metric + "' is not a metric of " + chip +
@@ -64,17 +53,14 @@ public:
     }
 
     std::vector<std::uint8_t> config_image(const std::vector<const char*>& metrics) const {
-        auto add = cupti_params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
-        add.pHostObject = host_;
+        auto add = params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
         add.ppMetricNames = const_cast<const char**>(metrics.data());
         add.numMetrics = metrics.size();
         check_cupti(cupti().cuptiProfilerHostConfigAddMetrics(&add), "cuptiProfilerHostConfigAddMetrics");
-        auto size = cupti_params<CUpti_Profiler_Host_GetConfigImageSize_Params>(CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
-        size.pHostObject = host_;
+        auto size = params<CUpti_Profiler_Host_GetConfigImageSize_Params>(CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
         check_cupti(cupti().cuptiProfilerHostGetConfigImageSize(&size), "cuptiProfilerHostGetConfigImageSize");
         std::vector<std::uint8_t> image(size.configImageSize);
-        auto get = cupti_params<CUpti_Profiler_Host_GetConfigImage_Params>(CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
-        get.pHostObject = host_;
+        auto get = params<CUpti_Profiler_Host_GetConfigImage_Params>(CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
         get.configImageSize = image.size();
         get.pConfigImage = image.data();
         check_cupti(cupti().cuptiProfilerHostGetConfigImage(&get), "cuptiProfilerHostGetConfigImage");
@@ -84,8 +70,7 @@ public:
     std::vector<double> evaluate(const std::vector<std::uint8_t>& counter_data, std::size_t range,
                                  const std::vector<const char*>& metrics) const {
         std::vector<double> values(metrics.size());
-        auto p = cupti_params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
-        p.pHostObject = host_;
+        auto p = params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
         p.pCounterDataImage = counter_data.data();
         p.counterDataImageSize = counter_data.size();
         p.rangeIndex = range;
@@ -99,8 +84,7 @@ public:
     std::vector<std::string> base_metrics() const {
         std::vector<std::string> names;
         for (auto type : {CUPTI_METRIC_TYPE_COUNTER, CUPTI_METRIC_TYPE_RATIO, CUPTI_METRIC_TYPE_THROUGHPUT}) {
-            auto p = cupti_params<CUpti_Profiler_Host_GetBaseMetrics_Params>(CUpti_Profiler_Host_GetBaseMetrics_Params_STRUCT_SIZE);
-            p.pHostObject = host_;
+            auto p = params<CUpti_Profiler_Host_GetBaseMetrics_Params>(CUpti_Profiler_Host_GetBaseMetrics_Params_STRUCT_SIZE);
             p.metricType = type;
             check_cupti(cupti().cuptiProfilerHostGetBaseMetrics(&p), "cuptiProfilerHostGetBaseMetrics");
             for (std::size_t i = 0; i < p.numMetrics; ++i) names.emplace_back(p.ppMetricNames[i]);
@@ -109,7 +93,29 @@ public:
     }
 
 private:
-    CUpti_Profiler_Host_Object* host_ = nullptr;
+    // The parameters of a call on this host object: the struct's size and the object set.
+    template <class Params>
+    Params params(std::size_t struct_size) const {
+        auto p = cupti_params<Params>(struct_size);
+        p.pHostObject = host_.get();
+        return p;
+    }
+
+    static CUpti_Profiler_Host_Object* initialize(const std::string& chip, const std::uint8_t* availability) {
+        auto p = cupti_params<CUpti_Profiler_Host_Initialize_Params>(CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE);
+        p.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+        p.pChipName = chip.c_str();
+        p.pCounterAvailabilityImage = availability;
+        const CUptiResult r = cupti().cuptiProfilerHostInitialize(&p);
+        if (r == CUPTI_ERROR_INVALID_CHIP_NAME) {
+            throw std::invalid_argument("chip '" + chip + "' is not one CUPTI " + cupti().path +
+                                        " knows (xcuda.profiler_chips() lists them)");
+        }
+        check_cupti(r, "cuptiProfilerHostInitialize");
+        return p.pHostObject;
+    }
+
+    detail::Handle<CUpti_Profiler_Host_Object*, HostDeinitialize> host_;
 };
 
 std::size_t passes_needed(std::vector<std::uint8_t>& config) {
@@ -130,35 +136,29 @@ std::vector<std::uint8_t> counter_availability(CUcontext ctx) {
     return image;
 }
 
+struct RangeProfilerDisable {
+    void operator()(CUpti_RangeProfiler_Object* object) const noexcept {
+        auto p = cupti_params<CUpti_RangeProfiler_Disable_Params>(CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE);
+        p.pRangeProfilerObject = object;
+        cupti().cuptiRangeProfilerDisable(&p);
+    }
+};
+
 // The range profiler of one context, enabled for the life of this object: a second Enable on
 // the same context fails, so every path out (an error in the cell included) must disable it.
 class RangeProfiler {
 public:
-    explicit RangeProfiler(CUcontext ctx) {
-        auto p = cupti_params<CUpti_RangeProfiler_Enable_Params>(CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
-        p.ctx = ctx;
-        check_cupti(cupti().cuptiRangeProfilerEnable(&p), "cuptiRangeProfilerEnable");
-        object_ = p.pRangeProfilerObject;
-    }
-    ~RangeProfiler() {
-        auto p = cupti_params<CUpti_RangeProfiler_Disable_Params>(CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE);
-        p.pRangeProfilerObject = object_;
-        cupti().cuptiRangeProfilerDisable(&p);
-    }
-    RangeProfiler(const RangeProfiler&) = delete;
-    RangeProfiler& operator=(const RangeProfiler&) = delete;
+    explicit RangeProfiler(CUcontext ctx) : object_(enable(ctx)) {}
 
     std::vector<std::uint8_t> counter_data_image(std::vector<const char*>& metrics, std::size_t ranges) const {
-        auto size = cupti_params<CUpti_RangeProfiler_GetCounterDataSize_Params>(CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
-        size.pRangeProfilerObject = object_;
+        auto size = params<CUpti_RangeProfiler_GetCounterDataSize_Params>(CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
         size.pMetricNames = metrics.data();
         size.numMetrics = metrics.size();
         size.maxNumOfRanges = ranges;
         size.maxNumRangeTreeNodes = static_cast<std::uint32_t>(ranges);
         check_cupti(cupti().cuptiRangeProfilerGetCounterDataSize(&size), "cuptiRangeProfilerGetCounterDataSize");
         std::vector<std::uint8_t> image(size.counterDataSize);
-        auto init = cupti_params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
-        init.pRangeProfilerObject = object_;
+        auto init = params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
         init.counterDataSize = image.size();
         init.pCounterData = image.data();
         check_cupti(cupti().cuptiRangeProfilerCounterDataImageInitialize(&init),
@@ -170,8 +170,7 @@ public:
     // of the config ran (kernel replay): the cell's code runs once.
     void configure(const std::vector<std::uint8_t>& config, std::vector<std::uint8_t>& counter_data,
                    std::size_t ranges) const {
-        auto p = cupti_params<CUpti_RangeProfiler_SetConfig_Params>(CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE);
-        p.pRangeProfilerObject = object_;
+        auto p = params<CUpti_RangeProfiler_SetConfig_Params>(CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE);
         p.configSize = config.size();
         p.pConfig = config.data();
         p.counterDataImageSize = counter_data.size();
@@ -187,25 +186,37 @@ public:
     }
 
     void start() const {
-        auto p = cupti_params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
-        p.pRangeProfilerObject = object_;
+        auto p = params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
         check_cupti(cupti().cuptiRangeProfilerStart(&p), "cuptiRangeProfilerStart");
     }
 
     void stop() const {
-        auto p = cupti_params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
-        p.pRangeProfilerObject = object_;
+        auto p = params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
         check_cupti(cupti().cuptiRangeProfilerStop(&p), "cuptiRangeProfilerStop");
     }
 
     void decode() const {
-        auto p = cupti_params<CUpti_RangeProfiler_DecodeData_Params>(CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
-        p.pRangeProfilerObject = object_;
+        auto p = params<CUpti_RangeProfiler_DecodeData_Params>(CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
         check_cupti(cupti().cuptiRangeProfilerDecodeData(&p), "cuptiRangeProfilerDecodeData");
     }
 
 private:
-    CUpti_RangeProfiler_Object* object_ = nullptr;
+    // The parameters of a call on this profiler: the struct's size and the object set.
+    template <class Params>
+    Params params(std::size_t struct_size) const {
+        auto p = cupti_params<Params>(struct_size);
+        p.pRangeProfilerObject = object_.get();
+        return p;
+    }
+
+    static CUpti_RangeProfiler_Object* enable(CUcontext ctx) {
+        auto p = cupti_params<CUpti_RangeProfiler_Enable_Params>(CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
+        p.ctx = ctx;
+        check_cupti(cupti().cuptiRangeProfilerEnable(&p), "cuptiRangeProfilerEnable");
+        return p.pRangeProfilerObject;
+    }
+
+    detail::Handle<CUpti_RangeProfiler_Object*, RangeProfilerDisable> object_;
 };
 
 std::size_t ranges_in(const std::vector<std::uint8_t>& counter_data) {
@@ -294,18 +305,7 @@ CounterCollection collect_counters(const PrimaryContext& context, const std::vec
     const RangeProfiler profiler(context.handle());
     std::vector<std::uint8_t> counter_data = profiler.counter_data_image(names, max_kernels);
     profiler.configure(prepared.config, counter_data, max_kernels);
-    profiler.start();
-    try {
-        work();
-    } catch (...) {
-        try {
-            profiler.stop();
-        } catch (const ProfilerUnavailable&) {
-            // The work's own error is the one to report.
-        }
-        throw;
-    }
-    profiler.stop();
+    detail::run_collecting(profiler, work);
     profiler.decode();
     const std::size_t ranges = ranges_in(counter_data);
     for (std::size_t i = 0; i < ranges; ++i) {

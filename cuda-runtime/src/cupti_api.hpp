@@ -4,6 +4,8 @@
 // profiler host API that turns them into metrics) and PC sampling live in the same library.
 #pragma once
 
+#include <xcuda/rt/profiler_errors.hpp>
+
 #include <cupti_pcsampling.h>
 #include <cupti_profiler_host.h>
 #include <cupti_profiler_target.h>
@@ -67,5 +69,24 @@ Params sampling_params(std::size_t struct_size) {
 // Throws ProfilerUnavailable for a failing result: insufficient privileges, a virtualised or
 // unsupported device, and anything else (Why::failed), each with the cause and the fix.
 void check_cupti(CUptiResult result, const char* call);
+
+// Runs `work` between collector.start() and collector.stop() (a RangeProfiler, a Sampler). When
+// `work` throws, the collection is stopped all the same and the work's error is the one that
+// propagates.
+template <class Collector, class Work>
+void run_collecting(const Collector& collector, const Work& work) {
+    collector.start();
+    try {
+        work();
+    } catch (...) {
+        try {
+            collector.stop();
+        } catch (const ProfilerUnavailable&) {
+            // The work's own error is the one to report.
+        }
+        throw;
+    }
+    collector.stop();
+}
 
 }  // namespace xcuda::rt::detail

@@ -50,12 +50,14 @@ void call(const char* name, F fn, Args... args) {
     check(fn(args...), name);
 }
 
-// For destructors: skip the driver after a sticky fault or when it never loaded, ignore errors
-// (a destructor has no one to report to, and the fault was already reported).
+// For destructors: call the driver's `fn` (&DriverApi::cuMemFree) unless it never loaded or a
+// sticky fault came first; ignore errors (a destructor has no one to report to, and the fault
+// was already reported).
 template <class F, class... Args>
-void call_noexcept(F fn, Args... args) noexcept {
-    if (!context_lost() && driver_if_loaded() != nullptr) {
-        (void)fn(args...);
+void call_noexcept(F DriverApi::*fn, Args... args) noexcept {
+    const DriverApi* d = driver_if_loaded();
+    if (d != nullptr && !context_lost()) {
+        (void)(d->*fn)(args...);
     }
 }
 

@@ -3,7 +3,6 @@
 #include <xcuda/rt/graph.hpp>
 
 #include <stdexcept>
-#include <utility>
 
 namespace xcuda::rt {
 
@@ -21,35 +20,21 @@ KernelNode describe(CUgraphNode node, const CUDA_KERNEL_NODE_PARAMS& p) {
 
 }  // namespace
 
-Graph::~Graph() {
-    const auto* d = detail::driver_if_loaded();
-    if (d == nullptr) return;
-    if (exec_ != nullptr) detail::call_noexcept(d->cuGraphExecDestroy, exec_);
-    if (graph_ != nullptr) detail::call_noexcept(d->cuGraphDestroy, graph_);
-}
-
-Graph::Graph(Graph&& other) noexcept
-    : graph_(std::exchange(other.graph_, nullptr)), exec_(std::exchange(other.exec_, nullptr)) {}
-
-Graph& Graph::operator=(Graph&& other) noexcept {
-    if (this != &other) {
-        Graph dropped(std::move(*this));
-        graph_ = std::exchange(other.graph_, nullptr);
-        exec_ = std::exchange(other.exec_, nullptr);
-    }
-    return *this;
+void detail::GraphDestroy::operator()(CUgraph graph) const noexcept { call_noexcept(&DriverApi::cuGraphDestroy, graph); }
+void detail::GraphExecDestroy::operator()(CUgraphExec exec) const noexcept {
+    call_noexcept(&DriverApi::cuGraphExecDestroy, exec);
 }
 
 void Graph::launch(CUstream stream) const {
-    detail::call("cuGraphLaunch", detail::driver().cuGraphLaunch, exec_, stream);
+    detail::call("cuGraphLaunch", detail::driver().cuGraphLaunch, exec_.get(), stream);
 }
 
 std::vector<KernelNode> Graph::kernel_nodes() const {
     const auto& api = detail::driver();
     std::size_t count = 0;
-    detail::call("cuGraphGetNodes", api.cuGraphGetNodes, graph_, static_cast<CUgraphNode*>(nullptr), &count);
+    detail::call("cuGraphGetNodes", api.cuGraphGetNodes, graph_.get(), static_cast<CUgraphNode*>(nullptr), &count);
     std::vector<CUgraphNode> nodes(count);
-    if (count > 0) detail::call("cuGraphGetNodes", api.cuGraphGetNodes, graph_, nodes.data(), &count);
+    if (count > 0) detail::call("cuGraphGetNodes", api.cuGraphGetNodes, graph_.get(), nodes.data(), &count);
     std::vector<KernelNode> kernels;
     for (CUgraphNode node : nodes) {
         CUgraphNodeType type{};
@@ -71,7 +56,7 @@ void Graph::set_kernel_arguments(const KernelNode& node, void** params) const {
     detail::call("cuGraphKernelNodeGetParams", api.cuGraphKernelNodeGetParams, node.node, &p);
     p.kernelParams = params;
     p.extra = nullptr;
-    detail::call("cuGraphExecKernelNodeSetParams", api.cuGraphExecKernelNodeSetParams, exec_, node.node,
+    detail::call("cuGraphExecKernelNodeSetParams", api.cuGraphExecKernelNodeSetParams, exec_.get(), node.node,
                  static_cast<const CUDA_KERNEL_NODE_PARAMS*>(&p));
 }
 
@@ -87,11 +72,10 @@ StreamCapture::StreamCapture(CUstream stream) : stream_(stream) {
 }
 
 StreamCapture::~StreamCapture() {
-    const auto* d = detail::driver_if_loaded();
-    if (!capturing_ || d == nullptr) return;
+    if (!capturing_) return;
     CUgraph dropped = nullptr;
-    detail::call_noexcept(d->cuStreamEndCapture, stream_, &dropped);
-    if (dropped != nullptr) detail::call_noexcept(d->cuGraphDestroy, dropped);
+    detail::call_noexcept(&detail::DriverApi::cuStreamEndCapture, stream_, &dropped);
+    if (dropped != nullptr) detail::call_noexcept(&detail::DriverApi::cuGraphDestroy, dropped);
 }
 
 CUgraphNode StreamCapture::last_node() const {
@@ -114,8 +98,8 @@ CUgraphNode StreamCapture::last_node() const {
 Graph StreamCapture::finish() {
     Graph g;
     capturing_ = false;
-    detail::call("cuStreamEndCapture", detail::driver().cuStreamEndCapture, stream_, &g.graph_);
-    detail::call("cuGraphInstantiate", detail::driver().cuGraphInstantiate, &g.exec_, g.graph_,
+    detail::call("cuStreamEndCapture", detail::driver().cuStreamEndCapture, stream_, g.graph_.put());
+    detail::call("cuGraphInstantiate", detail::driver().cuGraphInstantiate, g.exec_.put(), g.graph_.get(),
                  static_cast<unsigned long long>(0));
     return g;
 }

@@ -12,60 +12,19 @@ DeviceBuffer::DeviceBuffer(std::size_t bytes) : size_(bytes) {
     if (bytes == 0) return;
     const auto& d = detail::driver();
     throw_if_context_lost();
-    check(d.cuMemAlloc(&ptr_, bytes), "cuMemAlloc", "allocating " + std::to_string(bytes) + " bytes of device memory");
-}
-
-DeviceBuffer::~DeviceBuffer() {
-    if (ptr_ != 0) {
-        if (const auto* d = detail::driver_if_loaded()) detail::call_noexcept(d->cuMemFree, ptr_);
-    }
-}
-
-DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept : ptr_(other.ptr_), size_(other.size_) {
-    other.ptr_ = 0;
-    other.size_ = 0;
-}
-
-DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
-    if (this != &other) {
-        DeviceBuffer old(std::move(*this));
-        ptr_ = other.ptr_;
-        size_ = other.size_;
-        other.ptr_ = 0;
-        other.size_ = 0;
-    }
-    return *this;
+    check(d.cuMemAlloc(ptr_.put(), bytes), "cuMemAlloc", "allocating " + std::to_string(bytes) + " bytes of device memory");
 }
 
 PinnedBuffer::PinnedBuffer(std::size_t bytes) : size_(bytes) {
     if (bytes == 0) return;
     const auto& d = detail::driver();
     throw_if_context_lost();
-    check(d.cuMemHostAlloc(&ptr_, bytes, CU_MEMHOSTALLOC_PORTABLE), "cuMemHostAlloc",
+    check(d.cuMemHostAlloc(ptr_.put(), bytes, CU_MEMHOSTALLOC_PORTABLE), "cuMemHostAlloc",
           "allocating " + std::to_string(bytes) + " bytes of pinned host memory");
 }
 
-PinnedBuffer::~PinnedBuffer() {
-    if (ptr_ != nullptr) {
-        if (const auto* d = detail::driver_if_loaded()) detail::call_noexcept(d->cuMemFreeHost, ptr_);
-    }
-}
-
-PinnedBuffer::PinnedBuffer(PinnedBuffer&& other) noexcept : ptr_(other.ptr_), size_(other.size_) {
-    other.ptr_ = nullptr;
-    other.size_ = 0;
-}
-
-PinnedBuffer& PinnedBuffer::operator=(PinnedBuffer&& other) noexcept {
-    if (this != &other) {
-        PinnedBuffer old(std::move(*this));
-        ptr_ = other.ptr_;
-        size_ = other.size_;
-        other.ptr_ = nullptr;
-        other.size_ = 0;
-    }
-    return *this;
-}
+void detail::MemFree::operator()(CUdeviceptr ptr) const noexcept { call_noexcept(&DriverApi::cuMemFree, ptr); }
+void detail::MemFreeHost::operator()(void* ptr) const noexcept { call_noexcept(&DriverApi::cuMemFreeHost, ptr); }
 
 namespace {
 

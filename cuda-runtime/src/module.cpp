@@ -3,14 +3,11 @@
 
 #include <xcuda/rt/module.hpp>
 
-#include <cstdint>
 #include <vector>
 
 namespace xcuda::rt {
 
 namespace {
-std::string c_str_of(const std::vector<char>& buf) { return std::string(buf.data()); }
-
 const char* attribute_name(CUfunction_attribute a) {
     switch (a) {
         case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: return "MAX_DYNAMIC_SHARED_SIZE_BYTES";
@@ -34,45 +31,22 @@ Module Module::load(std::string_view image, bool nul_terminate) {
     // PTX is text and must end in NUL; a cubin is an ELF image the driver sizes itself.
     std::string data(image);
     if (nul_terminate) data.push_back('\0');
-    std::vector<char> info(16384, '\0'), error(16384, '\0');
-    CUjit_option keys[] = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, CU_JIT_ERROR_LOG_BUFFER,
-                           CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, CU_JIT_LOG_VERBOSE};
-    void* values[] = {info.data(), reinterpret_cast<void*>(info.size() - 1), error.data(),
-                      reinterpret_cast<void*>(error.size() - 1), reinterpret_cast<void*>(std::uintptr_t{1})};
+    std::vector<char> error(16384, '\0');
+    CUjit_option keys[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void* values[] = {error.data(), reinterpret_cast<void*>(error.size() - 1)};
     Module m;
-    const CUresult rc = d.cuModuleLoadDataEx(&m.module_, data.data(), 5, keys, values);
-    m.info_log_ = c_str_of(info);
-    m.error_log_ = c_str_of(error);
-    check(rc, "cuModuleLoadDataEx", m.error_log_.empty() ? std::string() : "JIT log: " + m.error_log_);
+    const CUresult rc = d.cuModuleLoadDataEx(m.module_.put(), data.data(), 2, keys, values);
+    const std::string log(error.data());
+    check(rc, "cuModuleLoadDataEx", log.empty() ? std::string() : "JIT log: " + log);
     return m;
 }
 
-Module::~Module() {
-    if (module_ != nullptr) {
-        if (const auto* d = detail::driver_if_loaded()) detail::call_noexcept(d->cuModuleUnload, module_);
-    }
-}
-
-Module::Module(Module&& other) noexcept
-    : module_(other.module_), info_log_(std::move(other.info_log_)), error_log_(std::move(other.error_log_)) {
-    other.module_ = nullptr;
-}
-
-Module& Module::operator=(Module&& other) noexcept {
-    if (this != &other) {
-        Module old(std::move(*this));
-        module_ = other.module_;
-        info_log_ = std::move(other.info_log_);
-        error_log_ = std::move(other.error_log_);
-        other.module_ = nullptr;
-    }
-    return *this;
-}
+void detail::ModuleUnload::operator()(CUmodule module) const noexcept { call_noexcept(&DriverApi::cuModuleUnload, module); }
 
 Function Module::function(const std::string& mangled_name) const {
     CUfunction f = nullptr;
     throw_if_context_lost();
-    check(detail::driver().cuModuleGetFunction(&f, module_, mangled_name.c_str()), "cuModuleGetFunction",
+    check(detail::driver().cuModuleGetFunction(&f, module_.get(), mangled_name.c_str()), "cuModuleGetFunction",
           "no kernel named '" + mangled_name + "' in this module" +
               (mangled_name.rfind("_Z", 0) == 0 ? std::string()
                                                 : " (a C++ kernel's symbol is mangled: declare it extern \"C\" or "
@@ -83,7 +57,7 @@ Function Module::function(const std::string& mangled_name) const {
 DeviceSymbol Module::global(const std::string& lowered_name) const {
     DeviceSymbol s;
     throw_if_context_lost();
-    check(detail::driver().cuModuleGetGlobal(&s.ptr, &s.bytes, module_, lowered_name.c_str()), "cuModuleGetGlobal",
+    check(detail::driver().cuModuleGetGlobal(&s.ptr, &s.bytes, module_.get(), lowered_name.c_str()), "cuModuleGetGlobal",
           "no __device__ or __constant__ variable named '" + lowered_name + "' in this module");
     return s;
 }

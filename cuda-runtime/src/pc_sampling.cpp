@@ -1,5 +1,6 @@
 #include "cupti_api.hpp"
 
+#include <xcuda/rt/handle.hpp>
 #include <xcuda/rt/pc_sampling.hpp>
 
 #include <algorithm>
@@ -18,27 +19,23 @@ using detail::cupti_params;
 using detail::sampling_params;
 using detail::cupti;
 
+struct PcSamplingDisable {
+    void operator()(CUcontext ctx) const noexcept {
+        auto p = sampling_params<CUpti_PCSamplingDisableParams>(CUpti_PCSamplingDisableParamsSize);
+        p.ctx = ctx;
+        cupti().cuptiPCSamplingDisable(&p);
+    }
+};
+
 // PC sampling on one context, enabled for the life of this object (a second Enable fails).
 class Sampler {
 public:
-    explicit Sampler(CUcontext ctx) : ctx_(ctx) {
-        auto p = sampling_params<CUpti_PCSamplingEnableParams>(CUpti_PCSamplingEnableParamsSize);
-        p.ctx = ctx_;
-        check_cupti(cupti().cuptiPCSamplingEnable(&p), "cuptiPCSamplingEnable");
-    }
-    ~Sampler() {
-        auto p = sampling_params<CUpti_PCSamplingDisableParams>(CUpti_PCSamplingDisableParamsSize);
-        p.ctx = ctx_;
-        cupti().cuptiPCSamplingDisable(&p);
-    }
-    Sampler(const Sampler&) = delete;
-    Sampler& operator=(const Sampler&) = delete;
+    explicit Sampler(CUcontext ctx) : ctx_(enable(ctx)) {}
 
     // Index -> name of every stall reason of this device (asked after Enable, as CUPTI requires).
     std::map<std::uint32_t, std::string> stall_reasons() const {
         std::size_t count = 0;
-        auto n = sampling_params<CUpti_PCSamplingGetNumStallReasonsParams>(CUpti_PCSamplingGetNumStallReasonsParamsSize);
-        n.ctx = ctx_;
+        auto n = params<CUpti_PCSamplingGetNumStallReasonsParams>(CUpti_PCSamplingGetNumStallReasonsParamsSize);
         n.numStallReasons = &count;
         check_cupti(cupti().cuptiPCSamplingGetNumStallReasons(&n), "cuptiPCSamplingGetNumStallReasons");
         std::vector<std::uint32_t> indices(count);
@@ -48,8 +45,7 @@ public:
             storage.emplace_back(new char[CUPTI_STALL_REASON_STRING_SIZE]());
             names.push_back(storage.back().get());
         }
-        auto r = sampling_params<CUpti_PCSamplingGetStallReasonsParams>(CUpti_PCSamplingGetStallReasonsParamsSize);
-        r.ctx = ctx_;
+        auto r = params<CUpti_PCSamplingGetStallReasonsParams>(CUpti_PCSamplingGetStallReasonsParamsSize);
         r.numStallReasons = count;
         r.stallReasonIndex = indices.data();
         r.stallReasons = names.data();
@@ -60,29 +56,25 @@ public:
     }
 
     void configure(std::vector<CUpti_PCSamplingConfigurationInfo>& attributes) const {
-        auto p = sampling_params<CUpti_PCSamplingConfigurationInfoParams>(CUpti_PCSamplingConfigurationInfoParamsSize);
-        p.ctx = ctx_;
+        auto p = params<CUpti_PCSamplingConfigurationInfoParams>(CUpti_PCSamplingConfigurationInfoParamsSize);
         p.numAttributes = attributes.size();
         p.pPCSamplingConfigurationInfo = attributes.data();
         check_cupti(cupti().cuptiPCSamplingSetConfigurationAttribute(&p), "cuptiPCSamplingSetConfigurationAttribute");
     }
 
     void start() const {
-        auto p = sampling_params<CUpti_PCSamplingStartParams>(CUpti_PCSamplingStartParamsSize);
-        p.ctx = ctx_;
+        auto p = params<CUpti_PCSamplingStartParams>(CUpti_PCSamplingStartParamsSize);
         check_cupti(cupti().cuptiPCSamplingStart(&p), "cuptiPCSamplingStart");
     }
 
     void stop() const {
-        auto p = sampling_params<CUpti_PCSamplingStopParams>(CUpti_PCSamplingStopParamsSize);
-        p.ctx = ctx_;
+        auto p = params<CUpti_PCSamplingStopParams>(CUpti_PCSamplingStopParamsSize);
         check_cupti(cupti().cuptiPCSamplingStop(&p), "cuptiPCSamplingStop");
     }
 
     // Moves what CUPTI still holds into `buffer`; false when nothing was left.
     bool flush(CUpti_PCSamplingData& buffer) const {
-        auto p = sampling_params<CUpti_PCSamplingGetDataParams>(CUpti_PCSamplingGetDataParamsSize);
-        p.ctx = ctx_;
+        auto p = params<CUpti_PCSamplingGetDataParams>(CUpti_PCSamplingGetDataParamsSize);
         p.pcSamplingData = &buffer;
         const CUptiResult r = cupti().cuptiPCSamplingGetData(&p);
         if (r == CUPTI_ERROR_OUT_OF_MEMORY || r == CUPTI_ERROR_INVALID_OPERATION) return false;
@@ -91,7 +83,23 @@ public:
     }
 
 private:
-    CUcontext ctx_;
+    // The parameters of a call on this context's sampling: the struct's size and the context set.
+    template <class Params>
+    Params params(std::size_t struct_size) const {
+        auto p = sampling_params<Params>(struct_size);
+        p.ctx = ctx_.get();
+        return p;
+    }
+
+    static CUcontext enable(CUcontext ctx) {
+        auto p = sampling_params<CUpti_PCSamplingEnableParams>(CUpti_PCSamplingEnableParamsSize);
+        p.ctx = ctx;
+        check_cupti(cupti().cuptiPCSamplingEnable(&p), "cuptiPCSamplingEnable");
+        return ctx;
+    }
+
+    // The context sampling is enabled on, disabled when this goes.
+    detail::Handle<CUcontext, PcSamplingDisable> ctx_;
 };
 
 // A CUpti_PCSamplingData with room for `pcs` records of up to `reasons` stall reasons each.
@@ -197,19 +205,10 @@ PcSamples sample_pcs(const PrimaryContext& context, const std::function<void()>&
     config.back().attributeData.samplingDataBufferData.samplingDataBuffer = &buffer.data();
     sampler.configure(config);
 
-    sampler.start();
-    try {
+    detail::run_collecting(sampler, [&] {
         work();
         synchronize_current_context();
-    } catch (...) {
-        try {
-            sampler.stop();
-        } catch (const ProfilerUnavailable&) {
-            // The work's own error is the one to report.
-        }
-        throw;
-    }
-    sampler.stop();
+    });
 
     PcSamples out;
     std::map<std::tuple<std::uint64_t, std::string, std::uint64_t>, SampledPc> by_pc;

@@ -52,61 +52,33 @@ void synchronize_stream(CUstream stream) {
 }
 
 Stream::Stream(bool non_blocking) {
-    detail::call("cuStreamCreate", detail::driver().cuStreamCreate, &stream_,
+    detail::call("cuStreamCreate", detail::driver().cuStreamCreate, stream_.put(),
                  non_blocking ? unsigned{CU_STREAM_NON_BLOCKING} : unsigned{CU_STREAM_DEFAULT});
-    detail::register_stream(stream_);
+    detail::register_stream(stream_.get());
 }
 
-Stream::~Stream() {
-    if (stream_ != nullptr) {
-        detail::unregister_stream(stream_);
-        if (const auto* d = detail::driver_if_loaded()) detail::call_noexcept(d->cuStreamDestroy, stream_);
-    }
+void detail::StreamDestroy::operator()(CUstream stream) const noexcept {
+    unregister_stream(stream);
+    call_noexcept(&DriverApi::cuStreamDestroy, stream);
 }
 
-Stream::Stream(Stream&& other) noexcept : stream_(other.stream_) { other.stream_ = nullptr; }
-
-Stream& Stream::operator=(Stream&& other) noexcept {
-    if (this != &other) {
-        Stream old(std::move(*this));
-        stream_ = other.stream_;
-        other.stream_ = nullptr;
-    }
-    return *this;
-}
-
-bool Stream::query() const { return query_stream(stream_); }
-void Stream::synchronize() const { synchronize_stream(stream_); }
+bool Stream::query() const { return query_stream(stream_.get()); }
+void Stream::synchronize() const { synchronize_stream(stream_.get()); }
 
 Event::Event(bool timing) {
-    detail::call("cuEventCreate", detail::driver().cuEventCreate, &event_,
+    detail::call("cuEventCreate", detail::driver().cuEventCreate, event_.put(),
                  timing ? unsigned{CU_EVENT_DEFAULT} : unsigned{CU_EVENT_DISABLE_TIMING});
 }
 
-Event::~Event() {
-    if (event_ != nullptr) {
-        if (const auto* d = detail::driver_if_loaded()) detail::call_noexcept(d->cuEventDestroy, event_);
-    }
-}
-
-Event::Event(Event&& other) noexcept : event_(other.event_) { other.event_ = nullptr; }
-
-Event& Event::operator=(Event&& other) noexcept {
-    if (this != &other) {
-        Event old(std::move(*this));
-        event_ = other.event_;
-        other.event_ = nullptr;
-    }
-    return *this;
-}
+void detail::EventDestroy::operator()(CUevent event) const noexcept { call_noexcept(&DriverApi::cuEventDestroy, event); }
 
 void Event::record(CUstream stream) const {
-    detail::call("cuEventRecord", detail::driver().cuEventRecord, event_, stream);
+    detail::call("cuEventRecord", detail::driver().cuEventRecord, event_.get(), stream);
 }
 
 bool Event::query() const {
     throw_if_context_lost();
-    return ready(detail::driver().cuEventQuery(event_), "cuEventQuery");
+    return ready(detail::driver().cuEventQuery(event_.get()), "cuEventQuery");
 }
 
 void Event::synchronize() const {

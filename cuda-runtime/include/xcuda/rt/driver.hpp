@@ -1,12 +1,10 @@
-// The CUDA driver, opened at run time (libcuda.so.1 is never linked).
+// The CUDA driver, opened at run time (libcuda.so.1 is never linked): loaded on first use from
+// $XCUDA_CUDA_DRIVER when set (tests use it to force "no driver library"), else "libcuda.so.1".
 #pragma once
 
 #include <string>
 
 namespace xcuda::rt {
-
-// Library loaded on first use: $XCUDA_CUDA_DRIVER when set (tests use it to force "no driver
-// library"), else "libcuda.so.1".
 
 // True when the driver loaded, cuInit succeeded and at least one device exists. Never throws.
 bool driver_available() noexcept;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <xcuda/rt/dim3.hpp>
+#include <xcuda/rt/handle.hpp>
 
 #include <cuda.h>
 
@@ -18,15 +19,19 @@ struct KernelNode {
     unsigned shared_mem = 0;
 };
 
+namespace detail {
+struct GraphDestroy {
+    void operator()(CUgraph graph) const noexcept;
+};
+struct GraphExecDestroy {
+    void operator()(CUgraphExec exec) const noexcept;
+};
+}  // namespace detail
+
 // An instantiated graph (RAII), move-only.
 class Graph {
 public:
     Graph() = default;
-    ~Graph();
-    Graph(Graph&& other) noexcept;
-    Graph& operator=(Graph&& other) noexcept;
-    Graph(const Graph&) = delete;
-    Graph& operator=(const Graph&) = delete;
 
     // Queues the whole graph on `stream` (the legacy default stream when nullptr).
     void launch(CUstream stream) const;
@@ -40,8 +45,8 @@ public:
 
 private:
     friend class StreamCapture;
-    CUgraph graph_ = nullptr;
-    CUgraphExec exec_ = nullptr;
+    detail::Handle<CUgraph, detail::GraphDestroy> graph_;
+    detail::Handle<CUgraphExec, detail::GraphExecDestroy> exec_;   // destroyed first, being declared last
 };
 
 // Capture of the work queued on `stream` until finish(). The legacy default stream cannot be

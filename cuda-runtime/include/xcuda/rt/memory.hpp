@@ -1,11 +1,22 @@
 // Device and pinned host memory, copies and memset (in the current context).
 #pragma once
 
+#include <xcuda/rt/handle.hpp>
+
 #include <cuda.h>
 
 #include <cstddef>
 
 namespace xcuda::rt {
+
+namespace detail {
+struct MemFree {
+    void operator()(CUdeviceptr ptr) const noexcept;
+};
+struct MemFreeHost {
+    void operator()(void* ptr) const noexcept;
+};
+}  // namespace detail
 
 // cuMemAlloc'ed device memory, freed on destruction; move-only. Zero bytes holds no allocation.
 // Throws OutOfMemoryError (not sticky) when the device has no room.
@@ -13,17 +24,13 @@ class DeviceBuffer {
 public:
     DeviceBuffer() = default;
     explicit DeviceBuffer(std::size_t bytes);
-    ~DeviceBuffer();
-    DeviceBuffer(DeviceBuffer&& other) noexcept;
-    DeviceBuffer& operator=(DeviceBuffer&& other) noexcept;
-    DeviceBuffer(const DeviceBuffer&) = delete;
-    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
 
-    CUdeviceptr get() const noexcept { return ptr_; }
-    std::size_t size() const noexcept { return size_; }
+    CUdeviceptr get() const noexcept { return ptr_.get(); }
+    // Zero once moved from: what holds no allocation has no size.
+    std::size_t size() const noexcept { return ptr_.get() != 0 ? size_ : 0; }
 
 private:
-    CUdeviceptr ptr_ = 0;
+    detail::Handle<CUdeviceptr, detail::MemFree> ptr_;
     std::size_t size_ = 0;
 };
 
@@ -32,17 +39,13 @@ class PinnedBuffer {
 public:
     PinnedBuffer() = default;
     explicit PinnedBuffer(std::size_t bytes);
-    ~PinnedBuffer();
-    PinnedBuffer(PinnedBuffer&& other) noexcept;
-    PinnedBuffer& operator=(PinnedBuffer&& other) noexcept;
-    PinnedBuffer(const PinnedBuffer&) = delete;
-    PinnedBuffer& operator=(const PinnedBuffer&) = delete;
 
-    void* get() const noexcept { return ptr_; }
-    std::size_t size() const noexcept { return size_; }
+    void* get() const noexcept { return ptr_.get(); }
+    // Zero once moved from, like DeviceBuffer::size().
+    std::size_t size() const noexcept { return ptr_.get() != nullptr ? size_ : 0; }
 
 private:
-    void* ptr_ = nullptr;
+    detail::Handle<void*, detail::MemFreeHost> ptr_;
     std::size_t size_ = 0;
 };
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <xcuda/rt/dim3.hpp>
+#include <xcuda/rt/handle.hpp>
 
 #include <cuda.h>
 
@@ -66,6 +67,12 @@ struct DeviceSymbol {
     std::size_t bytes = 0;
 };
 
+namespace detail {
+struct ModuleUnload {
+    void operator()(CUmodule module) const noexcept;
+};
+}  // namespace detail
+
 // A loaded module (RAII: unloaded on destruction), move-only. Loads into the calling thread's
 // current context: make a PrimaryContext current first, and keep it alive longer than this.
 class Module {
@@ -73,26 +80,17 @@ public:
     // Throws DriverError with the JIT error log appended when loading fails.
     static Module from_cubin(std::string_view cubin);
     static Module from_ptx(std::string_view ptx);
-    ~Module();
-    Module(Module&& other) noexcept;
-    Module& operator=(Module&& other) noexcept;
-    Module(const Module&) = delete;
-    Module& operator=(const Module&) = delete;
 
     // Throws DriverError(NOT_FOUND) naming the kernel when it is not in the module.
     Function function(const std::string& mangled_name) const;
     // cuModuleGetGlobal. Throws DriverError(NOT_FOUND) naming the variable when it is not there.
     DeviceSymbol global(const std::string& lowered_name) const;
-    CUmodule handle() const noexcept { return module_; }
-    const std::string& jit_info_log() const noexcept { return info_log_; }
-    const std::string& jit_error_log() const noexcept { return error_log_; }
+    CUmodule handle() const noexcept { return module_.get(); }
 
 private:
     Module() = default;
     static Module load(std::string_view image, bool nul_terminate);
-    CUmodule module_ = nullptr;
-    std::string info_log_;
-    std::string error_log_;
+    detail::Handle<CUmodule, detail::ModuleUnload> module_;
 };
 
 }  // namespace xcuda::rt

@@ -1,29 +1,35 @@
 // Streams and events (in the current context).
 #pragma once
 
+#include <xcuda/rt/handle.hpp>
+
 #include <cuda.h>
 
 namespace xcuda::rt {
+
+namespace detail {
+struct StreamDestroy {
+    void operator()(CUstream stream) const noexcept;
+};
+struct EventDestroy {
+    void operator()(CUevent event) const noexcept;
+};
+}  // namespace detail
 
 // A created stream (RAII), move-only.
 class Stream {
 public:
     // non_blocking: does not synchronise with the legacy default stream (CU_STREAM_NON_BLOCKING).
     explicit Stream(bool non_blocking = true);
-    ~Stream();
-    Stream(Stream&& other) noexcept;
-    Stream& operator=(Stream&& other) noexcept;
-    Stream(const Stream&) = delete;
-    Stream& operator=(const Stream&) = delete;
 
-    CUstream handle() const noexcept { return stream_; }
+    CUstream handle() const noexcept { return stream_.get(); }
     // True when all work queued so far has finished; throws the work's error.
     bool query() const;
     // Polling wait; throws Interrupted when the interrupt check fires.
     void synchronize() const;
 
 private:
-    CUstream stream_ = nullptr;
+    detail::Handle<CUstream, detail::StreamDestroy> stream_;
 };
 
 // Polling wait on any stream handle (nullptr = legacy default stream).
@@ -35,19 +41,14 @@ class Event {
 public:
     // timing=false creates CU_EVENT_DISABLE_TIMING (cheaper, but elapsed_ms refuses it).
     explicit Event(bool timing = true);
-    ~Event();
-    Event(Event&& other) noexcept;
-    Event& operator=(Event&& other) noexcept;
-    Event(const Event&) = delete;
-    Event& operator=(const Event&) = delete;
 
-    CUevent handle() const noexcept { return event_; }
+    CUevent handle() const noexcept { return event_.get(); }
     void record(CUstream stream = nullptr) const;
     bool query() const;
     void synchronize() const;   // polling, interruptible
 
 private:
-    CUevent event_ = nullptr;
+    detail::Handle<CUevent, detail::EventDestroy> event_;
 };
 
 // Milliseconds between two recorded, completed events (waits for `end` first, polling).
