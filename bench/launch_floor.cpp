@@ -75,7 +75,10 @@ int main(int argc, char** argv) {
     std::vector<float> hx(n), hy(n), hout(n);
     std::mt19937 gen(std::random_device{}());
     std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-    for (int i = 0; i < n; ++i) { hx[i] = dist(gen); hy[i] = dist(gen); }
+    for (int i = 0; i < n; ++i) {
+        hx[i] = dist(gen);
+        hy[i] = dist(gen);
+    }
     CUdeviceptr x, y, out;
     check(cuMemAlloc(&x, bytes), "cuMemAlloc x");
     check(cuMemAlloc(&y, bytes), "cuMemAlloc y");

@@ -59,22 +59,33 @@ int main(int argc, char** argv) {
     size_t buf_size = 28;
     void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, buf, CU_LAUNCH_PARAM_BUFFER_SIZE, &buf_size, CU_LAUNCH_PARAM_END};
     CUlaunchConfig cfg = {};
-    cfg.gridDimX = 16; cfg.gridDimY = 1; cfg.gridDimZ = 1;
-    cfg.blockDimX = 256; cfg.blockDimY = 1; cfg.blockDimZ = 1;
+    cfg.gridDimX = 16;
+    cfg.gridDimY = 1;
+    cfg.gridDimZ = 1;
+    cfg.blockDimX = 256;
+    cfg.blockDimY = 1;
+    cfg.blockDimZ = 1;
     cfg.hStream = stream;
     CUcontext cur = nullptr;
 
     std::map<std::string, std::function<void()>> forms = {
         {"params", [&] { check(cuLaunchKernel(saxpy, 16, 1, 1, 256, 1, 1, 0, stream, params, nullptr), "launch"); }},
-        {"extra_buffer", [&] { check(cuLaunchKernel(saxpy, 16, 1, 1, 256, 1, 1, 0, stream, nullptr, extra), "launch"); }},
+        {"extra_buffer",
+         [&] { check(cuLaunchKernel(saxpy, 16, 1, 1, 256, 1, 1, 0, stream, nullptr, extra), "launch"); }},
         {"launch_ex", [&] { check(cuLaunchKernelEx(&cfg, saxpy, params, nullptr), "launchEx"); }},
-        {"empty_kernel", [&] { check(cuLaunchKernel(empty, 1, 1, 1, 32, 1, 1, 0, stream, nullptr, nullptr), "launch"); }},
-        {"params+ctxget", [&] { cuCtxGetCurrent(&cur); check(cuLaunchKernel(saxpy, 16, 1, 1, 256, 1, 1, 0, stream, params, nullptr), "launch"); }},
+        {"empty_kernel",
+         [&] { check(cuLaunchKernel(empty, 1, 1, 1, 32, 1, 1, 0, stream, nullptr, nullptr), "launch"); }},
+        {"params+ctxget",
+         [&] {
+             cuCtxGetCurrent(&cur);
+             check(cuLaunchKernel(saxpy, 16, 1, 1, 256, 1, 1, 0, stream, params, nullptr), "launch");
+         }},
         {"ctx_get_only", [&] { cuCtxGetCurrent(&cur); }},
     };
     const long batches[] = {100, 1000, 20000};
     std::map<std::string, std::vector<double>> samples;
-    for (auto& [name, f] : forms) for (int i = 0; i < 500; ++i) f();
+    for (auto& [name, f] : forms)
+        for (int i = 0; i < 500; ++i) f();
     check(cuStreamSynchronize(stream), "sync");
     for (int rep = 0; rep < 15; ++rep) {
         for (auto& [name, f] : forms) {
@@ -107,7 +118,9 @@ int main(int argc, char** argv) {
         gpu.push_back(ms * 1e6 / 20000);
     }
     std::printf("{");
-    for (auto& [k, v] : samples) std::printf("\"%s\": [%.1f, %.1f, %.1f], ", k.c_str(), median(v), *std::min_element(v.begin(), v.end()), *std::max_element(v.begin(), v.end()));
+    for (auto& [k, v] : samples)
+        std::printf("\"%s\": [%.1f, %.1f, %.1f], ", k.c_str(), median(v), *std::min_element(v.begin(), v.end()),
+                    *std::max_element(v.begin(), v.end()));
     std::printf("\"gpu_ns_per_kernel_back_to_back\": %.1f}\n", median(gpu));
     return 0;
 }

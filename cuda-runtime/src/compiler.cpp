@@ -16,7 +16,7 @@ namespace xcuda::rt {
 namespace {
 
 bool is_file(const std::string& path) {
-    struct stat st{};
+    struct stat st {};
     return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
@@ -93,8 +93,8 @@ public:
             sources.push_back(h.source.c_str());
         }
         const std::string src(source);
-        check(detail::nvrtc().nvrtcCreateProgram(&prog_, src.c_str(), o.program_name.c_str(), static_cast<int>(o.headers.size()),
-                                 sources.data(), names.data()),
+        check(detail::nvrtc().nvrtcCreateProgram(&prog_, src.c_str(), o.program_name.c_str(),
+                                                 static_cast<int>(o.headers.size()), sources.data(), names.data()),
               "nvrtcCreateProgram");
     }
     ~Program() { detail::nvrtc().nvrtcDestroyProgram(&prog_); }

@@ -12,7 +12,7 @@ namespace {
 
 constexpr std::size_t fifo_request = std::size_t{64} << 20;
 std::mutex g_fifo_mutex;
-std::map<int, PrintfFifo> g_fifo;   // by device ordinal; primary contexts are per device and process
+std::map<int, PrintfFifo> g_fifo;  // by device ordinal; primary contexts are per device and process
 
 // The limit can only change before the context's first launch (afterwards the driver answers
 // CUDA_ERROR_INVALID_VALUE), so it is applied once, at our first retain in this process.

@@ -13,9 +13,9 @@ namespace xcuda::rt {
 namespace {
 
 using detail::check_cupti;
+using detail::cupti;
 using detail::cupti_params;
 using detail::sampling_params;
-using detail::cupti;
 
 // cuptiProfilerInitialize once per process: its DeInitialize would end every other profiling
 // session of the process too, and the cost is paid only by the first profile.
@@ -29,7 +29,8 @@ void initialize_profiler() {
 
 struct HostDeinitialize {
     void operator()(CUpti_Profiler_Host_Object* host) const noexcept {
-        auto p = cupti_params<CUpti_Profiler_Host_Deinitialize_Params>(CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
+        auto p =
+            cupti_params<CUpti_Profiler_Host_Deinitialize_Params>(CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
         p.pHostObject = host;
         cupti().cuptiProfilerHostDeinitialize(&p);
     }
@@ -42,7 +43,8 @@ public:
     HostObject(const std::string& chip, const std::uint8_t* availability) : host_(initialize(chip, availability)) {}
 
     MetricDescription describe(const std::string& chip, const std::string& metric) const {
-        auto p = params<CUpti_Profiler_Host_GetMetricProperties_Params>(CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE);
+        auto p = params<CUpti_Profiler_Host_GetMetricProperties_Params>(
+            CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE);
         p.pMetricName = metric.c_str();
         if (cupti().cuptiProfilerHostGetMetricProperties(&p) != CUPTI_SUCCESS) {
             throw std::invalid_argument("'" + metric + "' is not a metric of " + chip +
@@ -53,14 +55,17 @@ public:
     }
 
     std::vector<std::uint8_t> config_image(const std::vector<const char*>& metrics) const {
-        auto add = params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
+        auto add = params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(
+            CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
         add.ppMetricNames = const_cast<const char**>(metrics.data());
         add.numMetrics = metrics.size();
         check_cupti(cupti().cuptiProfilerHostConfigAddMetrics(&add), "cuptiProfilerHostConfigAddMetrics");
-        auto size = params<CUpti_Profiler_Host_GetConfigImageSize_Params>(CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
+        auto size = params<CUpti_Profiler_Host_GetConfigImageSize_Params>(
+            CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
         check_cupti(cupti().cuptiProfilerHostGetConfigImageSize(&size), "cuptiProfilerHostGetConfigImageSize");
         std::vector<std::uint8_t> image(size.configImageSize);
-        auto get = params<CUpti_Profiler_Host_GetConfigImage_Params>(CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
+        auto get =
+            params<CUpti_Profiler_Host_GetConfigImage_Params>(CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
         get.configImageSize = image.size();
         get.pConfigImage = image.data();
         check_cupti(cupti().cuptiProfilerHostGetConfigImage(&get), "cuptiProfilerHostGetConfigImage");
@@ -70,7 +75,8 @@ public:
     std::vector<double> evaluate(const std::vector<std::uint8_t>& counter_data, std::size_t range,
                                  const std::vector<const char*>& metrics) const {
         std::vector<double> values(metrics.size());
-        auto p = params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
+        auto p = params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(
+            CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
         p.pCounterDataImage = counter_data.data();
         p.counterDataImageSize = counter_data.size();
         p.rangeIndex = range;
@@ -84,7 +90,8 @@ public:
     std::vector<std::string> base_metrics() const {
         std::vector<std::string> names;
         for (auto type : {CUPTI_METRIC_TYPE_COUNTER, CUPTI_METRIC_TYPE_RATIO, CUPTI_METRIC_TYPE_THROUGHPUT}) {
-            auto p = params<CUpti_Profiler_Host_GetBaseMetrics_Params>(CUpti_Profiler_Host_GetBaseMetrics_Params_STRUCT_SIZE);
+            auto p = params<CUpti_Profiler_Host_GetBaseMetrics_Params>(
+                CUpti_Profiler_Host_GetBaseMetrics_Params_STRUCT_SIZE);
             p.metricType = type;
             check_cupti(cupti().cuptiProfilerHostGetBaseMetrics(&p), "cuptiProfilerHostGetBaseMetrics");
             for (std::size_t i = 0; i < p.numMetrics; ++i) names.emplace_back(p.ppMetricNames[i]);
@@ -119,7 +126,8 @@ private:
 };
 
 std::size_t passes_needed(std::vector<std::uint8_t>& config) {
-    auto p = cupti_params<CUpti_Profiler_Host_GetNumOfPasses_Params>(CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
+    auto p =
+        cupti_params<CUpti_Profiler_Host_GetNumOfPasses_Params>(CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
     p.configImageSize = config.size();
     p.pConfigImage = config.data();
     check_cupti(cupti().cuptiProfilerHostGetNumOfPasses(&p), "cuptiProfilerHostGetNumOfPasses");
@@ -127,7 +135,8 @@ std::size_t passes_needed(std::vector<std::uint8_t>& config) {
 }
 
 std::vector<std::uint8_t> counter_availability(CUcontext ctx) {
-    auto p = cupti_params<CUpti_Profiler_GetCounterAvailability_Params>(CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
+    auto p = cupti_params<CUpti_Profiler_GetCounterAvailability_Params>(
+        CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
     p.ctx = ctx;
     check_cupti(cupti().cuptiProfilerGetCounterAvailability(&p), "cuptiProfilerGetCounterAvailability");
     std::vector<std::uint8_t> image(p.counterAvailabilityImageSize);
@@ -151,14 +160,16 @@ public:
     explicit RangeProfiler(CUcontext ctx) : object_(enable(ctx)) {}
 
     std::vector<std::uint8_t> counter_data_image(std::vector<const char*>& metrics, std::size_t ranges) const {
-        auto size = params<CUpti_RangeProfiler_GetCounterDataSize_Params>(CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
+        auto size = params<CUpti_RangeProfiler_GetCounterDataSize_Params>(
+            CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
         size.pMetricNames = metrics.data();
         size.numMetrics = metrics.size();
         size.maxNumOfRanges = ranges;
         size.maxNumRangeTreeNodes = static_cast<std::uint32_t>(ranges);
         check_cupti(cupti().cuptiRangeProfilerGetCounterDataSize(&size), "cuptiRangeProfilerGetCounterDataSize");
         std::vector<std::uint8_t> image(size.counterDataSize);
-        auto init = params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
+        auto init = params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(
+            CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
         init.counterDataSize = image.size();
         init.pCounterData = image.data();
         check_cupti(cupti().cuptiRangeProfilerCounterDataImageInitialize(&init),
@@ -220,7 +231,8 @@ private:
 };
 
 std::size_t ranges_in(const std::vector<std::uint8_t>& counter_data) {
-    auto p = cupti_params<CUpti_RangeProfiler_GetCounterDataInfo_Params>(CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
+    auto p = cupti_params<CUpti_RangeProfiler_GetCounterDataInfo_Params>(
+        CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
     p.pCounterDataImage = counter_data.data();
     p.counterDataImageSize = counter_data.size();
     check_cupti(cupti().cuptiRangeProfilerGetCounterDataInfo(&p), "cuptiRangeProfilerGetCounterDataInfo");
@@ -278,7 +290,8 @@ std::string chip_name(int device_ordinal) {
 }
 
 std::vector<std::string> supported_chips() {
-    auto p = cupti_params<CUpti_Profiler_Host_GetSupportedChips_Params>(CUpti_Profiler_Host_GetSupportedChips_Params_STRUCT_SIZE);
+    auto p = cupti_params<CUpti_Profiler_Host_GetSupportedChips_Params>(
+        CUpti_Profiler_Host_GetSupportedChips_Params_STRUCT_SIZE);
     check_cupti(cupti().cuptiProfilerHostGetSupportedChips(&p), "cuptiProfilerHostGetSupportedChips");
     return {p.ppChipNames, p.ppChipNames + p.numChips};
 }

@@ -21,7 +21,12 @@ bool read_le(std::string_view data, std::uint64_t offset, unsigned bytes, std::u
 
 std::optional<std::string_view> function_machine_code(std::string_view cubin, std::string_view mangled_name) {
     // ELF64, little-endian (ELFCLASS64 = 2, ELFDATA2LSB = 1): what every CUBIN is.
-    if (cubin.size() < 64 || std::memcmp(cubin.data(), "\x7f" "ELF", 4) != 0 || cubin[4] != 2 || cubin[5] != 1) {
+    if (cubin.size() < 64 ||
+        std::memcmp(cubin.data(),
+                    "\x7f"
+                    "ELF",
+                    4) != 0 ||
+        cubin[4] != 2 || cubin[5] != 1) {
         return std::nullopt;
     }
     std::uint64_t shoff = 0, shentsize = 0, shnum = 0, shstrndx = 0;
@@ -31,8 +36,8 @@ std::optional<std::string_view> function_machine_code(std::string_view cubin, st
     }
     const auto section = [&](std::uint64_t index, std::uint64_t& name, std::uint64_t& offset, std::uint64_t& size) {
         const std::uint64_t at = shoff + index * shentsize;
-        return read_le(cubin, at, 4, name) && read_le(cubin, at + 0x18, 8, offset) && read_le(cubin, at + 0x20, 8, size) &&
-               offset <= cubin.size() && size <= cubin.size() - offset;
+        return read_le(cubin, at, 4, name) && read_le(cubin, at + 0x18, 8, offset) &&
+               read_le(cubin, at + 0x20, 8, size) && offset <= cubin.size() && size <= cubin.size() - offset;
     };
     std::uint64_t names_name = 0, names_offset = 0, names_size = 0;
     if (!section(shstrndx, names_name, names_offset, names_size)) return std::nullopt;

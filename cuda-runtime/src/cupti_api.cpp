@@ -83,28 +83,26 @@ void require_nvidia_driver() {
 void check_cupti(CUptiResult result, const char* call) {
     using Why = ProfilerUnavailable::Why;
     switch (result) {
-    case CUPTI_SUCCESS:
-        return;
-    case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
-    case CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES:
-        throw ProfilerUnavailable(
-            Why::not_permitted,
-            std::string(call) + ": " + result_name(result) +
-                ": this machine lets only administrators read GPU performance counters. Run the kernel as root, or "
-                "have an administrator allow it: `options nvidia NVreg_RestrictProfilingToAdminUsers=0` in a file "
-                "under /etc/modprobe.d, then reload the driver or reboot "
-                "(https://developer.nvidia.com/ERR_NVGPUCTRPERM); on a virtual GPU the host must enable profiling");
-    case CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED:
-    case CUPTI_ERROR_CMP_DEVICE_NOT_SUPPORTED:
-    case CUPTI_ERROR_NOT_SUPPORTED:
-    case CUPTI_ERROR_NOT_COMPATIBLE:
-        throw ProfilerUnavailable(Why::unsupported,
-                                  std::string(call) + ": " + result_name(result) +
-                                      ": this GPU or its configuration (a virtual GPU, a mining processor, WSL, or "
-                                      "an architecture older than Volta) does not expose performance counters; "
-                                      "event timing still works");
-    default:
-        throw ProfilerUnavailable(Why::failed, std::string(call) + ": " + result_name(result));
+        case CUPTI_SUCCESS: return;
+        case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
+        case CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES:
+            throw ProfilerUnavailable(
+                Why::not_permitted,
+                std::string(call) + ": " + result_name(result) +
+                    ": this machine lets only administrators read GPU performance counters. Run the kernel as root, or "
+                    "have an administrator allow it: `options nvidia NVreg_RestrictProfilingToAdminUsers=0` in a file "
+                    "under /etc/modprobe.d, then reload the driver or reboot "
+                    "(https://developer.nvidia.com/ERR_NVGPUCTRPERM); on a virtual GPU the host must enable profiling");
+        case CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED:
+        case CUPTI_ERROR_CMP_DEVICE_NOT_SUPPORTED:
+        case CUPTI_ERROR_NOT_SUPPORTED:
+        case CUPTI_ERROR_NOT_COMPATIBLE:
+            throw ProfilerUnavailable(Why::unsupported,
+                                      std::string(call) + ": " + result_name(result) +
+                                          ": this GPU or its configuration (a virtual GPU, a mining processor, WSL, or "
+                                          "an architecture older than Volta) does not expose performance counters; "
+                                          "event timing still works");
+        default: throw ProfilerUnavailable(Why::failed, std::string(call) + ": " + result_name(result));
     }
 }
 

@@ -15,6 +15,8 @@
 
 #include <string>
 
+// The table keeps its hand-made layout: clang-format indents each continuation line deeper.
+// clang-format off
 #define XCUDA_CUPTI_FUNCTIONS(X)                                                                            \
     X(cuptiGetResultString) X(cuptiProfilerInitialize) X(cuptiProfilerDeInitialize)                         \
     X(cuptiDeviceGetChipName) X(cuptiProfilerGetCounterAvailability) X(cuptiProfilerDeviceSupported)       \
@@ -30,6 +32,7 @@
     X(cuptiPCSamplingSetConfigurationAttribute) X(cuptiPCSamplingStart) X(cuptiPCSamplingStop)             \
     X(cuptiPCSamplingGetData) X(cuptiPCSamplingGetNumStallReasons) X(cuptiPCSamplingGetStallReasons)       \
     X(cuptiGetSassToSourceCorrelation) X(cuptiGetCubinCrc)
+// clang-format on
 
 namespace xcuda::rt::detail {
 

@@ -29,11 +29,11 @@ DeviceProperties read_properties(const Device& device) {
     p.warp_size = attr(CU_DEVICE_ATTRIBUTE_WARP_SIZE);
     p.max_threads_per_block = attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
     p.max_block_dims = Dim3(static_cast<unsigned>(attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X)),
-                                 static_cast<unsigned>(attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y)),
-                                 static_cast<unsigned>(attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z)));
+                            static_cast<unsigned>(attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y)),
+                            static_cast<unsigned>(attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z)));
     p.max_grid_dims = Dim3(static_cast<unsigned>(attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)),
-                                static_cast<unsigned>(attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y)),
-                                static_cast<unsigned>(attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z)));
+                           static_cast<unsigned>(attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y)),
+                           static_cast<unsigned>(attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z)));
     p.max_threads_per_sm = attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
     p.max_blocks_per_sm = attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR);
     p.max_shared_per_block = attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK);

@@ -9,7 +9,7 @@
 #include <string>
 
 #define XCUDA_STR2(x) #x
-#define XCUDA_STR(x) XCUDA_STR2(x)   // expands cuda.h's macro first: "cuMemAlloc_v2"
+#define XCUDA_STR(x) XCUDA_STR2(x)  // expands cuda.h's macro first: "cuMemAlloc_v2"
 
 namespace xcuda::rt {
 namespace detail {
@@ -17,8 +17,8 @@ namespace {
 
 struct DriverState {
     DriverApi api;
-    bool loaded = false;            // every symbol resolved
-    bool usable = false;            // cuInit succeeded and a device exists
+    bool loaded = false;  // every symbol resolved
+    bool usable = false;  // cuInit succeeded and a device exists
     NoDeviceError::Why why = NoDeviceError::Why::no_driver_library;
     std::string reason;
     int version = 0;
@@ -51,8 +51,8 @@ void load(DriverState& s) {
         return;
     }
     const char* missing = nullptr;
-#define XCUDA_RESOLVE(fn)                                                                  \
-    s.api.fn = reinterpret_cast<decltype(s.api.fn)>(dlsym(handle, XCUDA_STR(fn)));         \
+#define XCUDA_RESOLVE(fn)                                                          \
+    s.api.fn = reinterpret_cast<decltype(s.api.fn)>(dlsym(handle, XCUDA_STR(fn))); \
     if (s.api.fn == nullptr && missing == nullptr) missing = XCUDA_STR(fn);
     XCUDA_DRIVER_FUNCTIONS(XCUDA_RESOLVE)
 #undef XCUDA_RESOLVE
@@ -62,17 +62,17 @@ void load(DriverState& s) {
     if (missing != nullptr) {
         s.why = NoDeviceError::Why::driver_too_old;
         s.reason = "CUDA driver too old: " + lib + " (CUDA " + std::to_string(s.version / 1000) + "." +
-                   std::to_string(s.version % 1000 / 10) + ") lacks " + missing + "; this build needs a driver for CUDA " +
-                   std::to_string(CUDA_VERSION / 1000) + "." + std::to_string(CUDA_VERSION % 1000 / 10) +
-                   " or newer: update the NVIDIA driver";
+                   std::to_string(s.version % 1000 / 10) + ") lacks " + missing +
+                   "; this build needs a driver for CUDA " + std::to_string(CUDA_VERSION / 1000) + "." +
+                   std::to_string(CUDA_VERSION % 1000 / 10) + " or newer: update the NVIDIA driver";
         return;
     }
     s.loaded = true;
     CUresult rc = s.api.cuInit(0);
     if (rc == CUDA_ERROR_NO_DEVICE) {
         s.why = NoDeviceError::Why::no_device;
-        s.reason = "no CUDA device: the driver (" + lib + ") loaded but cuInit reports no device (" + error_text(s.api, rc) +
-                   "); check nvidia-smi and CUDA_VISIBLE_DEVICES";
+        s.reason = "no CUDA device: the driver (" + lib + ") loaded but cuInit reports no device (" +
+                   error_text(s.api, rc) + "); check nvidia-smi and CUDA_VISIBLE_DEVICES";
         return;
     }
     if (rc != CUDA_SUCCESS) {
@@ -119,7 +119,7 @@ const DriverApi* driver_if_loaded() noexcept {
     try {
         DriverState& s = state();
         return s.loaded ? &s.api : nullptr;
-    } catch (...) {   // only std::bad_alloc from load()'s messages
+    } catch (...) {  // only std::bad_alloc from load()'s messages
         return nullptr;
     }
 }
@@ -134,15 +134,13 @@ bool driver_available() noexcept {
     }
 }
 
-std::string driver_unavailable_reason() {
-    return detail::state().usable ? std::string() : detail::state().reason;
-}
+std::string driver_unavailable_reason() { return detail::state().usable ? std::string() : detail::state().reason; }
 
 void require_driver() { (void)detail::driver(); }
 
 int driver_version() {
     const auto& s = detail::state();
-    if (!s.loaded) {   // a driver without devices still has a version
+    if (!s.loaded) {  // a driver without devices still has a version
         throw NoDeviceError(s.why, s.reason);
     }
     return s.version;

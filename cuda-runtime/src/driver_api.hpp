@@ -10,6 +10,8 @@
 
 #include <string>
 
+// The table keeps its hand-made layout: clang-format indents each continuation line deeper.
+// clang-format off
 #define XCUDA_DRIVER_FUNCTIONS(X)                                                                  \
     X(cuGetErrorName) X(cuGetErrorString) X(cuInit) X(cuDriverGetVersion) X(cuDeviceGetCount)      \
     X(cuDeviceGet) X(cuDeviceGetName) X(cuDeviceGetAttribute) X(cuDeviceTotalMem)                  \
@@ -25,6 +27,7 @@
     X(cuStreamBeginCapture) X(cuStreamEndCapture) X(cuStreamIsCapturing) X(cuStreamGetCaptureInfo)  \
     X(cuGraphInstantiate) X(cuGraphLaunch) X(cuGraphDestroy) X(cuGraphExecDestroy) X(cuGraphGetNodes) \
     X(cuGraphNodeGetType) X(cuGraphKernelNodeGetParams) X(cuGraphExecKernelNodeSetParams)
+// clang-format on
 
 namespace xcuda::rt::detail {
 

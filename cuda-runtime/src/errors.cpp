@@ -73,7 +73,11 @@ DriverError::DriverError(CUresult code, std::string call, std::string detail)
                       (detail.empty() ? std::string() : ": " + detail)) {}
 
 DriverError::DriverError(CUresult code, std::string call, std::string detail, std::string what)
-    : CudaError(std::move(what)), code_(code), name_(name_of(code)), call_(std::move(call)), message_(message_of(code)) {}
+    : CudaError(std::move(what)),
+      code_(code),
+      name_(name_of(code)),
+      call_(std::move(call)),
+      message_(message_of(code)) {}
 
 LaunchError::LaunchError(std::string call, std::string what)
     : DriverError(CUDA_ERROR_INVALID_VALUE, std::move(call), {}, std::move(what)) {}
@@ -94,10 +98,8 @@ bool is_sticky(CUresult code) noexcept {
         case CUDA_ERROR_LAUNCH_FAILED:
         case CUDA_ERROR_TENSOR_MEMORY_LEAK:
         case CUDA_ERROR_MPS_CLIENT_TERMINATED:
-        case CUDA_ERROR_EXTERNAL_DEVICE:
-            return true;
-        default:
-            return false;
+        case CUDA_ERROR_EXTERNAL_DEVICE: return true;
+        default: return false;
     }
 }
 
@@ -113,7 +115,8 @@ void check(CUresult result, const char* call, const std::string& detail) {
         if (!g_lost_error) {
             std::string why = detail;
             const std::string kernel = last_launched_kernel();
-            if (!kernel.empty()) why += (why.empty() ? "" : "; ") + std::string("the last kernel launched was ") + kernel;
+            if (!kernel.empty())
+                why += (why.empty() ? "" : "; ") + std::string("the last kernel launched was ") + kernel;
             why += (why.empty() ? "" : "; ") + std::string(context_lost_advice);
             g_lost_error = std::make_unique<ContextLostError>(result, call, why);
             g_lost.store(true);
@@ -125,7 +128,8 @@ void check(CUresult result, const char* call, const std::string& detail) {
 
 void check(nvrtcResult result, const char* call) {
     if (result != NVRTC_SUCCESS) {
-        throw CudaError(std::string(call) + ": " + detail::nvrtc().nvrtcGetErrorString(result) + " (" + std::to_string(result) + ")");
+        throw CudaError(std::string(call) + ": " + detail::nvrtc().nvrtcGetErrorString(result) + " (" +
+                        std::to_string(result) + ")");
     }
 }
 

@@ -20,7 +20,9 @@ KernelNode describe(CUgraphNode node, const CUDA_KERNEL_NODE_PARAMS& p) {
 
 }  // namespace
 
-void detail::GraphDestroy::operator()(CUgraph graph) const noexcept { call_noexcept(&DriverApi::cuGraphDestroy, graph); }
+void detail::GraphDestroy::operator()(CUgraph graph) const noexcept {
+    call_noexcept(&DriverApi::cuGraphDestroy, graph);
+}
 void detail::GraphExecDestroy::operator()(CUgraphExec exec) const noexcept {
     call_noexcept(&DriverApi::cuGraphExecDestroy, exec);
 }
@@ -66,8 +68,7 @@ StreamCapture::StreamCapture(CUstream stream) : stream_(stream) {
             "the legacy default stream cannot be captured into a graph: capture a stream of its own "
             "(xcuda.graph() without a stream makes one)");
     }
-    detail::call("cuStreamBeginCapture", detail::driver().cuStreamBeginCapture, stream,
-                 CU_STREAM_CAPTURE_MODE_RELAXED);
+    detail::call("cuStreamBeginCapture", detail::driver().cuStreamBeginCapture, stream, CU_STREAM_CAPTURE_MODE_RELAXED);
     capturing_ = true;
 }
 

@@ -36,8 +36,9 @@ const DeviceProperties& current_device_properties() {
     CUcontext ctx = nullptr;
     detail::call("cuCtxGetCurrent", d.cuCtxGetCurrent, &ctx);
     if (ctx == nullptr) {
-        throw LaunchError("launch", "no CUDA context is current on this thread: retain a PrimaryContext and call "
-                                    "make_current() before launching");
+        throw LaunchError("launch",
+                          "no CUDA context is current on this thread: retain a PrimaryContext and call "
+                          "make_current() before launching");
     }
     if (ctx != cached_context || !cached_device) {
         CUdevice dev = 0;
@@ -65,9 +66,11 @@ void check_shared_memory(const Function& function, const DeviceProperties& p, st
     if (shared_bytes > most) {
         throw LaunchError("launch", "dynamic shared memory of " + bytes_text(shared_bytes) + " is more than kernel " +
                                         function.name() + " can have on this device: at most " + bytes_text(most) +
-                                        " (the device's opt-in maximum of " + bytes_text(optin) + " per block, less the " +
-                                        bytes_text(static_bytes) + " of static shared memory the kernel declares); pass "
-                                        "shared_mem <= " + std::to_string(most));
+                                        " (the device's opt-in maximum of " + bytes_text(optin) +
+                                        " per block, less the " + bytes_text(static_bytes) +
+                                        " of static shared memory the kernel declares); pass "
+                                        "shared_mem <= " +
+                                        std::to_string(most));
     }
     function.set_attribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(shared_bytes));
 }
@@ -86,17 +89,20 @@ void check_cooperative(const Function& function, const DeviceProperties& p, Dim3
                                         std::to_string(grid.volume()) + " blocks but at most " + std::to_string(most) +
                                         " can be resident at once (" + std::to_string(per_sm) + " per SM x " +
                                         std::to_string(p.sm_count) + " SMs with block " + block.str() + " and " +
-                                        bytes_text(shared_bytes) + " of dynamic shared memory); use a grid of at most " +
-                                        std::to_string(most) + " blocks (a grid-stride loop covers the rest)");
+                                        bytes_text(shared_bytes) +
+                                        " of dynamic shared memory); use a grid of at most " + std::to_string(most) +
+                                        " blocks (a grid-stride loop covers the rest)");
     }
 }
 
-void check_cluster(const Function& function, const DeviceProperties& p, Dim3 grid, Dim3 block,
-                   std::size_t shared_bytes, Dim3 cluster) {
+void check_cluster(const Function& function, const DeviceProperties& p, Dim3 grid, Dim3 block, std::size_t shared_bytes,
+                   Dim3 cluster) {
     if (!p.cluster_launch) {
-        throw LaunchError("launch", "cluster=" + cluster.str() + " needs thread block clusters (compute capability "
-                                        "9.0 or newer); this device (" + p.name + ") is " + p.arch +
-                                        ": launch " + function.name() + " without cluster=");
+        throw LaunchError("launch", "cluster=" + cluster.str() +
+                                        " needs thread block clusters (compute capability "
+                                        "9.0 or newer); this device (" +
+                                        p.name + ") is " + p.arch + ": launch " + function.name() +
+                                        " without cluster=");
     }
     const char* axis[] = {"x", "y", "z"};
     const unsigned g[] = {grid.x, grid.y, grid.z};
@@ -116,7 +122,8 @@ void check_cluster(const Function& function, const DeviceProperties& p, Dim3 gri
     if (required.x != 0 && !(required == cluster)) {
         throw LaunchError("launch", "kernel " + function.name() + " requires clusters of " + required.str() +
                                         " (__cluster_dims__ or its required_cluster_* attributes); launch it with "
-                                        "cluster=" + required.str() + " or without cluster=");
+                                        "cluster=" +
+                                        required.str() + " or without cluster=");
     }
     int clusters = 0;
     try {
@@ -124,18 +131,23 @@ void check_cluster(const Function& function, const DeviceProperties& p, Dim3 gri
     } catch (const ContextLostError&) {
         throw;
     } catch (const DriverError& e) {
-        throw LaunchError("launch", "clusters " + cluster.str() + " of block " + block.str() + " are refused by the "
-                                        "driver (" + e.name() + ": " + e.driver_message() + "); portable clusters "
+        throw LaunchError("launch", "clusters " + cluster.str() + " of block " + block.str() +
+                                        " are refused by the "
+                                        "driver (" +
+                                        e.name() + ": " + e.driver_message() +
+                                        "); portable clusters "
                                         "have at most 8 blocks, up to 16 once the kernel's "
                                         "non_portable_cluster_size_allowed attribute is 1");
     }
     if (clusters == 0) {
-        throw LaunchError("launch", "kernel " + function.name() + " cannot run clusters of " +
-                                        std::to_string(cluster.volume()) + " blocks " + cluster.str() + " with block " +
-                                        block.str() + " and " + bytes_text(shared_bytes) + " of dynamic shared memory on this "
-                                        "device (cuOccupancyMaxActiveClusters: 0); use smaller clusters or blocks (at "
-                                        "most 8 blocks per cluster unless the kernel's non_portable_cluster_size_allowed "
-                                        "attribute is 1, then 16)");
+        throw LaunchError("launch",
+                          "kernel " + function.name() + " cannot run clusters of " + std::to_string(cluster.volume()) +
+                              " blocks " + cluster.str() + " with block " + block.str() + " and " +
+                              bytes_text(shared_bytes) +
+                              " of dynamic shared memory on this "
+                              "device (cuOccupancyMaxActiveClusters: 0); use smaller clusters or blocks (at "
+                              "most 8 blocks per cluster unless the kernel's non_portable_cluster_size_allowed "
+                              "attribute is 1, then 16)");
     }
 }
 
@@ -158,13 +170,14 @@ void validate_launch(const Function& function, Dim3 grid, Dim3 block, std::size_
                                         function.name() + " can run at most " + std::to_string(kernel_max) +
                                         " per block (its register use); use a smaller block");
     }
-    if (shared_bytes != 0) check_shared_memory(function, p, shared_bytes);   // spares two driver calls on the common path
+    if (shared_bytes != 0)
+        check_shared_memory(function, p, shared_bytes);  // spares two driver calls on the common path
     if (options.cluster) check_cluster(function, p, grid, block, shared_bytes, *options.cluster);
     if (options.cooperative) check_cooperative(function, p, grid, block, shared_bytes);
 }
 
-void launch(const Function& function, Dim3 grid, Dim3 block, std::size_t shared_bytes, CUstream stream,
-            void** params, const LaunchOptions& options) {
+void launch(const Function& function, Dim3 grid, Dim3 block, std::size_t shared_bytes, CUstream stream, void** params,
+            const LaunchOptions& options) {
     validate_launch(function, grid, block, shared_bytes, options);
     launch_validated(function, grid, block, shared_bytes, stream, params, options);
 }
@@ -206,16 +219,16 @@ void launch_validated(const Function& function, Dim3 grid, Dim3 block, std::size
     detail::note_launch(function.handle(), function.name());
     // Plain launches keep cuLaunchKernel: the hot path fills no launch config.
     const bool ex = options.any();
-    const CUresult rc = ex ? launch_ex(function, grid, block, shared_bytes, stream, params, options)
-                           : detail::driver().cuLaunchKernel(function.handle(), grid.x, grid.y, grid.z, block.x,
-                                                             block.y, block.z, static_cast<unsigned>(shared_bytes),
-                                                             stream, params, nullptr);
+    const CUresult rc =
+        ex ? launch_ex(function, grid, block, shared_bytes, stream, params, options)
+           : detail::driver().cuLaunchKernel(function.handle(), grid.x, grid.y, grid.z, block.x, block.y, block.z,
+                                             static_cast<unsigned>(shared_bytes), stream, params, nullptr);
     if (rc == CUDA_SUCCESS) return;
     const char* call = ex ? "cuLaunchKernelEx" : "cuLaunchKernel";
     if (rc == CUDA_ERROR_OUT_OF_MEMORY || is_sticky(rc)) check(rc, call, "launching " + function.name());
-    throw LaunchError(rc, call, "launching " + function.name() + " with grid " + grid.str() + ", block " +
-                                    block.str() + ", " + std::to_string(shared_bytes) + " bytes shared" +
-                                    options_text(options));
+    throw LaunchError(rc, call,
+                      "launching " + function.name() + " with grid " + grid.str() + ", block " + block.str() + ", " +
+                          std::to_string(shared_bytes) + " bytes shared" + options_text(options));
 }
 
 }  // namespace xcuda::rt

@@ -22,13 +22,13 @@ void* open_first_complete(const std::vector<std::string>& names, const std::func
 // The `resolve` of open_first_complete for a table of entry points listed by an X-macro
 // (XCUDA_NVRTC_FUNCTIONS and the like): fills `api.fn` for every fn of LIST, names the first
 // one the library lacks.
-#define XCUDA_RESOLVE_TABLE_ENTRY(fn)                                       \
-    table.fn = reinterpret_cast<decltype(&::fn)>(::dlsym(handle, #fn));     \
+#define XCUDA_RESOLVE_TABLE_ENTRY(fn)                                   \
+    table.fn = reinterpret_cast<decltype(&::fn)>(::dlsym(handle, #fn)); \
     if (table.fn == nullptr && missing == nullptr) missing = #fn;
-#define XCUDA_TABLE_RESOLVER(api, LIST)             \
-    [&](void* handle) -> const char* {              \
-        auto& table = (api);                        \
-        const char* missing = nullptr;              \
-        LIST(XCUDA_RESOLVE_TABLE_ENTRY)             \
-        return missing;                             \
+#define XCUDA_TABLE_RESOLVER(api, LIST) \
+    [&](void* handle) -> const char* {  \
+        auto& table = (api);            \
+        const char* missing = nullptr;  \
+        LIST(XCUDA_RESOLVE_TABLE_ENTRY) \
+        return missing;                 \
     }

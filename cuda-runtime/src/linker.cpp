@@ -102,9 +102,10 @@ LinkResult link(const std::string& arch, const std::vector<LinkInput>& inputs, b
     if (with_device_runtime) {
         devrt = cudadevrt_path();
         if (devrt.empty()) {
-            throw CudaError("libcudadevrt.a (CUDA's device runtime, for launches from the device) was not found next "
-                            "to NVRTC, in $CUDA_HOME/lib64 or /usr/local/cuda/lib64: install the CUDA Toolkit's "
-                            "static libraries or set CUDA_HOME");
+            throw CudaError(
+                "libcudadevrt.a (CUDA's device runtime, for launches from the device) was not found next "
+                "to NVRTC, in $CUDA_HOME/lib64 or /usr/local/cuda/lib64: install the CUDA Toolkit's "
+                "static libraries or set CUDA_HOME");
         }
     }
     const std::string arch_option = "-arch=" + arch;

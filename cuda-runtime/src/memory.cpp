@@ -12,7 +12,8 @@ DeviceBuffer::DeviceBuffer(std::size_t bytes) : size_(bytes) {
     if (bytes == 0) return;
     const auto& d = detail::driver();
     throw_if_context_lost();
-    check(d.cuMemAlloc(ptr_.put(), bytes), "cuMemAlloc", "allocating " + std::to_string(bytes) + " bytes of device memory");
+    check(d.cuMemAlloc(ptr_.put(), bytes), "cuMemAlloc",
+          "allocating " + std::to_string(bytes) + " bytes of device memory");
 }
 
 PinnedBuffer::PinnedBuffer(std::size_t bytes) : size_(bytes) {

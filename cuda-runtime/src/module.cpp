@@ -41,7 +41,9 @@ Module Module::load(std::string_view image, bool nul_terminate) {
     return m;
 }
 
-void detail::ModuleUnload::operator()(CUmodule module) const noexcept { call_noexcept(&DriverApi::cuModuleUnload, module); }
+void detail::ModuleUnload::operator()(CUmodule module) const noexcept {
+    call_noexcept(&DriverApi::cuModuleUnload, module);
+}
 
 Function Module::function(const std::string& mangled_name) const {
     CUfunction f = nullptr;
@@ -57,8 +59,8 @@ Function Module::function(const std::string& mangled_name) const {
 DeviceSymbol Module::global(const std::string& lowered_name) const {
     DeviceSymbol s;
     throw_if_context_lost();
-    check(detail::driver().cuModuleGetGlobal(&s.ptr, &s.bytes, module_.get(), lowered_name.c_str()), "cuModuleGetGlobal",
-          "no __device__ or __constant__ variable named '" + lowered_name + "' in this module");
+    check(detail::driver().cuModuleGetGlobal(&s.ptr, &s.bytes, module_.get(), lowered_name.c_str()),
+          "cuModuleGetGlobal", "no __device__ or __constant__ variable named '" + lowered_name + "' in this module");
     return s;
 }
 
@@ -69,7 +71,9 @@ int Function::attribute(CUfunction_attribute attribute) const {
 }
 
 Function::Function(CUfunction handle, std::string name)
-    : handle_(handle), name_(std::move(name)), max_threads_per_block_(attribute(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)) {}
+    : handle_(handle),
+      name_(std::move(name)),
+      max_threads_per_block_(attribute(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)) {}
 
 FunctionAttributes Function::attributes() const {
     FunctionAttributes a;

@@ -6,11 +6,14 @@
 
 #include <string>
 
+// The table keeps its hand-made layout: clang-format indents each continuation line deeper.
+// clang-format off
 #define XCUDA_NVJITLINK_FUNCTIONS(X)                                                                 \
     X(nvJitLinkCreate) X(nvJitLinkDestroy) X(nvJitLinkAddData) X(nvJitLinkAddFile)                   \
     X(nvJitLinkComplete) X(nvJitLinkGetLinkedCubinSize) X(nvJitLinkGetLinkedCubin)                   \
     X(nvJitLinkGetErrorLogSize) X(nvJitLinkGetErrorLog) X(nvJitLinkGetInfoLogSize)                   \
     X(nvJitLinkGetInfoLog) X(nvJitLinkVersion)
+// clang-format on
 
 namespace xcuda::rt::detail {
 

@@ -7,11 +7,14 @@
 
 #include <string>
 
+// The table keeps its hand-made layout: clang-format indents each continuation line deeper.
+// clang-format off
 #define XCUDA_NVRTC_FUNCTIONS(X)                                                                     \
     X(nvrtcVersion) X(nvrtcGetErrorString) X(nvrtcCreateProgram) X(nvrtcDestroyProgram)              \
     X(nvrtcCompileProgram) X(nvrtcGetProgramLogSize) X(nvrtcGetProgramLog) X(nvrtcGetPTXSize)        \
     X(nvrtcGetPTX) X(nvrtcGetCUBINSize) X(nvrtcGetCUBIN) X(nvrtcAddNameExpression)                   \
     X(nvrtcGetLoweredName) X(nvrtcGetNumSupportedArchs) X(nvrtcGetSupportedArchs)
+// clang-format on
 
 namespace xcuda::rt::detail {
 

@@ -15,9 +15,9 @@ namespace xcuda::rt {
 namespace {
 
 using detail::check_cupti;
+using detail::cupti;
 using detail::cupti_params;
 using detail::sampling_params;
-using detail::cupti;
 
 struct PcSamplingDisable {
     void operator()(CUcontext ctx) const noexcept {
@@ -105,8 +105,7 @@ private:
 // A CUpti_PCSamplingData with room for `pcs` records of up to `reasons` stall reasons each.
 class SampleBuffer {
 public:
-    SampleBuffer(std::size_t pcs, std::size_t reasons)
-        : records_(pcs), stalls_(pcs * reasons), reasons_(reasons) {
+    SampleBuffer(std::size_t pcs, std::size_t reasons) : records_(pcs), stalls_(pcs * reasons), reasons_(reasons) {
         data_.size = sizeof(CUpti_PCSamplingData);
         data_.collectNumPcs = pcs;
         data_.pPcData = records_.data();
@@ -233,8 +232,7 @@ std::uint64_t cubin_crc(std::string_view cubin) {
     return p.cubinCrc;
 }
 
-std::optional<SourceLine> source_line(std::string_view cubin, const std::string& function,
-                                      std::uint64_t pc_offset) {
+std::optional<SourceLine> source_line(std::string_view cubin, const std::string& function, std::uint64_t pc_offset) {
     auto p = sampling_params<CUpti_GetSassToSourceCorrelationParams>(CUpti_GetSassToSourceCorrelationParamsSize);
     p.cubin = cubin.data();
     p.cubinSize = cubin.size();

@@ -45,12 +45,15 @@ void for_each_item(std::string_view s, F f) {
         auto digit = item.find_first_of("0123456789");
         if (digit == std::string_view::npos) continue;
         auto end = item.find_first_not_of("0123456789", digit);
-        std::size_t value = number(item.substr(digit, end == std::string_view::npos ? item.size() - digit : end - digit));
+        std::size_t value =
+            number(item.substr(digit, end == std::string_view::npos ? item.size() - digit : end - digit));
         f(value, end == std::string_view::npos ? std::string_view() : trim(item.substr(end)));
     }
 }
 
-std::size_t saturating_add(std::size_t a, std::size_t b) { return a > static_cast<std::size_t>(-1) - b ? static_cast<std::size_t>(-1) : a + b; }
+std::size_t saturating_add(std::size_t a, std::size_t b) {
+    return a > static_cast<std::size_t>(-1) - b ? static_cast<std::size_t>(-1) : a + b;
+}
 
 int to_int(std::size_t v) { return v > 0x7fffffff ? 0x7fffffff : static_cast<int>(v); }
 
@@ -58,8 +61,8 @@ int to_int(std::size_t v) { return v > 0x7fffffff ? 0x7fffffff : static_cast<int
 
 std::map<std::string, KernelResources> parse_ptxas_info(std::string_view log) {
     std::map<std::string, KernelResources> kernels;
-    KernelResources* entry = nullptr;       // the entry function whose lines follow
-    bool properties_of_entry = false;       // "Function properties for" names the current entry
+    KernelResources* entry = nullptr;  // the entry function whose lines follow
+    bool properties_of_entry = false;  // "Function properties for" names the current entry
     while (!log.empty()) {
         auto nl = log.find('\n');
         std::string_view line = log.substr(0, nl);
@@ -70,30 +73,40 @@ std::map<std::string, KernelResources> parse_ptxas_info(std::string_view log) {
 
         if (starts_with(body, "Compiling entry function")) {
             std::string name(quoted(body));
-            if (name.empty()) { entry = nullptr; continue; }
+            if (name.empty()) {
+                entry = nullptr;
+                continue;
+            }
             entry = &kernels[name];
             auto for_pos = body.rfind("for '");
             if (for_pos != std::string_view::npos) entry->arch = std::string(quoted(body.substr(for_pos)));
             properties_of_entry = false;
         } else if (starts_with(body, "Function properties for")) {
             std::string_view name = trim(body.substr(sizeof("Function properties for") - 1));
-            properties_of_entry = entry != nullptr && kernels.count(std::string(name)) != 0 &&
-                                  &kernels[std::string(name)] == entry;
+            properties_of_entry =
+                entry != nullptr && kernels.count(std::string(name)) != 0 && &kernels[std::string(name)] == entry;
         } else if (colon == std::string_view::npos && entry != nullptr && properties_of_entry) {
             // "ptxas         .     2400 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads"
             for_each_item(line.substr(5), [&](std::size_t v, std::string_view unit) {
-                if (unit == "bytes stack frame") entry->stack_frame_bytes = v;
-                else if (unit == "bytes spill stores") entry->spill_store_bytes = v;
-                else if (unit == "bytes spill loads") entry->spill_load_bytes = v;
+                if (unit == "bytes stack frame")
+                    entry->stack_frame_bytes = v;
+                else if (unit == "bytes spill stores")
+                    entry->spill_store_bytes = v;
+                else if (unit == "bytes spill loads")
+                    entry->spill_load_bytes = v;
             });
         } else if (starts_with(body, "Used ") && entry != nullptr) {
             std::size_t cmem = 0;
             bool has_cmem = false;
             for_each_item(body, [&](std::size_t v, std::string_view unit) {
-                if (unit == "registers") entry->registers = to_int(v);
-                else if (unit == "barriers") entry->barriers = to_int(v);
-                else if (unit == "bytes cumulative stack size") entry->cumulative_stack_bytes = v;
-                else if (unit == "bytes smem") entry->shared_bytes = v;
+                if (unit == "registers")
+                    entry->registers = to_int(v);
+                else if (unit == "barriers")
+                    entry->barriers = to_int(v);
+                else if (unit == "bytes cumulative stack size")
+                    entry->cumulative_stack_bytes = v;
+                else if (unit == "bytes smem")
+                    entry->shared_bytes = v;
                 else if (starts_with(unit, "bytes cmem[")) {
                     cmem = saturating_add(cmem, v);
                     has_cmem = true;

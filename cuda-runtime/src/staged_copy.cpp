@@ -94,8 +94,8 @@ std::vector<HostDeviceSpan> chunks_of(const std::vector<HostDeviceSpan>& spans) 
     std::vector<HostDeviceSpan> chunks;
     for (const HostDeviceSpan& s : spans) {
         for (std::size_t at = 0; at < s.bytes; at += staged_copy_chunk_bytes) {
-            chunks.push_back({static_cast<char*>(s.host) + at, s.device + at,
-                              std::min(staged_copy_chunk_bytes, s.bytes - at)});
+            chunks.push_back(
+                {static_cast<char*>(s.host) + at, s.device + at, std::min(staged_copy_chunk_bytes, s.bytes - at)});
         }
     }
     return chunks;
@@ -132,7 +132,7 @@ private:
 
 struct Staging {
     std::mutex mutex;
-    pid_t pid = 0;  // the process that made `crew`
+    pid_t pid = 0;         // the process that made `crew`
     Crew* crew = nullptr;  // never destroyed: its threads wait on it for the process's lifetime
     std::optional<PinnedBuffer> pinned;
     // Pinned memory a DMA may still write or read after a wait was abandoned (an interrupt) or

@@ -70,7 +70,9 @@ Event::Event(bool timing) {
                  timing ? unsigned{CU_EVENT_DEFAULT} : unsigned{CU_EVENT_DISABLE_TIMING});
 }
 
-void detail::EventDestroy::operator()(CUevent event) const noexcept { call_noexcept(&DriverApi::cuEventDestroy, event); }
+void detail::EventDestroy::operator()(CUevent event) const noexcept {
+    call_noexcept(&DriverApi::cuEventDestroy, event);
+}
 
 void Event::record(CUstream stream) const {
     detail::call("cuEventRecord", detail::driver().cuEventRecord, event_.get(), stream);

@@ -18,7 +18,6 @@
 #include <xeus/xmessage.hpp>
 #include <xeus/xserver_shell_main.hpp>
 
-
 namespace xcuda::kernel
 {
     namespace
@@ -66,9 +65,7 @@ namespace xcuda::kernel
         {
         public:
             // xeus binds the guard's inproc endpoints; the guard, the connection file's ports.
-            conforming_server(zmq::context_t& context,
-                              std::unique_ptr<wire_guard> guard,
-                              nl::json::error_handler_t eh)
+            conforming_server(zmq::context_t& context, std::unique_ptr<wire_guard> guard, nl::json::error_handler_t eh)
                 : xeus::xserver_shell_main(context, guard->internal_config(), eh)
                 , m_guard(std::move(guard))
                 , m_user_name(xeus::get_user_name())
@@ -89,11 +86,8 @@ namespace xcuda::kernel
 
             void publish_stream(const nl::json& parent, const std::string& name, const std::string& text)
             {
-                xeus::xpub_message message("stream",
-                                           xeus::make_header("stream", m_user_name, m_session_id),
-                                           parent,
-                                           nl::json::object(),
-                                           nl::json{{"name", name}, {"text", text}},
+                xeus::xpub_message message("stream", xeus::make_header("stream", m_user_name, m_session_id), parent,
+                                           nl::json::object(), nl::json{{"name", name}, {"text", text}},
                                            xeus::buffer_sequence());
                 publish_serialised(std::move(message), xeus::channel::SHELL);
             }
@@ -123,8 +117,7 @@ namespace xcuda::kernel
                 std::this_thread::sleep_for(in_flight_grace);
                 std::vector<xeus::xmessage> aborted;
                 xeus::xserver_zmq_split::abort_queue_impl(
-                    [&aborted](xeus::xmessage request) { aborted.push_back(std::move(request)); },
-                    abort_polling_ms);
+                    [&aborted](xeus::xmessage request) { aborted.push_back(std::move(request)); }, abort_polling_ms);
                 std::lock_guard<std::mutex> lock(m_mutex);
                 m_failed_request = m_last_reply_parent;
                 m_aborted = std::move(aborted);
@@ -141,23 +134,16 @@ namespace xcuda::kernel
                 {
                     nl::json content = message.content();
                     renumber("execute_reply", content);
-                    message = xeus::xmessage(message.identities(),
-                                             message.header(),
-                                             message.parent_header(),
-                                             message.metadata(),
-                                             std::move(content),
-                                             std::move(message).buffers());
+                    message = xeus::xmessage(message.identities(), message.header(), message.parent_header(),
+                                             message.metadata(), std::move(content), std::move(message).buffers());
                 }
                 if (message.header().value("msg_type", "") == "history_reply" && !message.content().is_object())
                 {
                     // xeus answers a hist_access_type it does not know ("bogus") with null content;
                     // ipykernel answers it with no history.
-                    message = xeus::xmessage(message.identities(),
-                                             message.header(),
-                                             message.parent_header(),
-                                             message.metadata(),
-                                             nl::json{{"status", "ok"}, {"history", nl::json::array()}},
-                                             std::move(message).buffers());
+                    message = xeus::xmessage(
+                        message.identities(), message.header(), message.parent_header(), message.metadata(),
+                        nl::json{{"status", "ok"}, {"history", nl::json::array()}}, std::move(message).buffers());
                 }
                 xeus::xserver_zmq_split::send_shell_impl(std::move(message));
             }
@@ -175,12 +161,8 @@ namespace xcuda::kernel
                 {
                     nl::json content = message.content();
                     renumber(msg_type, content);
-                    message = xeus::xpub_message(message.topic(),
-                                                 message.header(),
-                                                 message.parent_header(),
-                                                 message.metadata(),
-                                                 std::move(content),
-                                                 std::move(message).buffers());
+                    message = xeus::xpub_message(message.topic(), message.header(), message.parent_header(),
+                                                 message.metadata(), std::move(content), std::move(message).buffers());
                 }
                 const bool idle = c == xeus::channel::SHELL && msg_type == "status"
                                   && message.content().value("execution_state", "") == "idle";
@@ -222,12 +204,8 @@ namespace xcuda::kernel
                 ::kill(::getpid(), SIGINT);
                 nl::json content = message.content();
                 content["status"] = "ok";
-                xeus::xmessage fixed(message.identities(),
-                                     message.header(),
-                                     message.parent_header(),
-                                     message.metadata(),
-                                     std::move(content),
-                                     std::move(message).buffers());
+                xeus::xmessage fixed(message.identities(), message.header(), message.parent_header(),
+                                     message.metadata(), std::move(content), std::move(message).buffers());
                 xeus::xserver_zmq_split::send_control_impl(std::move(fixed));
             }
 
@@ -239,12 +217,8 @@ namespace xcuda::kernel
                     content["password"] = content["pwd"];
                     content.erase("pwd");
                 }
-                xeus::xmessage fixed(message.identities(),
-                                     message.header(),
-                                     message.parent_header(),
-                                     message.metadata(),
-                                     std::move(content),
-                                     std::move(message).buffers());
+                xeus::xmessage fixed(message.identities(), message.header(), message.parent_header(),
+                                     message.metadata(), std::move(content), std::move(message).buffers());
                 publish_waiting_output();  // the cell's prints before its prompt
                 // Sends the request, then blocks until the input_reply (or EINTR: an
                 // interrupt, woken again by interrupt_router until it reaches Python).
@@ -256,22 +230,16 @@ namespace xcuda::kernel
                 const nl::json& header = request.header();
                 publish_status(header, "busy");
                 xeus::xmessage reply(request.identities(),
-                                     xeus::make_header(reply_type(header), m_user_name, m_session_id),
-                                     header,
-                                     nl::json::object(),
-                                     nl::json{{"status", "aborted"}},
-                                     xeus::buffer_sequence());
+                                     xeus::make_header(reply_type(header), m_user_name, m_session_id), header,
+                                     nl::json::object(), nl::json{{"status", "aborted"}}, xeus::buffer_sequence());
                 xeus::xserver_zmq_split::send_shell_impl(std::move(reply));
                 publish_status(header, "idle");
             }
 
             void publish_status(const nl::json& parent, const char* state)
             {
-                xeus::xpub_message message("status",
-                                           xeus::make_header("status", m_user_name, m_session_id),
-                                           parent,
-                                           nl::json::object(),
-                                           nl::json{{"execution_state", state}},
+                xeus::xpub_message message("status", xeus::make_header("status", m_user_name, m_session_id), parent,
+                                           nl::json::object(), nl::json{{"execution_state", state}},
                                            xeus::buffer_sequence());
                 publish_serialised(std::move(message), xeus::channel::SHELL);
             }
@@ -320,8 +288,7 @@ namespace xcuda::kernel
         }
     }
 
-    std::unique_ptr<xeus::xserver> make_conforming_server(xeus::xcontext& context,
-                                                          const xeus::xconfiguration& config,
+    std::unique_ptr<xeus::xserver> make_conforming_server(xeus::xcontext& context, const xeus::xconfiguration& config,
                                                           nl::json::error_handler_t eh)
     {
         zmq::context_t& zmq_context = context.get_wrapped_context<zmq::context_t>();

@@ -39,7 +39,6 @@ namespace xcuda::kernel
     // (exit or quit in a cell; ipykernel ends the same way). Call on the main thread.
     void end_after_request(const std::string& msg_id);
 
-    std::unique_ptr<xeus::xserver> make_conforming_server(xeus::xcontext& context,
-                                                          const xeus::xconfiguration& config,
+    std::unique_ptr<xeus::xserver> make_conforming_server(xeus::xcontext& context, const xeus::xconfiguration& config,
                                                           nl::json::error_handler_t eh);
 }

@@ -10,7 +10,10 @@ namespace xcuda::kernel
         std::atomic<int> next_count{1};
     }
 
-    void set_next_execution_count(int next) { next_count = next; }
+    void set_next_execution_count(int next)
+    {
+        next_count = next;
+    }
 
     void renumber(const std::string& msg_type, nlohmann::json& content)
     {

@@ -23,8 +23,8 @@ namespace xcuda::kernel
         evalue = "the xcuda kernel failed while handling " + request + ": " + evalue
                  + " (the kernel is still running; please report this with the cell that caused it)";
         return nlohmann::json{{"status", "error"},
-                        {"ename", ename},
-                        {"evalue", evalue},
-                        {"traceback", nlohmann::json::array({ename + ": " + evalue})}};
+                              {"ename", ename},
+                              {"evalue", evalue},
+                              {"traceback", nlohmann::json::array({ename + ": " + evalue})}};
     }
 }

@@ -101,8 +101,7 @@ namespace xcuda::kernel
             sigaddset(&set, wake_signal());
             const timespec no_wait{0, 0};
             while (sigtimedwait(&set, nullptr, &no_wait) > 0)
-            {
-            }
+            {}
         }
 
         sigset_t owned_signals()
@@ -132,7 +131,8 @@ namespace xcuda::kernel
         }
         // SA_RESTART: plain read/write in the main thread carry on; sleeps and polls,
         // which the kernel never restarts, return EINTR as wanted.
-        struct sigaction action{};
+        struct sigaction action
+        {};
         action.sa_handler = on_wake;
         action.sa_flags = SA_RESTART;
         sigemptyset(&action.sa_mask);
@@ -171,8 +171,7 @@ namespace xcuda::kernel
     void interrupt_router::wake_again_until_landed()
     {
         std::lock_guard<std::mutex> lock(m_mutex);
-        if (m_in_cell && landed < forwarded
-            && std::chrono::steady_clock::now() - m_forwarded_at < wake_again_for)
+        if (m_in_cell && landed < forwarded && std::chrono::steady_clock::now() - m_forwarded_at < wake_again_for)
         {
             pthread_kill(m_cell_thread, wake_signal());
         }

@@ -64,12 +64,8 @@ namespace
         xcuda_interpreter* interpreter_ptr = interpreter.get();
         auto history = std::make_unique<shell_history>(
             [shell = interpreter.get()](const nl::json& query) { return shell->history(query); });
-        xeus::xkernel kernel(config,
-                             xeus::get_user_name(),
-                             xeus::make_context<zmq::context_t>(),
-                             std::move(interpreter),
-                             make_conforming_server,
-                             std::move(history),
+        xeus::xkernel kernel(config, xeus::get_user_name(), xeus::make_context<zmq::context_t>(),
+                             std::move(interpreter), make_conforming_server, std::move(history),
                              nullptr,  // xeus's own message log (XEUS_LOG) stays off
                              make_python_debugger);
         running_interpreter = interpreter_ptr;

@@ -19,7 +19,7 @@ namespace xcuda::kernel
 
     private:
         void append(const char* text, std::size_t count);  // holding m_mutex
-        void emit_line();                                   // holding m_mutex
+        void emit_line();                                  // holding m_mutex
 
         std::mutex m_mutex;
         std::string m_line;

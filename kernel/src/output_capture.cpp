@@ -19,8 +19,7 @@ namespace xcuda::kernel
 
         [[noreturn]] void fail(const std::string& what)
         {
-            throw std::runtime_error("xcuda: cannot capture output: " + what + ": "
-                                     + std::strerror(errno));
+            throw std::runtime_error("xcuda: cannot capture output: " + what + ": " + std::strerror(errno));
         }
 
         void write_all(int fd, const char* data, std::size_t size)
@@ -150,8 +149,7 @@ namespace xcuda::kernel
                     std::lock_guard<std::mutex> lock(m_mutex);
                     if (m_in_request)
                     {
-                        if (!m_queue.empty() && m_queue.back().stream == i
-                            && m_queue.back().bytes.size() < merge_limit)
+                        if (!m_queue.empty() && m_queue.back().stream == i && m_queue.back().bytes.size() < merge_limit)
                         {
                             m_queue.back().bytes.append(buffer.data(), static_cast<std::size_t>(n));
                         }
@@ -249,11 +247,11 @@ namespace xcuda::kernel
             {
                 continue;  // continuation byte: keep looking for the lead
             }
-            std::size_t length = (byte & 0x80) == 0x00 ? 1
-                               : (byte & 0xE0) == 0xC0 ? 2
-                               : (byte & 0xF0) == 0xE0 ? 3
-                               : (byte & 0xF8) == 0xF0 ? 4
-                                                       : 1;  // invalid lead: let the decoder replace it
+            std::size_t length = (byte & 0x80) == 0x00   ? 1
+                                 : (byte & 0xE0) == 0xC0 ? 2
+                                 : (byte & 0xF0) == 0xE0 ? 3
+                                 : (byte & 0xF8) == 0xF0 ? 4
+                                                         : 1;  // invalid lead: let the decoder replace it
             return length > back ? size - back : size;
         }
         return size;

@@ -49,8 +49,8 @@ namespace xcuda::kernel
     private:
         struct pipe_end
         {
-            int target;     // the captured descriptor, now the pipe's write end
-            int original;   // where target pointed before
+            int target;    // the captured descriptor, now the pipe's write end
+            int original;  // where target pointed before
             int read_end;
         };
 

@@ -22,7 +22,9 @@ namespace xcuda::kernel
         class python_callback
         {
         public:
-            explicit python_callback(py::object fn) : m_fn(std::move(fn)) {}
+            explicit python_callback(py::object fn)
+                : m_fn(std::move(fn))
+            {}
             python_callback(const python_callback&) = delete;
             python_callback& operator=(const python_callback&) = delete;
             ~python_callback()
@@ -82,11 +84,8 @@ namespace xcuda::kernel
             {
                 buffers.append(py::memoryview(py::bytes(buffer.data(), buffer.size())));
             }
-            return py::dict("header"_a = message.header(),
-                            "parent_header"_a = message.parent_header(),
-                            "metadata"_a = message.metadata(),
-                            "content"_a = message.content(),
-                            "buffers"_a = buffers);
+            return py::dict("header"_a = message.header(), "parent_header"_a = message.parent_header(),
+                            "metadata"_a = message.metadata(), "content"_a = message.content(), "buffers"_a = buffers);
         }
 
         // xeus 2.4.1 hands out a target by name with std::map::operator[]: a name never
@@ -121,11 +120,8 @@ namespace xcuda::kernel
         class python_comm
         {
         public:
-            python_comm(const std::string& target_name,
-                        const py::object& data,
-                        const py::object& metadata,
-                        const py::object& buffers,
-                        const py::kwargs& kwargs)
+            python_comm(const std::string& target_name, const py::object& data, const py::object& metadata,
+                        const py::object& buffers, const py::kwargs& kwargs)
                 : m_comm(registered_target(target_name), requested_id(kwargs))
                 , m_target_name(target_name)
             {
@@ -134,9 +130,9 @@ namespace xcuda::kernel
 
             // A comm the frontend opened (comm_open to a registered target).
             python_comm(xeus::xcomm&& comm, std::string target_name)
-                : m_comm(std::move(comm)), m_target_name(std::move(target_name))
-            {
-            }
+                : m_comm(std::move(comm))
+                , m_target_name(std::move(target_name))
+            {}
 
             std::string comm_id() const { return m_comm.id(); }
             const std::string& target_name() const { return m_target_name; }
@@ -192,11 +188,11 @@ namespace xcuda::kernel
             void register_target(const std::string& target_name, const py::object& callback)
             {
                 auto fn = std::make_shared<python_callback>(callback);
-                xcuda::kernel::register_target(
-                    target_name, [fn, target_name](xeus::xcomm&& comm, xeus::xmessage request) {
-                        py::gil_scoped_acquire acquire;
-                        (*fn)(python_comm(std::move(comm), target_name), to_python(request));
-                    });
+                xcuda::kernel::register_target(target_name,
+                                               [fn, target_name](xeus::xcomm&& comm, xeus::xmessage request) {
+                                                   py::gil_scoped_acquire acquire;
+                                                   (*fn)(python_comm(std::move(comm), target_name), to_python(request));
+                                               });
             }
 
             void unregister_target(const std::string& target_name, const py::object&)
@@ -215,7 +211,8 @@ namespace xcuda::kernel
             .def(py::init<const std::string&, const py::object&, const py::object&, const py::object&, py::kwargs>(),
                  "target_name"_a = "", "data"_a = py::none(), "metadata"_a = py::none(), "buffers"_a = py::none())
             .def("send", &python_comm::send, "data"_a = py::none(), "metadata"_a = py::none(), "buffers"_a = py::none())
-            .def("close", &python_comm::close, "data"_a = py::none(), "metadata"_a = py::none(), "buffers"_a = py::none())
+            .def("close", &python_comm::close, "data"_a = py::none(), "metadata"_a = py::none(),
+                 "buffers"_a = py::none())
             .def("on_msg", &python_comm::on_msg)
             .def("on_close", &python_comm::on_close)
             .def_property_readonly("comm_id", &python_comm::comm_id)

@@ -42,14 +42,10 @@ namespace xcuda::kernel
             debugpy_client(zmq::context_t& context, const xeus::xconfiguration& config,
                            const xeus::xdap_tcp_configuration& dap_config, const event_callback& callback)
                 : xeus::xdap_tcp_client(context, config, xeus::get_socket_linger(), dap_config, callback)
-            {
-            }
+            {}
 
         private:
-            void handle_event(nl::json message) override
-            {
-                forward_event(std::move(message));
-            }
+            void handle_event(nl::json message) override { forward_event(std::move(message)); }
         };
 
         // The event callback may fire on the client's thread after the debugger is gone (at
@@ -121,15 +117,17 @@ namespace xcuda::kernel
                 , m_events(std::make_shared<event_sink>())
             {
                 m_events->target = get_event_callback();
-                register_request_handler("inspectVariables", [this](const nl::json& m) { return inspect_variables(m); },
-                                         false);
-                register_request_handler("richInspectVariables",
-                                         [this](const nl::json& m) { return rich_inspect_variables(m); }, false);
-                register_request_handler("attach", [this](const nl::json& m) { return attach(m); }, true);
-                register_request_handler("stackTrace", [this](const nl::json& m) { return stack_trace(m); }, true);
+                register_request_handler(
+                    "inspectVariables", [this](const nl::json& m) { return inspect_variables(m); }, false);
+                register_request_handler(
+                    "richInspectVariables", [this](const nl::json& m) { return rich_inspect_variables(m); }, false);
+                register_request_handler(
+                    "attach", [this](const nl::json& m) { return attach(m); }, true);
+                register_request_handler(
+                    "stackTrace", [this](const nl::json& m) { return stack_trace(m); }, true);
                 // JupyterLab sends it after its breakpoints; debugpy was configured by attach.
-                register_request_handler("configurationDone",
-                                         [](const nl::json& m) { return dap_response(m, true); }, true);
+                register_request_handler(
+                    "configurationDone", [](const nl::json& m) { return dap_response(m, true); }, true);
             }
 
             ~python_debugger() override
@@ -272,8 +270,8 @@ namespace xcuda::kernel
 
                 auto client = std::make_unique<debugpy_client>(
                     m_context, m_config,
-                    xeus::xdap_tcp_configuration(xeus::dap_tcp_type::client, xeus::dap_init_type::parallel,
-                                                 m_user_name, m_session_id),
+                    xeus::xdap_tcp_configuration(xeus::dap_tcp_type::client, xeus::dap_init_type::parallel, m_user_name,
+                                                 m_session_id),
                     [events = m_events](const nl::json& event) {
                         std::lock_guard<std::mutex> lock(events->mutex);
                         if (events->target)
@@ -281,30 +279,27 @@ namespace xcuda::kernel
                             events->target(event);
                         }
                     });
-                std::thread(
-                    [client = std::move(client), tcp = "tcp://" + debugpy_host + ":" + m_debugpy_port,
-                     requests = m_request_end_point, headers = m_header_end_point]() mutable {
-                        try
-                        {
-                            client->start_debugger(tcp, xeus::get_publisher_end_point(), requests, headers);
-                        }
-                        catch (const zmq::error_t& e)
-                        {
-                            // ETERM: the kernel is ending. The client closes its sockets here,
-                            // on its own thread, so the context can end.
-                            if (e.num() != ETERM)
-                            {
-                                std::clog << "xcuda: the debugger's connection to debugpy failed: " << e.what()
-                                          << std::endl;
-                            }
-                        }
-                        catch (const std::exception& e)
+                std::thread([client = std::move(client), tcp = "tcp://" + debugpy_host + ":" + m_debugpy_port,
+                             requests = m_request_end_point, headers = m_header_end_point]() mutable {
+                    try
+                    {
+                        client->start_debugger(tcp, xeus::get_publisher_end_point(), requests, headers);
+                    }
+                    catch (const zmq::error_t& e)
+                    {
+                        // ETERM: the kernel is ending. The client closes its sockets here,
+                        // on its own thread, so the context can end.
+                        if (e.num() != ETERM)
                         {
                             std::clog << "xcuda: the debugger's connection to debugpy failed: " << e.what()
                                       << std::endl;
                         }
-                    })
-                    .detach();
+                    }
+                    catch (const std::exception& e)
+                    {
+                        std::clog << "xcuda: the debugger's connection to debugpy failed: " << e.what() << std::endl;
+                    }
+                }).detach();
                 // The client answers once it is connected to debugpy.
                 request_socket.send(zmq::message_t("REQ", 3), zmq::send_flags::none);
                 zmq::message_t ack;
@@ -325,10 +320,7 @@ namespace xcuda::kernel
                                             {"Python Exceptions"});
             }
 
-            std::string get_cell_temporary_file(const std::string& code) const override
-            {
-                return cell_file_name(code);
-            }
+            std::string get_cell_temporary_file(const std::string& code) const override { return cell_file_name(code); }
 
             zmq::context_t& m_context;
             xeus::xconfiguration m_config;
@@ -348,8 +340,7 @@ namespace xcuda::kernel
         public:
             explicit answering_debugger(std::unique_ptr<python_debugger> debugger)
                 : m_debugger(std::move(debugger))
-            {
-            }
+            {}
 
         private:
             nl::json process_request_impl(const nl::json& header, const nl::json& message) override
@@ -396,10 +387,8 @@ namespace xcuda::kernel
         return xeus::get_cell_tmp_file(tmp_prefix(), code, tmp_suffix);
     }
 
-    std::unique_ptr<xeus::xdebugger> make_python_debugger(xeus::xcontext& context,
-                                                          const xeus::xconfiguration& config,
-                                                          const std::string& user_name,
-                                                          const std::string& session_id,
+    std::unique_ptr<xeus::xdebugger> make_python_debugger(xeus::xcontext& context, const xeus::xconfiguration& config,
+                                                          const std::string& user_name, const std::string& session_id,
                                                           const nl::json& /*debugger_config*/)
     {
         return std::make_unique<answering_debugger>(std::make_unique<python_debugger>(

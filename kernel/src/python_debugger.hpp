@@ -21,10 +21,8 @@ namespace xcuda::kernel
     // `initialize`, debugpy missing from the kernel's Python, or a failure inside get a
     // response with success false and a message saying why (xeus 2.4.1 sends no reply when its
     // debugger throws, and an empty one for most commands before `initialize`).
-    std::unique_ptr<xeus::xdebugger> make_python_debugger(xeus::xcontext& context,
-                                                          const xeus::xconfiguration& config,
-                                                          const std::string& user_name,
-                                                          const std::string& session_id,
+    std::unique_ptr<xeus::xdebugger> make_python_debugger(xeus::xcontext& context, const xeus::xconfiguration& config,
+                                                          const std::string& user_name, const std::string& session_id,
                                                           const nl::json& debugger_config);
 
     // Where a cell of this text is compiled, and where `dumpCell` writes it: what the frontend

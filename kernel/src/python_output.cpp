@@ -38,7 +38,10 @@ namespace xcuda::kernel
     class ordered_stream
     {
     public:
-        ordered_stream(python_output& output, int fd) : m_output(output), m_fd(fd) {}
+        ordered_stream(python_output& output, int fd)
+            : m_output(output)
+            , m_fd(fd)
+        {}
 
         // As io.TextIOBase.write: str only, returns the number of characters.
         Py_ssize_t write(py::handle text)
@@ -75,7 +78,6 @@ namespace xcuda::kernel
         python_output& m_output;
         int m_fd;
     };
-
 
     namespace
     {

@@ -55,12 +55,12 @@ namespace xcuda::kernel
         void publish(std::size_t stream, std::string bytes, bool final);
 
         output_capture& m_capture;
-        std::string m_partial[2];   // bytes of a UTF-8 character cut by a read
+        std::string m_partial[2];  // bytes of a UTF-8 character cut by a read
         bool m_delivering = false;
         std::atomic<bool> m_call_scheduled{false};
         std::mutex m_parent_mutex;
         nlohmann::json m_cell_parent = nlohmann::json::object();  // guarded by m_parent_mutex
-        stream_coalescer m_coalescer;                 // last: its flusher thread reads the above
+        stream_coalescer m_coalescer;                             // last: its flusher thread reads the above
     };
 
     // OrderedStream, the type of the streams install() puts in sys.

@@ -20,10 +20,14 @@ namespace xcuda::kernel
         {
             switch (k)
             {
-                case kind::string: return "a string";
-                case kind::boolean: return "true or false";
-                case kind::integer: return "an integer";
-                case kind::object: return "an object";
+                case kind::string:
+                    return "a string";
+                case kind::boolean:
+                    return "true or false";
+                case kind::integer:
+                    return "an integer";
+                case kind::object:
+                    return "an object";
             }
             return "";
         }
@@ -32,10 +36,14 @@ namespace xcuda::kernel
         {
             switch (k)
             {
-                case kind::string: return value.is_string();
-                case kind::boolean: return value.is_boolean();
-                case kind::integer: return value.is_number_integer();
-                case kind::object: return value.is_object();
+                case kind::string:
+                    return value.is_string();
+                case kind::boolean:
+                    return value.is_boolean();
+                case kind::integer:
+                    return value.is_number_integer();
+                case kind::object:
+                    return value.is_object();
             }
             return false;
         }
@@ -46,15 +54,27 @@ namespace xcuda::kernel
         const std::map<std::string, fields>& schema()
         {
             static const std::map<std::string, fields> table = {
-                {"execute_request", {{"code", kind::string}, {"silent", kind::boolean}, {"store_history", kind::boolean},
-                                     {"user_expressions", kind::object}, {"allow_stdin", kind::boolean},
-                                     {"stop_on_error", kind::boolean}}},
+                {"execute_request",
+                 {{"code", kind::string},
+                  {"silent", kind::boolean},
+                  {"store_history", kind::boolean},
+                  {"user_expressions", kind::object},
+                  {"allow_stdin", kind::boolean},
+                  {"stop_on_error", kind::boolean}}},
                 {"complete_request", {{"code", kind::string}, {"cursor_pos", kind::integer}}},
-                {"inspect_request", {{"code", kind::string}, {"cursor_pos", kind::integer}, {"detail_level", kind::integer}}},
+                {"inspect_request",
+                 {{"code", kind::string}, {"cursor_pos", kind::integer}, {"detail_level", kind::integer}}},
                 {"is_complete_request", {{"code", kind::string}}},
-                {"history_request", {{"hist_access_type", kind::string}, {"output", kind::boolean}, {"raw", kind::boolean},
-                                     {"session", kind::integer}, {"start", kind::integer}, {"stop", kind::integer},
-                                     {"n", kind::integer}, {"pattern", kind::string}, {"unique", kind::boolean}}},
+                {"history_request",
+                 {{"hist_access_type", kind::string},
+                  {"output", kind::boolean},
+                  {"raw", kind::boolean},
+                  {"session", kind::integer},
+                  {"start", kind::integer},
+                  {"stop", kind::integer},
+                  {"n", kind::integer},
+                  {"pattern", kind::string},
+                  {"unique", kind::boolean}}},
                 {"comm_info_request", {{"target_name", kind::string}}},
                 {"shutdown_request", {{"restart", kind::boolean}}},
                 {"comm_open", {{"comm_id", kind::string}, {"target_name", kind::string}, {"data", kind::object}}},

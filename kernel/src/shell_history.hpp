@@ -22,12 +22,10 @@ namespace xcuda::kernel
 
     private:
         void configure_impl() override;
-        void store_inputs_impl(int session, int line_num, const std::string& input,
-                               const std::string& output) override;
+        void store_inputs_impl(int session, int line_num, const std::string& input, const std::string& output) override;
         nl::json get_tail_impl(int n, bool raw, bool output) const override;
         nl::json get_range_impl(int session, int start, int stop, bool raw, bool output) const override;
-        nl::json search_impl(const std::string& pattern, bool raw, bool output, int n,
-                             bool unique) const override;
+        nl::json search_impl(const std::string& pattern, bool raw, bool output, int n, bool unique) const override;
 
         asker m_ask;
     };

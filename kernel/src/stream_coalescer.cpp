@@ -7,8 +7,7 @@ namespace xcuda::kernel
     stream_coalescer::stream_coalescer(publisher publish)
         : m_publish(std::move(publish))
         , m_flusher([this] { run_flusher(); })
-    {
-    }
+    {}
 
     stream_coalescer::~stream_coalescer()
     {

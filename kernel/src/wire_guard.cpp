@@ -101,7 +101,8 @@ namespace xcuda::kernel
         : m_public(public_config)
         , m_internal(public_config)
         , m_shell(bound(context, zmq::socket_type::router, public_endpoint(public_config, public_config.m_shell_port)))
-        , m_control(bound(context, zmq::socket_type::router, public_endpoint(public_config, public_config.m_control_port)))
+        , m_control(
+              bound(context, zmq::socket_type::router, public_endpoint(public_config, public_config.m_control_port)))
         , m_stdin(bound(context, zmq::socket_type::router, public_endpoint(public_config, public_config.m_stdin_port)))
         , m_iopub(bound(context, zmq::socket_type::xpub, public_endpoint(public_config, public_config.m_iopub_port)))
         , m_heartbeat(bound(context, zmq::socket_type::router, public_endpoint(public_config, public_config.m_hb_port)))
@@ -155,8 +156,8 @@ namespace xcuda::kernel
         m_thread = std::thread([this] { forward_loop(); });
     }
 
-    std::string wire_guard::signature(const std::string& header, const std::string& parent,
-                                      const std::string& metadata, const std::string& content) const
+    std::string wire_guard::signature(const std::string& header, const std::string& parent, const std::string& metadata,
+                                      const std::string& content) const
     {
         if (m_public.m_key.empty())
         {
@@ -167,7 +168,8 @@ namespace xcuda::kernel
         unsigned int digest_size = 0;
         if (HMAC(digest_of(m_public.m_signature_scheme), m_public.m_key.data(), static_cast<int>(m_public.m_key.size()),
                  reinterpret_cast<const unsigned char*>(signed_bytes.data()), signed_bytes.size(), digest.data(),
-                 &digest_size) == nullptr)
+                 &digest_size)
+            == nullptr)
         {
             throw std::runtime_error("OpenSSL could not compute an HMAC");
         }
@@ -195,7 +197,8 @@ namespace xcuda::kernel
         }
         if (message.size() - at - 1 < 5)
         {
-            v.drop_reason = "fewer than five frames after the delimiter (signature, header, parent header, metadata, content)";
+            v.drop_reason =
+                "fewer than five frames after the delimiter (signature, header, parent header, metadata, content)";
             return v;
         }
         if (!header_is_valid(message[at + 2]))
@@ -300,7 +303,8 @@ namespace xcuda::kernel
         std::string content = nlohmann::json{{"status", "error"},
                                              {"ename", "BadRequest"},
                                              {"evalue", v.bad_fields},
-                                             {"traceback", nlohmann::json::array()}}.dump();
+                                             {"traceback", nlohmann::json::array()}}
+                                  .dump();
         publish_status(v.header, "busy");
         zmq::multipart_t out;
         for (std::size_t i = 0; i < v.delimiter; ++i)
@@ -326,14 +330,9 @@ namespace xcuda::kernel
             const char* checked_channel;  // frontend -> xeus: checked; else nullptr
         };
         route routes[] = {
-            {m_shell, m_shell_in, "shell"},
-            {m_control, m_control_in, "control"},
-            {m_stdin, m_stdin_in, "stdin"},
-            {m_shell_in, m_shell, nullptr},
-            {m_control_in, m_control, nullptr},
-            {m_stdin_in, m_stdin, nullptr},
-            {m_iopub_in, m_iopub, nullptr},
-            {m_heartbeat, m_heartbeat, nullptr},  // echoed as it came
+            {m_shell, m_shell_in, "shell"}, {m_control, m_control_in, "control"}, {m_stdin, m_stdin_in, "stdin"},
+            {m_shell_in, m_shell, nullptr}, {m_control_in, m_control, nullptr},   {m_stdin_in, m_stdin, nullptr},
+            {m_iopub_in, m_iopub, nullptr}, {m_heartbeat, m_heartbeat, nullptr},  // echoed as it came
         };
         std::vector<zmq::pollitem_t> items;
         for (auto& r : routes)
@@ -373,12 +372,14 @@ namespace xcuda::kernel
                         if (!v.drop_reason.empty())
                         {
                             write_log(std::string("xcuda: dropped a message on the ") + routes[i].checked_channel
-                                      + " port (" + std::to_string(message.size()) + " frames): " + v.drop_reason + "\n");
+                                      + " port (" + std::to_string(message.size()) + " frames): " + v.drop_reason
+                                      + "\n");
                             continue;
                         }
                         if (!v.bad_fields.empty())
                         {
-                            write_log(std::string("xcuda: answered a malformed request with an error: ") + v.bad_fields + "\n");
+                            write_log(std::string("xcuda: answered a malformed request with an error: ") + v.bad_fields
+                                      + "\n");
                             answer_bad_request(routes[i].from, message, v);
                             continue;
                         }

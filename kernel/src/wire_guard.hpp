@@ -56,8 +56,8 @@ namespace xcuda::kernel
 
     private:
         void forward_loop();
-        std::string signature(const std::string& header, const std::string& parent,
-                              const std::string& metadata, const std::string& content) const;
+        std::string signature(const std::string& header, const std::string& parent, const std::string& metadata,
+                              const std::string& content) const;
         // One reply (status error) and one busy/idle pair, as xeus would have sent.
         void answer_bad_request(zmq::socket_t& channel, const zmq::multipart_t& request, const verdict& v);
         void publish(const std::string& topic, const char* msg_type, const nlohmann::json& parent,

@@ -90,19 +90,22 @@ namespace xcuda::kernel
                 {"banner", "xcuda " + std::string(build::version) + ": Python " + version
                                + " with %%cuda cells (CUDA C++ compiled by NVRTC, launched through the CUDA driver)"},
                 // As ipykernel says it, so frontends highlight %magics and nbconvert exports .py.
-                {"language_info", {{"name", "python"},
-                                   {"version", version},
-                                   {"mimetype", "text/x-python"},
-                                   {"file_extension", ".py"},
-                                   {"pygments_lexer", "ipython3"},
-                                   {"codemirror_mode", {{"name", "ipython"}, {"version", 3}}},
-                                   {"nbconvert_exporter", "python"}}},
-                {"help_links", nl::json::array({
-                    {{"text", "xcuda magics (%%cuda -h)"}, {"url", "https://github.com/xeus-cuda/xeus-cuda"}},
-                    {{"text", "Python"}, {"url", "https://docs.python.org/3/"}},
-                    {{"text", "IPython"}, {"url", "https://ipython.readthedocs.io/en/stable/"}},
-                    {{"text", "CUDA C++ Programming Guide"}, {"url", "https://docs.nvidia.com/cuda/cuda-c-programming-guide/"}},
-                })},
+                {"language_info",
+                 {{"name", "python"},
+                  {"version", version},
+                  {"mimetype", "text/x-python"},
+                  {"file_extension", ".py"},
+                  {"pygments_lexer", "ipython3"},
+                  {"codemirror_mode", {{"name", "ipython"}, {"version", 3}}},
+                  {"nbconvert_exporter", "python"}}},
+                {"help_links",
+                 nl::json::array({
+                     {{"text", "xcuda magics (%%cuda -h)"}, {"url", "https://github.com/xeus-cuda/xeus-cuda"}},
+                     {{"text", "Python"}, {"url", "https://docs.python.org/3/"}},
+                     {{"text", "IPython"}, {"url", "https://ipython.readthedocs.io/en/stable/"}},
+                     {{"text", "CUDA C++ Programming Guide"},
+                      {"url", "https://docs.nvidia.com/cuda/cuda-c-programming-guide/"}},
+                 })},
                 // JupyterLab offers its debugger only when this is true: where debugpy imports.
                 {"debugger", debugpy_installed()},
             };
@@ -143,8 +146,8 @@ namespace xcuda::kernel
             {
                 // Building the shell imports it again in the main thread and reports a
                 // real failure there; this only keeps the first cause for the log.
-                m_shell_import_problems += std::string("xcuda: importing ") + name + " in the background failed: "
-                                           + e.what() + "\n";
+                m_shell_import_problems +=
+                    std::string("xcuda: importing ") + name + " in the background failed: " + e.what() + "\n";
             }
         }
     }
@@ -210,12 +213,8 @@ namespace xcuda::kernel
         m_startup_problems.clear();
     }
 
-    nl::json xcuda_interpreter::execute_request_impl(int execution_counter,
-                                                     const std::string& code,
-                                                     bool silent,
-                                                     bool store_history,
-                                                     nl::json user_expressions,
-                                                     bool allow_stdin)
+    nl::json xcuda_interpreter::execute_request_impl(int execution_counter, const std::string& code, bool silent,
+                                                     bool store_history, nl::json user_expressions, bool allow_stdin)
     {
         // Before the cell's capture starts: what building the shell prints (IPython's
         // virtualenv warning) goes to the kernel's log, as it did at start-up, not into the cell.
@@ -224,8 +223,7 @@ namespace xcuda::kernel
         nl::json reply = answer_always("execute_request", [&] {
             ensure_shell();
             report_startup_problems();
-            return run_cell(execution_counter, code, silent, store_history,
-                            std::move(user_expressions), allow_stdin);
+            return run_cell(execution_counter, code, silent, store_history, std::move(user_expressions), allow_stdin);
         });
         if (reply.value("ename", "") == "KernelError")
         {
@@ -243,19 +241,16 @@ namespace xcuda::kernel
         return reply;
     }
 
-    nl::json xcuda_interpreter::run_cell(int /*execution_counter: IPython keeps its own*/,
-                                         const std::string& code,
-                                         bool silent,
-                                         bool store_history,
-                                         nl::json user_expressions,
-                                         bool allow_stdin)
+    nl::json xcuda_interpreter::run_cell(int /*execution_counter: IPython keeps its own*/, const std::string& code,
+                                         bool silent, bool store_history, nl::json user_expressions, bool allow_stdin)
     {
         py::gil_scoped_acquire acquire;
         nl::json reply;
         {
             interrupt_router::cell_scope scope(m_interrupts);
-            reply = m_glue.attr("execute")(m_shell, code, silent, store_history, py::object(py::cast(user_expressions)),
-                                           allow_stdin)
+            reply = m_glue
+                        .attr("execute")(m_shell, code, silent, store_history, py::object(py::cast(user_expressions)),
+                                         allow_stdin)
                         .cast<nl::json>();
         }
         // An interrupt that arrived as the cell ended was tripped but not raised: consume
@@ -295,7 +290,8 @@ namespace xcuda::kernel
         }
         catch (const std::exception& e)
         {
-            write_to_log(m_output.log_fd(), std::string("xcuda: the history of this session may be incomplete: ") + e.what());
+            write_to_log(m_output.log_fd(),
+                         std::string("xcuda: the history of this session may be incomplete: ") + e.what());
         }
     }
 

@@ -42,15 +42,10 @@ namespace xcuda::kernel
         // Call on the main thread, not in a cell. Never throws.
         void end_history_session() noexcept;
 
-
     private:
         void configure_impl() override;
-        nl::json execute_request_impl(int execution_counter,
-                                      const std::string& code,
-                                      bool silent,
-                                      bool store_history,
-                                      nl::json user_expressions,
-                                      bool allow_stdin) override;
+        nl::json execute_request_impl(int execution_counter, const std::string& code, bool silent, bool store_history,
+                                      nl::json user_expressions, bool allow_stdin) override;
         nl::json complete_request_impl(const std::string& code, int cursor_pos) override;
         nl::json inspect_request_impl(const std::string& code, int cursor_pos, int detail_level) override;
         nl::json is_complete_request_impl(const std::string& code) override;
@@ -59,12 +54,8 @@ namespace xcuda::kernel
         // From the control thread (the debugger), run here on the main thread between requests.
         nl::json internal_request_impl(const nl::json& message) override;
 
-        nl::json run_cell(int execution_counter,
-                          const std::string& code,
-                          bool silent,
-                          bool store_history,
-                          nl::json user_expressions,
-                          bool allow_stdin);
+        nl::json run_cell(int execution_counter, const std::string& code, bool silent, bool store_history,
+                          nl::json user_expressions, bool allow_stdin);
         void import_shell_modules();
         void build_shell_once();  // never throws: a failure is kept in m_shell_failure
         void ensure_shell();      // throws that failure
@@ -84,6 +75,6 @@ namespace xcuda::kernel
         std::thread m_shell_imports;
         std::string m_shell_import_problems;  // written by that thread, read after join
         bool m_shell_built = false;
-        std::string m_shell_failure;          // why building the shell failed, if it did
+        std::string m_shell_failure;  // why building the shell failed, if it did
     };
 }

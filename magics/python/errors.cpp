@@ -66,25 +66,24 @@ void raise_compile_error(const CompileErrorInfo& info) {
 void define_errors(py::module_& m) {
     classes.cuda_error = new_class(m, "CudaError", "Base of every error the CUDA layer raises.",
                                    py::make_tuple(py::handle(PyExc_RuntimeError)));
-    classes.compile_error = new_class(
-        m, "CompileError",
-        "NVRTC rejected the source. .log is the compiler's output; .line/.column point into the cell.",
-        py::make_tuple(classes.cuda_error));
-    classes.driver_error = new_class(m, "DriverError",
-                                     "A CUDA driver call failed. .code (int), .name (CUDA_ERROR_...), .call.",
-                                     py::make_tuple(classes.cuda_error));
-    classes.launch_error = new_class(m, "LaunchError",
-                                     "A launch was refused (configuration, resources). Not sticky.",
+    classes.compile_error =
+        new_class(m, "CompileError",
+                  "NVRTC rejected the source. .log is the compiler's output; .line/.column point into the cell.",
+                  py::make_tuple(classes.cuda_error));
+    classes.driver_error =
+        new_class(m, "DriverError", "A CUDA driver call failed. .code (int), .name (CUDA_ERROR_...), .call.",
+                  py::make_tuple(classes.cuda_error));
+    classes.launch_error = new_class(m, "LaunchError", "A launch was refused (configuration, resources). Not sticky.",
                                      py::make_tuple(classes.driver_error));
-    classes.out_of_memory = new_class(m, "OutOfMemoryError",
-                                      "The device ran out of memory. Not sticky: free memory and retry.",
-                                      py::make_tuple(classes.driver_error, py::handle(PyExc_MemoryError)));
-    classes.context_lost = new_class(
-        m, "ContextLostError",
-        "A sticky device fault (illegal address, trap, assert): restart the kernel to use the GPU again.",
-        py::make_tuple(classes.driver_error));
-    classes.no_device = new_class(m, "NoDeviceError", "No usable CUDA driver or device.",
-                                  py::make_tuple(classes.cuda_error));
+    classes.out_of_memory =
+        new_class(m, "OutOfMemoryError", "The device ran out of memory. Not sticky: free memory and retry.",
+                  py::make_tuple(classes.driver_error, py::handle(PyExc_MemoryError)));
+    classes.context_lost =
+        new_class(m, "ContextLostError",
+                  "A sticky device fault (illegal address, trap, assert): restart the kernel to use the GPU again.",
+                  py::make_tuple(classes.driver_error));
+    classes.no_device =
+        new_class(m, "NoDeviceError", "No usable CUDA driver or device.", py::make_tuple(classes.cuda_error));
     classes.profiler_unavailable = new_class(
         m, "ProfilerUnavailableError",
         "Hardware counters or PC sampling cannot run here (no CUPTI, counters restricted to administrators, a "
@@ -94,9 +93,9 @@ void define_errors(py::module_& m) {
 
     for (const char* attr : {"log", "source_line"}) py::setattr(classes.compile_error, attr, py::str(""));
     for (const char* attr : {"line", "column"}) py::setattr(classes.compile_error, attr, py::int_(0));
-    py::setattr(classes.compile_error, "_render_traceback_",
-                py::cpp_function(render_compile_error, py::is_method(classes.compile_error),
-                                 py::name("_render_traceback_")));
+    py::setattr(
+        classes.compile_error, "_render_traceback_",
+        py::cpp_function(render_compile_error, py::is_method(classes.compile_error), py::name("_render_traceback_")));
 
     py::register_exception_translator([](std::exception_ptr p) {
         try {

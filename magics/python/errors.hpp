@@ -33,11 +33,11 @@ const ErrorClasses& error_classes();
 
 // Where a compile error points in the user's cell, for CompileError's attributes.
 struct CompileErrorInfo {
-    std::string message;       // the whole formatted report, as shown to the user
-    std::string log;           // NVRTC's raw log
-    int line = 0;              // 1-based line in the cell, 0 when unknown
-    int column = 0;            // 1-based, 0 when unknown
-    std::string source_line;   // that line of the cell
+    std::string message;      // the whole formatted report, as shown to the user
+    std::string log;          // NVRTC's raw log
+    int line = 0;             // 1-based line in the cell, 0 when unknown
+    int column = 0;           // 1-based, 0 when unknown
+    std::string source_line;  // that line of the cell
 };
 
 // Sets CompileError as the current Python error and throws pybind11::error_already_set.

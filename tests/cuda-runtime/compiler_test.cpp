@@ -23,7 +23,9 @@ CompileOptions for_arch(const std::string& arch, const std::string& program = "c
     return o;
 }
 
-bool contains(const std::string& haystack, const std::string& needle) { return haystack.find(needle) != std::string::npos; }
+bool contains(const std::string& haystack, const std::string& needle) {
+    return haystack.find(needle) != std::string::npos;
+}
 
 }  // namespace
 
@@ -33,7 +35,8 @@ TEST(Compile, SaxpyToSm90GivesPtxWithTheEntryAndAnElfCubin) {
     EXPECT_TRUE(contains(r.ptx, ".entry saxpy")) << r.ptx;
     EXPECT_TRUE(contains(r.ptx, ".target sm_90")) << r.ptx;
     ASSERT_GE(r.cubin.size(), 4u);
-    EXPECT_EQ(r.cubin.substr(0, 4), std::string("\x7f" "ELF"));
+    EXPECT_EQ(r.cubin.substr(0, 4), std::string("\x7f"
+                                                "ELF"));
     EXPECT_NE(r.ptx.back(), '\0');
     EXPECT_TRUE(r.log.empty() || r.log.back() != '\0');
     EXPECT_NE(std::find(r.options.begin(), r.options.end(), "-arch=sm_90"), r.options.end());

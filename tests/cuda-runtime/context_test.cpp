@@ -20,6 +20,4 @@ TEST_F(ContextTest, SecondRetainOfThePrimaryContextSharesIt) {
     EXPECT_EQ(again.handle(), nullptr);
 }
 
-TEST_F(ContextTest, SynchronizeReturnsWhenIdle) {
-    EXPECT_NO_THROW(context()->synchronize());
-}
+TEST_F(ContextTest, SynchronizeReturnsWhenIdle) { EXPECT_NO_THROW(context()->synchronize()); }

@@ -74,7 +74,8 @@ TEST(CheckDeathTest, StickyResultThrowsContextLostAndLaterChecksFailFast) {
             } catch (const ContextLostError& e) {
                 const std::string what = e.what();
                 std::exit(e.code() == CUDA_ERROR_ILLEGAL_ADDRESS && what.find("restart the kernel") != std::string::npos
-                              ? 0 : 3);
+                              ? 0
+                              : 3);
             }
             std::exit(4);
         },

@@ -35,7 +35,7 @@ protected:
 };
 
 template <class T>
-constexpr bool move_only_v = std::is_nothrow_move_constructible_v<T> && std::is_nothrow_move_assignable_v<T> &&
+constexpr bool move_only_v = std::is_nothrow_move_constructible_v<T>&& std::is_nothrow_move_assignable_v<T> &&
                              !std::is_copy_constructible_v<T> && !std::is_copy_assignable_v<T>;
 
 }  // namespace
@@ -84,7 +84,7 @@ TEST_F(HandleTest, PutReleasesTheOldHandleBeforeTheNewOneIsWritten) {
 TEST_F(HandleTest, AStatefulReleaseMovesWithTheHandleAndStaysWithTheMovedFrom) {
     detail::Handle<int, Tagged> a(5, Tagged{1});
     detail::Handle<int, Tagged> b(6, Tagged{2});
-    a = std::move(b);   // a's old 5 is released by a's old release
+    a = std::move(b);  // a's old 5 is released by a's old release
     EXPECT_EQ(g_released, std::vector<int>{105});
     EXPECT_EQ(a.releaser().tag, 2);
     EXPECT_EQ(b.releaser().tag, 2);

@@ -43,7 +43,8 @@ TEST_F(LaunchTest, TooManyThreadsPerBlockIsALaunchErrorNamingTheLimitAndNotStick
         FAIL();
     } catch (const LaunchError& e) {
         EXPECT_NE(std::string(e.what()).find("block (2048,1,1) has 2048 threads; this device allows at most "),
-                  std::string::npos) << e.what();
+                  std::string::npos)
+            << e.what();
     }
     EXPECT_FALSE(context_lost());
     EXPECT_NO_THROW(DeviceBuffer(16));
@@ -71,7 +72,8 @@ extern "C" __global__ void fill_shared(float* out, int n) {
     __syncthreads();
     if (threadIdx.x == 0) { float t = 0; for (int i = 0; i < n; ++i) t += s[i]; *out = t; }
 }
-)").cubin);
+)")
+                                      .cubin);
     Function f = m.function("fill_shared");
     const std::size_t optin = static_cast<std::size_t>(device().properties().max_shared_per_block_optin);
     const std::size_t bytes = std::min<std::size_t>(optin, 100 * 1024);

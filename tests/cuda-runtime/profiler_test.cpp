@@ -23,12 +23,12 @@ namespace {
 #define SKIP_WITHOUT_CUPTI(expr) \
     GTEST_SKIP() << "CUPTI loads libnvperf_host.so with RTLD_DEEPBIND, which AddressSanitizer cannot run"
 #else
-#define SKIP_WITHOUT_CUPTI(expr)                                             \
-    try {                                                                    \
-        expr;                                                                \
-    } catch (const ProfilerUnavailable& e) {                                 \
-        if (e.why() != ProfilerUnavailable::Why::no_cupti) throw;            \
-        GTEST_SKIP() << "no CUPTI: " << e.what();                            \
+#define SKIP_WITHOUT_CUPTI(expr)                                  \
+    try {                                                         \
+        expr;                                                     \
+    } catch (const ProfilerUnavailable& e) {                      \
+        if (e.why() != ProfilerUnavailable::Why::no_cupti) throw; \
+        GTEST_SKIP() << "no CUPTI: " << e.what();                 \
     }
 #endif
 
@@ -132,12 +132,12 @@ TEST_F(ProfilerTest, SaxpyReadsTwoArraysWritesOneAndDoesOneFmaPerElement) {
 TEST_F(ProfilerTest, EachKernelLaunchedIsItsOwnRangeInLaunchOrder) {
     DeviceBuffer x(1 << 22), y(1 << 22), out(256 * 4 * 4);
     CounterCollection c;
-    SKIP_WITHOUT_CUPTI(c = collect_counters(*context(), {"smsp__sass_thread_inst_executed_op_ffma_pred_on.sum"}, 8,
-                                            [&] {
-                                                saxpy(x, y, 1 << 18);
-                                                chain(out, 4, 100);
-                                                saxpy(x, y, 1 << 20);
-                                            }));
+    SKIP_WITHOUT_CUPTI(
+        c = collect_counters(*context(), {"smsp__sass_thread_inst_executed_op_ffma_pred_on.sum"}, 8, [&] {
+            saxpy(x, y, 1 << 18);
+            chain(out, 4, 100);
+            saxpy(x, y, 1 << 20);
+        }));
     ASSERT_EQ(c.kernels.size(), 3u);
     EXPECT_EQ(c.kernels[0].values[0], double(1 << 18));
     EXPECT_EQ(c.kernels[1].values[0], 4.0 * 256 * 100);  // v * 1.0001f + 0.5f: one FMA a step
@@ -148,8 +148,8 @@ TEST_F(ProfilerTest, LaunchesBeyondMaxKernelsAreNotMeasured) {
     DeviceBuffer out(256 * 4 * 4);
     CounterCollection c;
     SKIP_WITHOUT_CUPTI(c = collect_counters(*context(), {"gpu__time_duration.sum"}, 2, [&] {
-        for (int i = 0; i < 3; ++i) chain(out, 1, 10);
-    }));
+                           for (int i = 0; i < 3; ++i) chain(out, 1, 10);
+                       }));
     EXPECT_EQ(c.kernels.size(), 2u);  // CUPTI reports no dropped range for the third (seen on the H200)
 }
 
@@ -169,8 +169,7 @@ TEST_F(ProfilerTest, AnErrorInTheWorkPropagatesAndTheNextCollectionWorks) {
 TEST_F(ProfilerTest, ABadMetricNameFailsBeforeTheWorkRuns) {
     SKIP_WITHOUT_CUPTI(supported_chips());
     bool ran = false;
-    EXPECT_THROW(collect_counters(*context(), {"no_such__metric.sum"}, 4, [&] { ran = true; }),
-                 std::invalid_argument);
+    EXPECT_THROW(collect_counters(*context(), {"no_such__metric.sum"}, 4, [&] { ran = true; }), std::invalid_argument);
     EXPECT_FALSE(ran);
 }
 
@@ -206,7 +205,8 @@ TEST(Cubin, FindsAKernelsMachineCodeAndNothingForAnUnknownName) {
     EXPECT_EQ(function_machine_code(with_lines.cubin, "chain"), code);
     EXPECT_NE(function_machine_code(plain.cubin, "saxpy"), code);
     EXPECT_FALSE(function_machine_code(plain.cubin, "no_such_kernel").has_value());
-    EXPECT_FALSE(function_machine_code("not an ELF file at all, but long enough to read a header from it......",
-                                       "chain").has_value());
+    EXPECT_FALSE(
+        function_machine_code("not an ELF file at all, but long enough to read a header from it......", "chain")
+            .has_value());
     EXPECT_FALSE(function_machine_code(plain.cubin.substr(0, 100), "chain").has_value());
 }

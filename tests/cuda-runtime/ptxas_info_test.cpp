@@ -19,7 +19,8 @@ const char* const sm80_log =
     "ptxas info    : Compiling entry function '_Z4axpyIfEvT_PS0_' for 'sm_80'\n"
     "ptxas info    : Function properties for _Z4axpyIfEvT_PS0_\n"
     "ptxas         .     400 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
-    "ptxas info    : Used 32 registers, used 1 barriers, 400 bytes cumulative stack size, 512 bytes smem, 368 bytes cmem[0]\n"
+    "ptxas info    : Used 32 registers, used 1 barriers, 400 bytes cumulative stack size, 512 bytes smem, 368 bytes "
+    "cmem[0]\n"
     "ptxas info    : Compile time = 12.051 ms\n"
     "ptxas info    : Compiling entry function 'saxpy' for 'sm_80'\n"
     "ptxas info    : Function properties for saxpy\n"
@@ -85,7 +86,7 @@ TEST(ParsePtxasInfo, ReturnsNothingForLogsWithoutPtxasLines) {
 
 TEST(ParsePtxasInfo, SurvivesTruncatedAndHostileInput) {
     EXPECT_TRUE(parse_ptxas_info("ptxas info    : Compiling entry function 'unterminated").empty());
-    EXPECT_TRUE(parse_ptxas_info("ptxas info    : Used 12 registers\n").empty());   // no entry yet
+    EXPECT_TRUE(parse_ptxas_info("ptxas info    : Used 12 registers\n").empty());  // no entry yet
     auto k = parse_ptxas_info(
         "ptxas info    : Compiling entry function 'k' for 'sm_90'\n"
         "ptxas info    : Used 99999999999999999999999999999 registers, 18446744073709551615 bytes smem, "
@@ -93,7 +94,7 @@ TEST(ParsePtxasInfo, SurvivesTruncatedAndHostileInput) {
         "ptxas info    : Used , , ,,,\n"
         "ptxas\n");
     ASSERT_EQ(k.size(), 1u);
-    EXPECT_EQ(k.at("k").registers, std::numeric_limits<int>::max());   // saturated, not wrapped
+    EXPECT_EQ(k.at("k").registers, std::numeric_limits<int>::max());  // saturated, not wrapped
     EXPECT_EQ(k.at("k").shared_bytes, std::numeric_limits<std::size_t>::max());
     EXPECT_EQ(k.at("k").constant_bytes, std::numeric_limits<std::size_t>::max());
     std::string noise(1000, '\0');

@@ -7,13 +7,12 @@
 // __cluster_dims__(2, 1, 1). A module image is text; its kernels are the names it contains, its
 // variables the .global/.const lines of PTX; an image starting with "bad" fails to load with a
 // JIT error log. Stream capture records launches as graph nodes; a graph launch runs them
-// ("cuGraphLaunch <name> ... arg0=<first int parameter>"). The device is an sm_90 with 132 SMs, or the compute capability in
-// $XCUDA_SIM_COMPUTE_CAPABILITY ("80"). xcuda_sim_last_launch() describes the last launch.
-// "add_bytes" (const unsigned char* x, unsigned char* y, unsigned long long n) is the one kernel
-// that touches memory: y[i] += x[i], then it scribbles 0xEE over x (a const argument must not
-// come back). An asynchronous copy from or to pinned memory (cuMemHostAlloc) happens only when
-// something waits for its stream (a query, a synchronisation, a later launch or copy), as a DMA
-// may: pinned memory reused before the wait shows in the data.
+// ("cuGraphLaunch <name> ... arg0=<first int parameter>"). The device is an sm_90 with 132 SMs, or the compute
+// capability in $XCUDA_SIM_COMPUTE_CAPABILITY ("80"). xcuda_sim_last_launch() describes the last launch. "add_bytes"
+// (const unsigned char* x, unsigned char* y, unsigned long long n) is the one kernel that touches memory: y[i] += x[i],
+// then it scribbles 0xEE over x (a const argument must not come back). An asynchronous copy from or to pinned memory
+// (cuMemHostAlloc) happens only when something waits for its stream (a query, a synchronisation, a later launch or
+// copy), as a DMA may: pinned memory reused before the wait shows in the data.
 #include <cuda.h>
 
 #include <algorithm>
@@ -31,7 +30,9 @@
 #include <utility>
 #include <vector>
 
-struct CUctx_st { int device; };
+struct CUctx_st {
+    int device;
+};
 struct CUmod_st {
     std::string image;
     std::map<std::string, std::pair<void*, std::size_t>> globals;  // name -> host memory standing in
@@ -45,10 +46,22 @@ struct CUgraphNode_st {
     unsigned grid[3], block[3], shared;
     std::int32_t arg0;  // the first parameter's first 4 bytes, for tests of argument updates
 };
-struct CUgraph_st { std::vector<std::unique_ptr<CUgraphNode_st>> nodes; };
-struct CUgraphExec_st { CUgraph graph; std::vector<CUgraphNode_st> nodes; };
-struct CUstream_st { unsigned flags; bool busy; CUgraph capture = nullptr; };
-struct CUevent_st { unsigned flags; CUstream stream; };
+struct CUgraph_st {
+    std::vector<std::unique_ptr<CUgraphNode_st>> nodes;
+};
+struct CUgraphExec_st {
+    CUgraph graph;
+    std::vector<CUgraphNode_st> nodes;
+};
+struct CUstream_st {
+    unsigned flags;
+    bool busy;
+    CUgraph capture = nullptr;
+};
+struct CUevent_st {
+    unsigned flags;
+    CUstream stream;
+};
 
 namespace {
 
@@ -56,7 +69,7 @@ std::atomic<long> g_calls{0};
 std::atomic<long> g_device_allocations{0};  // cuMemAlloc calls, for the staging pool's tests
 std::atomic<long> g_host_allocations{0};    // cuMemHostAlloc calls, for the pinned staging's tests
 std::atomic<bool> g_fail_host_allocations{false};
-std::atomic<long> g_modules{0};             // loaded and not unloaded
+std::atomic<long> g_modules{0};  // loaded and not unloaded
 std::atomic<int> g_sticky{0};
 std::atomic<bool> g_launched{false};
 std::mutex g_mutex;
@@ -103,7 +116,8 @@ std::size_t ptx_variable_size(const std::string& image, const std::string& name)
         const std::size_t type = line.rfind(" .", at);
         if (type == std::string::npos) continue;
         std::size_t bytes = static_cast<std::size_t>(std::atoi(line.c_str() + type + 3)) / 8;  // ".b8" -> 1
-        for (std::size_t b = line.find('[', at); b != std::string::npos && b < line.find('='); b = line.find('[', b + 1))
+        for (std::size_t b = line.find('[', at); b != std::string::npos && b < line.find('=');
+             b = line.find('[', b + 1))
             bytes *= static_cast<std::size_t>(std::atoll(line.c_str() + b + 1));
         return bytes;
     }
@@ -115,8 +129,8 @@ std::string dims(unsigned x, unsigned y, unsigned z) {
 }
 
 // Every entry point counts itself and, after a sticky fault, answers that fault again.
-#define SIM_ENTER()                                     \
-    g_calls.fetch_add(1);                               \
+#define SIM_ENTER()       \
+    g_calls.fetch_add(1); \
     if (int sticky = g_sticky.load()) return static_cast<CUresult>(sticky)
 
 CUstream_st* stream_of(CUstream s) { return s != nullptr ? s : &g_legacy; }
@@ -219,9 +233,19 @@ CUresult cuGetErrorString(CUresult error, const char** str) {
     return CUDA_SUCCESS;
 }
 
-CUresult cuDriverGetVersion(int* v) { *v = CUDA_VERSION; return CUDA_SUCCESS; }
-CUresult cuInit(unsigned) { SIM_ENTER(); return CUDA_SUCCESS; }
-CUresult cuDeviceGetCount(int* n) { SIM_ENTER(); *n = 1; return CUDA_SUCCESS; }
+CUresult cuDriverGetVersion(int* v) {
+    *v = CUDA_VERSION;
+    return CUDA_SUCCESS;
+}
+CUresult cuInit(unsigned) {
+    SIM_ENTER();
+    return CUDA_SUCCESS;
+}
+CUresult cuDeviceGetCount(int* n) {
+    SIM_ENTER();
+    *n = 1;
+    return CUDA_SUCCESS;
+}
 CUresult cuDeviceGet(CUdevice* d, int ordinal) {
     SIM_ENTER();
     if (ordinal != 0) return CUDA_ERROR_INVALID_DEVICE;
@@ -242,10 +266,12 @@ CUresult cuDeviceGetAttribute(int* v, CUdevice_attribute a, CUdevice) {
         case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: *v = sim_sm_count; break;
         case CU_DEVICE_ATTRIBUTE_WARP_SIZE: *v = 32; break;
         case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *v = 1024; break;
-        case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X: case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y: *v = 1024; break;
+        case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X:
+        case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y: *v = 1024; break;
         case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z: *v = 64; break;
         case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X: *v = 2147483647; break;
-        case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y: case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z: *v = 65535; break;
+        case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y:
+        case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z: *v = 65535; break;
         case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR: *v = 2048; break;
         case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK: *v = 49152; break;
         case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: *v = sim_optin_shared; break;
@@ -253,11 +279,30 @@ CUresult cuDeviceGetAttribute(int* v, CUdevice_attribute a, CUdevice) {
     }
     return CUDA_SUCCESS;
 }
-CUresult cuDeviceTotalMem(size_t* bytes, CUdevice) { SIM_ENTER(); *bytes = std::size_t{80} << 30; return CUDA_SUCCESS; }
-CUresult cuDevicePrimaryCtxRetain(CUcontext* c, CUdevice) { SIM_ENTER(); *c = &g_ctx; return CUDA_SUCCESS; }
-CUresult cuDevicePrimaryCtxRelease(CUdevice) { SIM_ENTER(); return CUDA_SUCCESS; }
-CUresult cuCtxSetCurrent(CUcontext c) { SIM_ENTER(); t_current = c; return CUDA_SUCCESS; }
-CUresult cuCtxGetCurrent(CUcontext* c) { SIM_ENTER(); *c = t_current; return CUDA_SUCCESS; }
+CUresult cuDeviceTotalMem(size_t* bytes, CUdevice) {
+    SIM_ENTER();
+    *bytes = std::size_t{80} << 30;
+    return CUDA_SUCCESS;
+}
+CUresult cuDevicePrimaryCtxRetain(CUcontext* c, CUdevice) {
+    SIM_ENTER();
+    *c = &g_ctx;
+    return CUDA_SUCCESS;
+}
+CUresult cuDevicePrimaryCtxRelease(CUdevice) {
+    SIM_ENTER();
+    return CUDA_SUCCESS;
+}
+CUresult cuCtxSetCurrent(CUcontext c) {
+    SIM_ENTER();
+    t_current = c;
+    return CUDA_SUCCESS;
+}
+CUresult cuCtxGetCurrent(CUcontext* c) {
+    SIM_ENTER();
+    *c = t_current;
+    return CUDA_SUCCESS;
+}
 CUresult cuCtxGetDevice(CUdevice* d) {
     SIM_ENTER();
     if (t_current == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
@@ -276,7 +321,11 @@ CUresult cuCtxSetLimit(CUlimit limit, size_t value) {
     g_fifo = value;
     return CUDA_SUCCESS;
 }
-CUresult cuCtxGetLimit(size_t* value, CUlimit) { SIM_ENTER(); *value = g_fifo; return CUDA_SUCCESS; }
+CUresult cuCtxGetLimit(size_t* value, CUlimit) {
+    SIM_ENTER();
+    *value = g_fifo;
+    return CUDA_SUCCESS;
+}
 CUresult cuMemGetInfo(size_t* free, size_t* total) {
     SIM_ENTER();
     *total = std::size_t{80} << 30;
@@ -288,7 +337,8 @@ CUresult cuModuleLoadDataEx(CUmodule* m, const void* image, unsigned n, CUjit_op
     const char* text = static_cast<const char*>(image);
     if (std::strncmp(text, "bad", 3) == 0) {
         for (unsigned i = 0; i < n; ++i) {
-            if (keys[i] == CU_JIT_ERROR_LOG_BUFFER) std::strcpy(static_cast<char*>(values[i]), "ptxas fatal: bad image");
+            if (keys[i] == CU_JIT_ERROR_LOG_BUFFER)
+                std::strcpy(static_cast<char*>(values[i]), "ptxas fatal: bad image");
         }
         return CUDA_ERROR_INVALID_PTX;
     }
@@ -306,7 +356,7 @@ CUresult cuModuleUnload(CUmodule m) {
 CUresult cuModuleGetFunction(CUfunction* f, CUmodule m, const char* name) {
     SIM_ENTER();
     if (m->image.find(name) == std::string::npos) return CUDA_ERROR_NOT_FOUND;
-    *f = new CUfunc_st{name, {}};   // leaked like the driver's: valid as long as the process
+    *f = new CUfunc_st{name, {}};  // leaked like the driver's: valid as long as the process
     (*f)->attributes[CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES] = 49152 - static_shared(*f);
     if ((*f)->name == "clustered") {
         (*f)->attributes[CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH] = 2;
@@ -333,7 +383,8 @@ CUresult cuFuncGetAttribute(int* v, CUfunction_attribute a, CUfunction f) {
         case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *v = f->name == "bounded" ? 256 : 1024; break;
         case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *v = static_shared(f); break;
         case CU_FUNC_ATTRIBUTE_NUM_REGS: *v = 10; break;
-        case CU_FUNC_ATTRIBUTE_PTX_VERSION: case CU_FUNC_ATTRIBUTE_BINARY_VERSION: *v = compute_capability(); break;
+        case CU_FUNC_ATTRIBUTE_PTX_VERSION:
+        case CU_FUNC_ATTRIBUTE_BINARY_VERSION: *v = compute_capability(); break;
         default: {
             auto it = f->attributes.find(a);
             *v = it == f->attributes.end() ? 0 : it->second;
@@ -348,18 +399,17 @@ CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute a, int v) {
         case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
             if (v < 0 || v > sim_optin_shared - static_shared(f)) return CUDA_ERROR_INVALID_VALUE;
             break;
-        case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH: case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT:
+        case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH:
+        case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT:
         case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH:
-            if (f->name == "clustered") return CUDA_ERROR_NOT_PERMITTED;   // set at compile time
+            if (f->name == "clustered") return CUDA_ERROR_NOT_PERMITTED;  // set at compile time
             break;
         case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT:
             if (v > 100) return CUDA_ERROR_INVALID_VALUE;
             break;
         case CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED:
-        case CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE:
-            break;
-        default:
-            return CUDA_ERROR_INVALID_VALUE;   // read-only
+        case CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE: break;
+        default: return CUDA_ERROR_INVALID_VALUE;  // read-only
     }
     f->attributes[a] = v;
     return CUDA_SUCCESS;
@@ -396,7 +446,12 @@ CUresult cuMemAlloc(CUdeviceptr* p, size_t bytes) {
     ++g_device_allocations;
     return CUDA_SUCCESS;
 }
-CUresult cuMemFree(CUdeviceptr p) { SIM_ENTER(); run_pending(); std::free(reinterpret_cast<void*>(p)); return CUDA_SUCCESS; }
+CUresult cuMemFree(CUdeviceptr p) {
+    SIM_ENTER();
+    run_pending();
+    std::free(reinterpret_cast<void*>(p));
+    return CUDA_SUCCESS;
+}
 CUresult cuMemHostAlloc(void** p, size_t bytes, unsigned) {
     SIM_ENTER();
     if (g_fail_host_allocations.load()) return CUDA_ERROR_OUT_OF_MEMORY;
@@ -471,9 +526,21 @@ CUresult cuStreamQuery(CUstream s) {
     run_pending();
     return busy(s) ? CUDA_ERROR_NOT_READY : CUDA_SUCCESS;
 }
-CUresult cuEventCreate(CUevent* e, unsigned flags) { SIM_ENTER(); *e = new CUevent_st{flags, nullptr}; return CUDA_SUCCESS; }
-CUresult cuEventDestroy(CUevent e) { SIM_ENTER(); delete e; return CUDA_SUCCESS; }
-CUresult cuEventRecord(CUevent e, CUstream s) { SIM_ENTER(); e->stream = s; return CUDA_SUCCESS; }
+CUresult cuEventCreate(CUevent* e, unsigned flags) {
+    SIM_ENTER();
+    *e = new CUevent_st{flags, nullptr};
+    return CUDA_SUCCESS;
+}
+CUresult cuEventDestroy(CUevent e) {
+    SIM_ENTER();
+    delete e;
+    return CUDA_SUCCESS;
+}
+CUresult cuEventRecord(CUevent e, CUstream s) {
+    SIM_ENTER();
+    e->stream = s;
+    return CUDA_SUCCESS;
+}
 CUresult cuEventQuery(CUevent e) {
     SIM_ENTER();
     run_pending();
@@ -621,8 +688,16 @@ CUresult cuGraphLaunch(CUgraphExec e, CUstream s) {
     }
     return CUDA_SUCCESS;
 }
-CUresult cuGraphDestroy(CUgraph g) { SIM_ENTER(); delete g; return CUDA_SUCCESS; }
-CUresult cuGraphExecDestroy(CUgraphExec e) { SIM_ENTER(); delete e; return CUDA_SUCCESS; }
+CUresult cuGraphDestroy(CUgraph g) {
+    SIM_ENTER();
+    delete g;
+    return CUDA_SUCCESS;
+}
+CUresult cuGraphExecDestroy(CUgraphExec e) {
+    SIM_ENTER();
+    delete e;
+    return CUDA_SUCCESS;
+}
 CUresult cuGraphGetNodes(CUgraph g, CUgraphNode* nodes, size_t* count) {
     SIM_ENTER();
     if (nodes != nullptr) {
@@ -640,8 +715,12 @@ CUresult cuGraphKernelNodeGetParams(CUgraphNode n, CUDA_KERNEL_NODE_PARAMS* p) {
     SIM_ENTER();
     *p = CUDA_KERNEL_NODE_PARAMS{};
     p->func = n->function;
-    p->gridDimX = n->grid[0]; p->gridDimY = n->grid[1]; p->gridDimZ = n->grid[2];
-    p->blockDimX = n->block[0]; p->blockDimY = n->block[1]; p->blockDimZ = n->block[2];
+    p->gridDimX = n->grid[0];
+    p->gridDimY = n->grid[1];
+    p->gridDimZ = n->grid[2];
+    p->blockDimX = n->block[0];
+    p->blockDimY = n->block[1];
+    p->blockDimZ = n->block[2];
     p->sharedMemBytes = n->shared;
     return CUDA_SUCCESS;
 }

@@ -95,7 +95,8 @@ TEST_F(SimDriverTest, LaunchLimitsAreCheckedBeforeTheDriverAndNamed) {
         launch(module_->function("saxpy"), Dim3(1, 70000), Dim3(32), 0, nullptr, params);
         FAIL();
     } catch (const LaunchError& e) {
-        EXPECT_TRUE(contains(e.what(), "grid (1,70000,1) has y = 70000; this device allows at most 65535 in y")) << e.what();
+        EXPECT_TRUE(contains(e.what(), "grid (1,70000,1) has y = 70000; this device allows at most 65535 in y"))
+            << e.what();
     }
     EXPECT_THROW(launch(module_->function("saxpy"), Dim3(1), Dim3(0), 0, nullptr, params), LaunchError);
     try {
@@ -104,7 +105,7 @@ TEST_F(SimDriverTest, LaunchLimitsAreCheckedBeforeTheDriverAndNamed) {
     } catch (const LaunchError& e) {
         EXPECT_TRUE(contains(e.what(), "kernel bounded can run at most 256 per block")) << e.what();
     }
-    EXPECT_GT(driver_calls(), before);   // attribute queries, but no launch reached the driver
+    EXPECT_GT(driver_calls(), before);  // attribute queries, but no launch reached the driver
     EXPECT_FALSE(context_lost());
     EXPECT_NO_THROW(launch(module_->function("saxpy"), Dim3(4), Dim3(256), 0, nullptr, params));
 }
@@ -121,8 +122,10 @@ TEST_F(SimDriverTest, DynamicSharedMemoryAbove48KiBRaisesTheKernelLimitUpToTheOp
         launch(f, Dim3(1), Dim3(32), 232449, nullptr, params);
         FAIL();
     } catch (const LaunchError& e) {
-        EXPECT_TRUE(contains(e.what(), "at most 232448 bytes (the device's opt-in maximum of 232448 bytes per block, "
-                                       "less the 0 bytes of static shared memory")) << e.what();
+        EXPECT_TRUE(contains(e.what(),
+                             "at most 232448 bytes (the device's opt-in maximum of 232448 bytes per block, "
+                             "less the 0 bytes of static shared memory"))
+            << e.what();
     }
 }
 
@@ -153,8 +156,10 @@ TEST_F(SimDriverTest, CooperativeLaunchesGoThroughLaunchKernelExWithTheAttribute
         launch(f, Dim3(1057), Dim3(256), 0, nullptr, params, o);
         FAIL();
     } catch (const LaunchError& e) {
-        EXPECT_TRUE(contains(e.what(), "grid (1057,1,1) has 1057 blocks but at most 1056 can be resident at once "
-                                       "(8 per SM x 132 SMs")) << e.what();
+        EXPECT_TRUE(contains(e.what(),
+                             "grid (1057,1,1) has 1057 blocks but at most 1056 can be resident at once "
+                             "(8 per SM x 132 SMs"))
+            << e.what();
         EXPECT_TRUE(contains(e.what(), "use a grid of at most 1056 blocks")) << e.what();
     }
     EXPECT_EQ(last_launch(), "cuLaunchKernelEx saxpy grid=(1056,1,1) block=(256,1,1) shared=0 cooperative=1");
@@ -179,8 +184,9 @@ TEST_F(SimDriverTest, ClusterLaunchesCheckTheGridAndTheClusterSize) {
         launch(f, Dim3(10), Dim3(128), 0, nullptr, params, o);
         FAIL();
     } catch (const LaunchError& e) {
-        EXPECT_STREQ(e.what(), "grid (10,1,1) is not a whole number of clusters (4,1,1): x = 10 is not a multiple of "
-                               "4; use a grid of 12 in x");
+        EXPECT_STREQ(e.what(),
+                     "grid (10,1,1) is not a whole number of clusters (4,1,1): x = 10 is not a multiple of "
+                     "4; use a grid of 12 in x");
     }
     o.cluster = Dim3(16, 1, 1);
     try {
@@ -245,7 +251,8 @@ TEST_F(SimDriverTest, OutOfMemoryIsNotStickyAndNamesTheSize) {
         DeviceBuffer huge(std::size_t{1} << 50);
         FAIL();
     } catch (const OutOfMemoryError& e) {
-        EXPECT_TRUE(contains(e.what(), "cuMemAlloc: CUDA_ERROR_OUT_OF_MEMORY (2): out of memory: allocating 1125899906842624 bytes"))
+        EXPECT_TRUE(contains(
+            e.what(), "cuMemAlloc: CUDA_ERROR_OUT_OF_MEMORY (2): out of memory: allocating 1125899906842624 bytes"))
             << e.what();
     }
     EXPECT_FALSE(context_lost());
@@ -320,7 +327,7 @@ TEST_F(SimDriverTest, InterruptAbandonsWaitsOnARunningKernel) {
     });
     EXPECT_THROW(s.synchronize(), Interrupted);
     EXPECT_TRUE(interrupt.load());
-    EXPECT_THROW(synchronize_current_context(), Interrupted);   // the context-wide wait polls too
+    EXPECT_THROW(synchronize_current_context(), Interrupted);  // the context-wide wait polls too
     const auto after = std::chrono::steady_clock::now().time_since_epoch().count();
     raiser.join();
     EXPECT_LT(std::chrono::steady_clock::duration(after - raised_at.load()), std::chrono::milliseconds(1000));
@@ -347,8 +354,8 @@ TEST_F(SimDriverTest, SyncCopiesBehindARunningKernelAreInterruptible) {
 TEST_F(SimDriverTest, ReadBacksAroundThePinnedLimitAreExact) {
     // Up to the limit through the pinned bounce buffer, above it the pageable way: both exact.
     Stream s(true);
-    for (std::size_t bytes : {std::size_t{1}, pinned_readback_bytes - 1, pinned_readback_bytes,
-                              pinned_readback_bytes + 1}) {
+    for (std::size_t bytes :
+         {std::size_t{1}, pinned_readback_bytes - 1, pinned_readback_bytes, pinned_readback_bytes + 1}) {
         std::vector<unsigned char> in(bytes), out(bytes, 0), out_after(bytes, 0);
         for (std::size_t i = 0; i < bytes; ++i) in[i] = static_cast<unsigned char>(i * 7 + bytes);
         DeviceBuffer buf(bytes);
@@ -488,14 +495,36 @@ TEST_F(SimDriverTest, IllegalAddressIsContextLostAndLaterCallsFailFastWithoutThe
             const long calls = driver_calls();
             const auto t0 = std::chrono::steady_clock::now();
             int thrown = 0;
-            try { DeviceBuffer b(16); } catch (const ContextLostError&) { ++thrown; }
-            try { Stream s; } catch (const ContextLostError&) { ++thrown; }
-            try { module_->function("saxpy"); } catch (const ContextLostError&) { ++thrown; }
-            try { Module::from_cubin("saxpy"); } catch (const ContextLostError&) { ++thrown; }
-            try { context_->synchronize(); } catch (const ContextLostError& e) {
+            try {
+                DeviceBuffer b(16);
+            } catch (const ContextLostError&) {
+                ++thrown;
+            }
+            try {
+                Stream s;
+            } catch (const ContextLostError&) {
+                ++thrown;
+            }
+            try {
+                module_->function("saxpy");
+            } catch (const ContextLostError&) {
+                ++thrown;
+            }
+            try {
+                Module::from_cubin("saxpy");
+            } catch (const ContextLostError&) {
+                ++thrown;
+            }
+            try {
+                context_->synchronize();
+            } catch (const ContextLostError& e) {
                 thrown += e.code() == CUDA_ERROR_ILLEGAL_ADDRESS ? 1 : 0;
             }
-            try { Device(0).attribute(CU_DEVICE_ATTRIBUTE_WARP_SIZE); } catch (const ContextLostError&) { ++thrown; }
+            try {
+                Device(0).attribute(CU_DEVICE_ATTRIBUTE_WARP_SIZE);
+            } catch (const ContextLostError&) {
+                ++thrown;
+            }
             const bool fast = std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(100);
             std::exit(thrown == 6 && fast && driver_calls() == calls ? 0 : 5);
         },

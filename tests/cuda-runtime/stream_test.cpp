@@ -61,7 +61,7 @@ TEST_F(StreamTest, InterruptCheckAbandonsAWaitOnASpinningKernelWithinASecond) {
     raiser.join();
     set_interrupt_check({});
     EXPECT_LT(waited, std::chrono::milliseconds(1200));
-    EXPECT_FALSE(spinning.query());   // still running: the wait was abandoned, not the kernel
+    EXPECT_FALSE(spinning.query());  // still running: the wait was abandoned, not the kernel
 
     // Release the kernel through a copy on another non-blocking stream, then wait normally.
     static const int one = 1;

@@ -33,8 +33,7 @@ namespace
     {
         const auto until = clock_type::now() + span;
         while (clock_type::now() < until)
-        {
-        }
+        {}
     }
 
     bool raises_keyboard_interrupt(const py::object& call)

@@ -142,15 +142,15 @@ namespace
     TEST(utf8_complete_prefix, keeps_whole_text_when_no_character_is_cut)
     {
         EXPECT_EQ(utf8_complete_prefix("abc"), 3u);
-        EXPECT_EQ(utf8_complete_prefix("h\xC3\xA9"), 3u);             // é complete
-        EXPECT_EQ(utf8_complete_prefix("\xF0\x9F\x98\x80"), 4u);      // emoji complete
+        EXPECT_EQ(utf8_complete_prefix("h\xC3\xA9"), 3u);         // é complete
+        EXPECT_EQ(utf8_complete_prefix("\xF0\x9F\x98\x80"), 4u);  // emoji complete
         EXPECT_EQ(utf8_complete_prefix(""), 0u);
     }
 
     TEST(utf8_complete_prefix, holds_back_a_character_cut_by_a_read)
     {
         EXPECT_EQ(utf8_complete_prefix("h\xC3"), 1u);
-        EXPECT_EQ(utf8_complete_prefix("ab\xE2\x82"), 2u);            // € missing its last byte
+        EXPECT_EQ(utf8_complete_prefix("ab\xE2\x82"), 2u);  // € missing its last byte
         EXPECT_EQ(utf8_complete_prefix("a\xF0\x9F\x98"), 1u);
     }
 

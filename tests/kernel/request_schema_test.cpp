@@ -10,7 +10,9 @@ using xcuda::kernel::field_type_problem;
 
 TEST(RequestSchema, WellTypedAndMissingFieldsPass)
 {
-    EXPECT_EQ(field_type_problem("execute_request", json{{"code", "1"}, {"silent", false}, {"user_expressions", json::object()}}), "");
+    EXPECT_EQ(field_type_problem("execute_request",
+                                 json{{"code", "1"}, {"silent", false}, {"user_expressions", json::object()}}),
+              "");
     EXPECT_EQ(field_type_problem("execute_request", json::object()), "");  // xeus takes the defaults
     EXPECT_EQ(field_type_problem("complete_request", json{{"code", "x"}, {"cursor_pos", 1}}), "");
     EXPECT_EQ(field_type_problem("some_future_request", json{{"code", 1}}), "");  // not ours to judge

@@ -23,7 +23,8 @@ namespace {
 // from NVRTC's 16 to the 10 it uses under nvcc: the 16-way preprocessor expansion made
 // <cuda/std/type_traits> take 1.5 s to compile and 10 takes 0.1 s (NVRTC 13.0, sm_90, this
 // machine). It only trades recursion depth for unrolling in CCCL's metaprograms.
-constexpr const char* xcuda_cccl = R"hdr(// xcuda built-in: what the standard headers over CCCL's <cuda/std/...> need first
+constexpr const char* xcuda_cccl =
+    R"hdr(// xcuda built-in: what the standard headers over CCCL's <cuda/std/...> need first
 #pragma once
 #if __cplusplus < 201703L
 #error "this standard header maps to CCCL's <cuda/std/...>, which needs C++17: compile the cell with --std c++17 or later"
@@ -33,7 +34,8 @@ constexpr const char* xcuda_cccl = R"hdr(// xcuda built-in: what the standard he
 #endif
 )hdr";
 
-constexpr const char* assert_h = R"hdr(// xcuda built-in <assert.h>: assert fails through NVRTC's __assertfail, as nvcc's does
+constexpr const char* assert_h =
+    R"hdr(// xcuda built-in <assert.h>: assert fails through NVRTC's __assertfail, as nvcc's does
 // No include guard, as in the C library: each inclusion defines assert for the NDEBUG then in effect.
 #undef assert
 #ifdef NDEBUG
@@ -71,7 +73,8 @@ constexpr const char* cstddef = R"hdr(// xcuda built-in <cstddef>
 namespace std { using ::size_t; using ::ptrdiff_t; using nullptr_t = decltype(nullptr); }
 )hdr";
 
-constexpr const char* stdlib_h = R"hdr(// xcuda built-in <stdlib.h>: malloc and free (the device heap), abs, labs and llabs are NVRTC built-ins
+constexpr const char* stdlib_h =
+    R"hdr(// xcuda built-in <stdlib.h>: malloc and free (the device heap), abs, labs and llabs are NVRTC built-ins
 #pragma once
 #define EXIT_SUCCESS 0
 #define EXIT_FAILURE 1
@@ -83,7 +86,8 @@ constexpr const char* cstdlib = R"hdr(// xcuda built-in <cstdlib>
 namespace std { using ::malloc; using ::free; using ::abs; using ::labs; using ::llabs; using ::size_t; }
 )hdr";
 
-constexpr const char* string_h = R"hdr(// xcuda built-in <string.h>: memcpy and memset are NVRTC built-ins, memmove, memcmp and memchr CCCL's
+constexpr const char* string_h =
+    R"hdr(// xcuda built-in <string.h>: memcpy and memset are NVRTC built-ins, memmove, memcmp and memchr CCCL's
 #pragma once
 #include <__xcuda_cccl.h>
 #include <cuda/std/cstring>
@@ -98,7 +102,8 @@ constexpr const char* cstring = R"hdr(// xcuda built-in <cstring>
 namespace std { using ::memcpy; using ::memset; using ::memmove; using ::memcmp; using ::memchr; using ::size_t; }
 )hdr";
 
-constexpr const char* stdint_h = R"hdr(// xcuda built-in <stdint.h>: CCCL's <cuda/std/cstdint> declares int8_t ... uintmax_t and INT8_MAX ... in the global namespace for NVRTC
+constexpr const char* stdint_h =
+    R"hdr(// xcuda built-in <stdint.h>: CCCL's <cuda/std/cstdint> declares int8_t ... uintmax_t and INT8_MAX ... in the global namespace for NVRTC
 #pragma once
 #include <__xcuda_cccl.h>
 #include <cuda/std/cstdint>
@@ -118,7 +123,8 @@ using ::intptr_t; using ::uintptr_t; using ::intmax_t; using ::uintmax_t;
 }
 )hdr";
 
-constexpr const char* limits_h = R"hdr(// xcuda built-in <limits.h>: CCCL's <cuda/std/climits> defines CHAR_BIT, INT_MAX, ... for NVRTC
+constexpr const char* limits_h =
+    R"hdr(// xcuda built-in <limits.h>: CCCL's <cuda/std/climits> defines CHAR_BIT, INT_MAX, ... for NVRTC
 #pragma once
 #include <__xcuda_cccl.h>
 #include <cuda/std/climits>
@@ -166,7 +172,8 @@ constexpr const char* cfloat = R"hdr(// xcuda built-in <cfloat>
 
 // INFINITY and NAN are guarded: CCCL's <cuda/std/cmath> defines them too (differently), and a
 // cell including it first must not get a redefinition warning.
-constexpr const char* math_h = R"hdr(// xcuda built-in <math.h>: the math functions (float overloads too) are NVRTC built-ins
+constexpr const char* math_h =
+    R"hdr(// xcuda built-in <math.h>: the math functions (float overloads too) are NVRTC built-ins
 #pragma once
 #define M_E 2.7182818284590452354
 #define M_LOG2E 1.4426950408889634074
@@ -193,7 +200,8 @@ typedef float float_t;
 typedef double double_t;
 )hdr";
 
-constexpr const char* cmath = R"hdr(// xcuda built-in <cmath>: std:: names for NVRTC's built-in math functions (float overloads included)
+constexpr const char* cmath =
+    R"hdr(// xcuda built-in <cmath>: std:: names for NVRTC's built-in math functions (float overloads included)
 #pragma once
 #include <math.h>
 namespace std {
@@ -222,7 +230,8 @@ constexpr const char* type_traits = R"hdr(// xcuda built-in <type_traits>: CCCL'
 namespace std { using namespace cuda::std; }
 )hdr";
 
-constexpr const char* utility = R"hdr(// xcuda built-in <utility>: CCCL's <cuda/std/utility> (swap, move, forward, pair, ...) as std::
+constexpr const char* utility =
+    R"hdr(// xcuda built-in <utility>: CCCL's <cuda/std/utility> (swap, move, forward, pair, ...) as std::
 #pragma once
 #include <__xcuda_cccl.h>
 #include <cuda/std/utility>
@@ -255,14 +264,29 @@ template <class T> __host__ __device__ constexpr const T& clamp(const T& v, cons
 const std::vector<std::pair<std::string, std::string>>& builtin_headers() {
     static const std::vector<std::pair<std::string, std::string>> headers = [] {
         std::vector<std::pair<std::string, std::string>> h{
-            {"__xcuda_cccl.h", xcuda_cccl}, {"algorithm", algorithm}, {"assert.h", assert_h},
-            {"cassert", cassert},           {"cfloat", cfloat},       {"climits", climits},
-            {"cmath", cmath},               {"cstddef", cstddef},     {"cstdint", cstdint},
-            {"cstdio", cstdio},             {"cstdlib", cstdlib},     {"cstring", cstring},
-            {"float.h", float_h},           {"limits", limits},       {"limits.h", limits_h},
-            {"math.h", math_h},             {"stddef.h", stddef_h},   {"stdint.h", stdint_h},
-            {"stdio.h", stdio_h},           {"stdlib.h", stdlib_h},   {"string.h", string_h},
-            {"type_traits", type_traits},   {"utility", utility},
+            {"__xcuda_cccl.h", xcuda_cccl},
+            {"algorithm", algorithm},
+            {"assert.h", assert_h},
+            {"cassert", cassert},
+            {"cfloat", cfloat},
+            {"climits", climits},
+            {"cmath", cmath},
+            {"cstddef", cstddef},
+            {"cstdint", cstdint},
+            {"cstdio", cstdio},
+            {"cstdlib", cstdlib},
+            {"cstring", cstring},
+            {"float.h", float_h},
+            {"limits", limits},
+            {"limits.h", limits_h},
+            {"math.h", math_h},
+            {"stddef.h", stddef_h},
+            {"stdint.h", stdint_h},
+            {"stdio.h", stdio_h},
+            {"stdlib.h", stdlib_h},
+            {"string.h", string_h},
+            {"type_traits", type_traits},
+            {"utility", utility},
         };
         std::sort(h.begin(), h.end());
         return h;

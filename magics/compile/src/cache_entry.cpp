@@ -2,7 +2,6 @@
 
 #include "xcuda/compile/sha256.hpp"
 
-
 namespace xcuda::compile {
 namespace {
 
@@ -75,8 +74,7 @@ std::optional<CachePayload> parse_cache_entry(std::string_view bytes, std::strin
     if (r.sized(4) != expected_key || !r.ok) return std::nullopt;
     // The tag before the (possibly huge) copies: a damaged or forged entry costs one hash.
     auto digest = hmac_sha256(secret, body);
-    if (!equal_in_constant_time({reinterpret_cast<const char*>(digest.data()), digest_size},
-                                bytes.substr(body.size())))
+    if (!equal_in_constant_time({reinterpret_cast<const char*>(digest.data()), digest_size}, bytes.substr(body.size())))
         return std::nullopt;
     CachePayload p;
     p.cubin = std::string(r.sized(8));

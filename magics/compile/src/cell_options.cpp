@@ -18,8 +18,7 @@ std::optional<std::string> check_arch(const std::string& v) {
         }
         return true;
     };
-    if ((v.rfind("sm_", 0) == 0 && digits(v, 3)) || (v.rfind("compute_", 0) == 0 && digits(v, 8)))
-        return std::nullopt;
+    if ((v.rfind("sm_", 0) == 0 && digits(v, 3)) || (v.rfind("compute_", 0) == 0 && digits(v, 8))) return std::nullopt;
     return "--arch " + v + " is not an architecture; write it like sm_90 (or compute_90 for PTX only)";
 }
 
@@ -45,7 +44,8 @@ std::optional<std::string> check_instantiation(const std::string& v) {
 
 std::optional<std::string> check_fast_compile_level(const std::string& v) {
     if (v == "max" || v == "mid" || v == "min") return std::nullopt;
-    return "--fast-compile=" + v + " is not a level; write --fast-compile (max), --fast-compile=mid or "
+    return "--fast-compile=" + v +
+           " is not a level; write --fast-compile (max), --fast-compile=mid or "
            "--fast-compile=min";
 }
 
@@ -68,39 +68,68 @@ OptionValue parsed_value(const CellOption& row, const ParsedArgs& a) {
 
 const std::vector<CellOption>& cell_option_table() {
     static const std::vector<CellOption> table = {
-        {{"-n", "--name", "NAME", "also bind the compiled module as NAME (variables: NAME.get_global('v'))", false,
-          {}, "mymodule"},
-         "name", "a str", &CellOptions::name},
+        {{"-n",
+          "--name",
+          "NAME",
+          "also bind the compiled module as NAME (variables: NAME.get_global('v'))",
+          false,
+          {},
+          "mymodule"},
+         "name",
+         "a str",
+         &CellOptions::name},
         {{"", "--arch", "sm_XX", "target architecture (default: the current GPU's, else sm_90)", false, check_arch,
           "sm_90"},
-         "arch", "a str like 'sm_90'", &CellOptions::arch},
+         "arch",
+         "a str like 'sm_90'",
+         &CellOptions::arch},
         {{"", "--std", "STD", "C++ standard: c++11, c++14, c++17 (default), c++20", false, check_std, "c++17"},
-         "std", "a str like 'c++17'", &CellOptions::std},
+         "std",
+         "a str like 'c++17'",
+         &CellOptions::std},
         {{"-I", "", "DIR", "add DIR to the include search path", true, {}, "/path/to/include"},
-         "include_dirs", "a str or a list of str", &CellOptions::include_dirs},
+         "include_dirs",
+         "a str or a list of str",
+         &CellOptions::include_dirs},
         {{"-D", "", "NAME[=VALUE]", "define a macro", true, check_define, "N=256"},
-         "defines", "'NAME[=VALUE]', a list of them or a dict {NAME: VALUE or None}", &CellOptions::defines},
+         "defines",
+         "'NAME[=VALUE]', a list of them or a dict {NAME: VALUE or None}",
+         &CellOptions::defines},
         {{"", "--instantiate", "EXPR", "instantiate a template kernel or variable, e.g. 'axpy<float>'", true,
           check_instantiation, "'axpy<float>'"},
-         "instantiate", "a str or a list of str like 'axpy<float>'", &CellOptions::instantiate},
+         "instantiate",
+         "a str or a list of str like 'axpy<float>'",
+         &CellOptions::instantiate},
         {{"", "--ptx", "", "show the generated PTX", false, {}, {}}, "", "", &CellOptions::ptx},
         {{"", "--sass", "", "show the SASS (needs cuobjdump or nvdisasm)", false, {}, {}}, "", "", &CellOptions::sass},
         {{"", "--resources", "", "show registers, spills, shared/local/constant memory per kernel", false, {}, {}},
-         "", "", &CellOptions::resources},
+         "",
+         "",
+         &CellOptions::resources},
         {{"", "--fast-math", "", "compile with -use_fast_math", false, {}, {}},
-         "fast_math", "True or False", &CellOptions::fast_math},
+         "fast_math",
+         "True or False",
+         &CellOptions::fast_math},
         {{"", "--lineinfo", "", "keep line information for profilers (-lineinfo)", false, {}, {}},
-         "lineinfo", "True or False", &CellOptions::lineinfo},
+         "lineinfo",
+         "True or False",
+         &CellOptions::lineinfo},
         {{"", "--fast-compile", "LEVEL",
           "compile faster, run slower (NVRTC 12.9+ --Ofast-compile): max (default), mid or min", false,
           check_fast_compile_level, "max", "max"},
-         "fast_compile", "True (max), 'mid' or 'min'", &CellOptions::fast_compile},
+         "fast_compile",
+         "True (max), 'mid' or 'min'",
+         &CellOptions::fast_compile},
         {{"", "--no-cache", "", "compile again, bypassing the memory and disk cache", false, {}, {}},
-         "no_cache", "True or False", &CellOptions::no_cache},
+         "no_cache",
+         "True or False",
+         &CellOptions::no_cache},
         {{"-h", "--help", "", "show this help and compile nothing", false, {}, {}}, "", "", &CellOptions::help},
         // The words after a bare `--`.
         {{"", "--", "OPTIONS...", "pass the remaining words to NVRTC unchanged", true, {}, "-G"},
-         "options", "a str or a list of str", &CellOptions::nvrtc_extra},
+         "options",
+         "a str or a list of str",
+         &CellOptions::nvrtc_extra},
     };
     return table;
 }
@@ -110,32 +139,31 @@ OptionValue CellOption::get(const CellOptions& options) const {
 }
 
 void CellOption::set(CellOptions& options, const OptionValue& value) const {
-    std::visit(
-        overloaded{
-            [&](bool CellOptions::*member, bool v) { options.*member = v; },
-            [&](std::string CellOptions::*member, const std::string& v) {
-                if (v.empty()) {
-                    options.*member = CellOptions{}.*member;
-                    return;
-                }
-                if (spec.check) {
-                    if (auto problem = spec.check(v)) throw ParseError(v, *problem);
-                }
-                options.*member = v;
-            },
-            [&](std::vector<std::string> CellOptions::*member, const std::vector<std::string>& v) {
-                if (spec.check) {
-                    for (const auto& item : v) {
-                        if (auto problem = spec.check(item)) throw ParseError(item, *problem);
-                    }
-                }
-                options.*member = v;
-            },
-            [&](auto, const auto&) {
-                throw std::invalid_argument("a value of the wrong type for option " + spelling());
-            },
-        },
-        field, value);
+    std::visit(overloaded{
+                   [&](bool CellOptions::*member, bool v) { options.*member = v; },
+                   [&](std::string CellOptions::*member, const std::string& v) {
+                       if (v.empty()) {
+                           options.*member = CellOptions{}.*member;
+                           return;
+                       }
+                       if (spec.check) {
+                           if (auto problem = spec.check(v)) throw ParseError(v, *problem);
+                       }
+                       options.*member = v;
+                   },
+                   [&](std::vector<std::string> CellOptions::*member, const std::vector<std::string>& v) {
+                       if (spec.check) {
+                           for (const auto& item : v) {
+                               if (auto problem = spec.check(item)) throw ParseError(item, *problem);
+                           }
+                       }
+                       options.*member = v;
+                   },
+                   [&](auto, const auto&) {
+                       throw std::invalid_argument("a value of the wrong type for option " + spelling());
+                   },
+               },
+               field, value);
 }
 
 const CellOption* find_keyword(std::string_view keyword) {

@@ -64,11 +64,16 @@ std::optional<std::uint64_t> parse_byte_size(std::string_view text) {
     if (unit.size() > 1 && unit.back() == 'B') unit.pop_back();  // "MB"
     if (unit.size() > 1 && unit.back() == 'I') unit.pop_back();  // "MiB" (binary either way)
     int shift;
-    if (unit.empty() || unit == "B") shift = 0;
-    else if (unit == "K") shift = 10;
-    else if (unit == "M") shift = 20;
-    else if (unit == "G") shift = 30;
-    else return std::nullopt;
+    if (unit.empty() || unit == "B")
+        shift = 0;
+    else if (unit == "K")
+        shift = 10;
+    else if (unit == "M")
+        shift = 20;
+    else if (unit == "G")
+        shift = 30;
+    else
+        return std::nullopt;
     return value << shift;
 }
 
@@ -133,8 +138,8 @@ bool CompileCache::check_directory() {
         return false;
     }
     if ((st.st_mode & 077) != 0 && ::chmod(dir.c_str(), 0700) != 0 && (st.st_mode & 022) != 0) {
-        turn_disk_off("mode " + octal_mode(st.st_mode) + ": others can write to it, and chmod 0700 failed: " +
-                      std::strerror(errno));
+        turn_disk_off("mode " + octal_mode(st.st_mode) +
+                      ": others can write to it, and chmod 0700 failed: " + std::strerror(errno));
         return false;
     }
     return true;

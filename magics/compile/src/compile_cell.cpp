@@ -96,7 +96,8 @@ std::vector<Binding> plan_bindings(const std::vector<KernelDecl>& decls, const s
     for (const auto& d : decls) {
         if (d.is_template) continue;
         if (!d.is_definition) {
-            notes.push_back("__global__ " + d.qualified_name + " is declared but not defined in this cell; "
+            notes.push_back("__global__ " + d.qualified_name +
+                            " is declared but not defined in this cell; "
                             "it is not bound");
             continue;
         }
@@ -116,8 +117,9 @@ std::vector<Binding> plan_bindings(const std::vector<KernelDecl>& decls, const s
         std::string name;
         std::vector<std::string> args;
         if (!split_template_expr(expr, name, args))
-            throw ParseError(expr, "--instantiate " + expr + " is not a template instantiation; write it like "
-                                   "'axpy<float>' (quoted)");
+            throw ParseError(expr, "--instantiate " + expr +
+                                       " is not a template instantiation; write it like "
+                                       "'axpy<float>' (quoted)");
         std::vector<std::string> templates, template_variables;
         const KernelDecl* match = find_template(decls, name, templates);
         if (!match) {
@@ -126,12 +128,15 @@ std::vector<Binding> plan_bindings(const std::vector<KernelDecl>& decls, const s
                 globals.push_back({inst, name_expression_of(inst)});
                 continue;
             }
-            throw ParseError(expr, "--instantiate " + expr + ": this cell has no __global__ template or template "
-                                   "variable named " + name +
-                                   (templates.empty() ? " (it has no template kernels"
-                                                      : " (its template kernels: " + join(templates, ", ")) +
-                                   (template_variables.empty() ? ")"
-                                                               : "; template variables: " + join(template_variables, ", ") + ")"));
+            throw ParseError(expr, "--instantiate " + expr +
+                                       ": this cell has no __global__ template or template "
+                                       "variable named " +
+                                       name +
+                                       (templates.empty() ? " (it has no template kernels"
+                                                          : " (its template kernels: " + join(templates, ", ")) +
+                                       (template_variables.empty()
+                                            ? ")"
+                                            : "; template variables: " + join(template_variables, ", ") + ")"));
         }
         KernelDecl inst = instantiate(*match, args);
         std::string key = join(inst.template_args, ", ");
@@ -152,13 +157,14 @@ std::vector<Binding> plan_bindings(const std::vector<KernelDecl>& decls, const s
             return b.decl.is_template && b.decl.qualified_name == g.qualified_name;
         });
         if (!bound)
-            notes.push_back("template variable " + g.qualified_name + " has no address until instantiated: add "
-                            "--instantiate '" + g.qualified_name + "<" +
+            notes.push_back("template variable " + g.qualified_name +
+                            " has no address until instantiated: add "
+                            "--instantiate '" +
+                            g.qualified_name + "<" +
                             (g.template_params.empty() || g.template_params[0].is_type() ? "float" : "256") +
                             ">' to reach it with get_global");
     }
-    if (decls.empty() && variables.empty())
-        notes.push_back("the cell defines no __global__ function; nothing to bind");
+    if (decls.empty() && variables.empty()) notes.push_back("the cell defines no __global__ function; nothing to bind");
     return out;
 }
 
@@ -471,7 +477,8 @@ CompileOutcome CompileSession::compile_cell(std::string_view source, const CellO
 
     std::vector<std::string> notes;
     std::vector<GlobalBinding> globals;
-    std::vector<Binding> bindings = plan_bindings(parse_kernels(source), parse_globals(source), options, globals, notes);
+    std::vector<Binding> bindings =
+        plan_bindings(parse_kernels(source), parse_globals(source), options, globals, notes);
 
     CacheLevel level = CacheLevel::none;
     std::shared_ptr<const CachePayload> payload = use_cache ? cache_->lookup(key, &level) : nullptr;
@@ -481,8 +488,8 @@ CompileOutcome CompileSession::compile_cell(std::string_view source, const CellO
         if (!real.empty() && (real.back() == 'a' || real.back() == 'f')) real.pop_back();
         if (!supported_archs_->empty() &&
             std::find(supported_archs_->begin(), supported_archs_->end(), real) == supported_archs_->end())
-            throw ParseError(arch, "--arch " + arch + " is not supported by NVRTC " + nvrtc_version_ +
-                                       "; use one of " + join(*supported_archs_, " "));
+            throw ParseError(arch, "--arch " + arch + " is not supported by NVRTC " + nvrtc_version_ + "; use one of " +
+                                       join(*supported_archs_, " "));
         rt::CompileOptions co;
         co.program_name = program_name;
         co.arch = arch;
@@ -539,8 +546,8 @@ CompileOutcome CompileSession::compile_cell(std::string_view source, const CellO
 }
 
 CompileOutcome CompileSession::adopt_cell(std::string_view source, const CellOptions& options,
-                                           const HeaderRegistry& headers, const std::string& arch,
-                                           const CachePayload& payload, const std::string& cell_label) {
+                                          const HeaderRegistry& headers, const std::string& arch,
+                                          const CachePayload& payload, const std::string& cell_label) {
     auto t0 = std::chrono::steady_clock::now();
     std::vector<std::string> notes;
     std::vector<GlobalBinding> globals;

@@ -118,7 +118,8 @@ void scan(std::string_view src, OnToken&& on_token, OnDirective&& on_directive) 
             const bool raw = word == "R" || word == "u8R" || word == "uR" || word == "UR" || word == "LR";
             if (i < n && src[i] == '"' && raw) {  // R"delim( ... )delim"
                 const std::size_t open = src.find('(', i);
-                const std::string delim = open == std::string_view::npos ? "" : std::string(src.substr(i + 1, open - i - 1));
+                const std::string delim =
+                    open == std::string_view::npos ? "" : std::string(src.substr(i + 1, open - i - 1));
                 const std::string close = ")" + delim + "\"";
                 const std::size_t end = open == std::string_view::npos ? std::string_view::npos : src.find(close, open);
                 const std::size_t stop = end == std::string_view::npos ? n : end + close.size();
@@ -186,7 +187,10 @@ bool is_cv_qualifier(const std::string& w) {
 std::vector<Token> tokenize_cpp(std::string_view source) {
     std::vector<Token> out;
     scan(
-        source, [&](Token::Kind kind, std::string_view text, int line) { out.push_back({kind, std::string(text), line}); },
+        source,
+        [&](Token::Kind kind, std::string_view text, int line) {
+            out.push_back({kind, std::string(text), line});
+        },
         [](const Directive&) {});
     return out;
 }

@@ -12,8 +12,8 @@ namespace xcuda::compile::detail {
 
 struct Token {
     enum class Kind { word, number, string, punct } kind;
-    std::string text;   // "::" is one punct token; string/char literals keep their quotes
-    int line;           // 1-based
+    std::string text;  // "::" is one punct token; string/char literals keep their quotes
+    int line;          // 1-based
 };
 
 // One preprocessor line: `#  include <a.h> // why` is {"include", "<a.h>", line}.

@@ -60,7 +60,8 @@ std::optional<ElfSymbols> elf_symbols(std::string_view elf) {
             if (name.empty()) continue;
             // The linker's own (unified function/data tables, reserved shared memory): every
             // relocatable object refers to them and nvJitLink defines them.
-            if (sym.st_shndx == SHN_UNDEF && (name[0] == '.' || name.rfind("__UFT", 0) == 0 || name.rfind("__UDT", 0) == 0))
+            if (sym.st_shndx == SHN_UNDEF &&
+                (name[0] == '.' || name.rfind("__UFT", 0) == 0 || name.rfind("__UDT", 0) == 0))
                 continue;
             (sym.st_shndx == SHN_UNDEF ? out->undefined : out->defined).insert(std::move(name));
         }

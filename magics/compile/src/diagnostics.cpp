@@ -63,9 +63,14 @@ bool header_line(std::string_view l, Diagnostic& d) {
         line = line * 10 + (l[i] - '0');
     }
     std::string_view rest = l.substr(close + 3);
-    struct { std::string_view word; Severity sev; } kinds[] = {
-        {"catastrophic error", Severity::error}, {"internal error", Severity::error},
-        {"error", Severity::error}, {"warning", Severity::warning}, {"remark", Severity::remark}};
+    struct {
+        std::string_view word;
+        Severity sev;
+    } kinds[] = {{"catastrophic error", Severity::error},
+                 {"internal error", Severity::error},
+                 {"error", Severity::error},
+                 {"warning", Severity::warning},
+                 {"remark", Severity::remark}};
     for (const auto& k : kinds) {
         if (!starts_with(rest, k.word)) continue;
         std::string_view after = rest.substr(k.word.size());
@@ -91,9 +96,9 @@ bool header_line(std::string_view l, Diagnostic& d) {
 
 const char* severity_word(Severity s) {
     switch (s) {
-    case Severity::error: return "error";
-    case Severity::warning: return "warning";
-    case Severity::remark: return "remark";
+        case Severity::error: return "error";
+        case Severity::warning: return "warning";
+        case Severity::remark: return "remark";
     }
     return "error";
 }

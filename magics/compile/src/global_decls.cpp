@@ -171,8 +171,12 @@ void read_declarators(const std::vector<Token>& t, std::size_t b, std::size_t e,
         }
         std::size_t bounds = stop;  // the first '[' of the array bounds
         for (std::size_t k = pb; k < stop; ++k) {
-            if (is(d[k], "<")) k = skip_group(d, k, stop) - 1;
-            else if (is(d[k], "[")) { bounds = k; break; }
+            if (is(d[k], "<"))
+                k = skip_group(d, k, stop) - 1;
+            else if (is(d[k], "[")) {
+                bounds = k;
+                break;
+            }
         }
         if (bounds == pb || d[bounds - 1].kind != Kind::word || is_cv(d[bounds - 1].text)) return;
         std::size_t name_begin = bounds - 1;
@@ -242,8 +246,10 @@ ElementLayout element_layout(std::string_view type) {
     if (!t.empty() && t.back() == '*') return {ScalarType::uint64, 1};
     if (ScalarType s = scalar_from_type(t); s != ScalarType::none) return {s, 1};
     static const std::map<std::string, ElementLayout> pairs = {
-        {"half2", {ScalarType::float16, 2}}, {"__half2", {ScalarType::float16, 2}},
-        {"nv_bfloat162", {ScalarType::bfloat16, 2}}, {"__nv_bfloat162", {ScalarType::bfloat16, 2}},
+        {"half2", {ScalarType::float16, 2}},
+        {"__half2", {ScalarType::float16, 2}},
+        {"nv_bfloat162", {ScalarType::bfloat16, 2}},
+        {"__nv_bfloat162", {ScalarType::bfloat16, 2}},
     };
     if (auto it = pairs.find(t); it != pairs.end()) return it->second;
     // CUDA's vector types: float2, uint4, longlong3, double4_32a (CUDA 13's aligned spellings).
@@ -253,9 +259,9 @@ ElementLayout element_layout(std::string_view type) {
     }
     if (t.size() < 2 || t.back() < '1' || t.back() > '4') return {};
     static const std::map<std::string, ScalarType> components = {
-        {"char", ScalarType::int8}, {"uchar", ScalarType::uint8}, {"short", ScalarType::int16},
-        {"ushort", ScalarType::uint16}, {"int", ScalarType::int32}, {"uint", ScalarType::uint32},
-        {"long", ScalarType::int64}, {"ulong", ScalarType::uint64}, {"longlong", ScalarType::int64},
+        {"char", ScalarType::int8},        {"uchar", ScalarType::uint8},   {"short", ScalarType::int16},
+        {"ushort", ScalarType::uint16},    {"int", ScalarType::int32},     {"uint", ScalarType::uint32},
+        {"long", ScalarType::int64},       {"ulong", ScalarType::uint64},  {"longlong", ScalarType::int64},
         {"ulonglong", ScalarType::uint64}, {"float", ScalarType::float32}, {"double", ScalarType::float64},
     };
     auto it = components.find(t.substr(0, t.size() - 1));
@@ -270,13 +276,18 @@ std::optional<std::int64_t> literal_extent(std::string_view extent) {
     if (s.empty() || !std::isdigit(static_cast<unsigned char>(s[0]))) return std::nullopt;
     int base = 10;
     std::size_t at = 0;
-    if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) base = 16, at = 2;
-    else if (s.size() > 2 && s[0] == '0' && (s[1] == 'b' || s[1] == 'B')) base = 2, at = 2;
-    else if (s.size() > 1 && s[0] == '0') base = 8, at = 1;
+    if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+        base = 16, at = 2;
+    else if (s.size() > 2 && s[0] == '0' && (s[1] == 'b' || s[1] == 'B'))
+        base = 2, at = 2;
+    else if (s.size() > 1 && s[0] == '0')
+        base = 8, at = 1;
     std::int64_t v = 0;
     for (std::size_t i = at; i < s.size(); ++i) {
         const char c = static_cast<char>(std::tolower(static_cast<unsigned char>(s[i])));
-        const int digit = std::isdigit(static_cast<unsigned char>(c)) ? c - '0' : (c >= 'a' && c <= 'f') ? c - 'a' + 10 : 99;
+        const int digit = std::isdigit(static_cast<unsigned char>(c)) ? c - '0'
+                          : (c >= 'a' && c <= 'f')                    ? c - 'a' + 10
+                                                                      : 99;
         if (digit >= base || v > (std::int64_t{1} << 48)) return std::nullopt;
         v = v * base + digit;
     }
@@ -291,8 +302,10 @@ std::vector<GlobalDecl> parse_globals(std::string_view source) {
     std::size_t i = 0;
     while (i < n) {
         if (!scopes.empty() && scopes.back().kind == Scope::other) {
-            if (is(t[i], "{")) scopes.push_back({Scope::other, ""});
-            else if (is(t[i], "}")) scopes.pop_back();
+            if (is(t[i], "{"))
+                scopes.push_back({Scope::other, ""});
+            else if (is(t[i], "}"))
+                scopes.pop_back();
             ++i;
             continue;
         }
@@ -332,7 +345,8 @@ std::vector<GlobalDecl> parse_globals(std::string_view source) {
             if (k < j && is_word(t[k], "namespace")) {
                 std::string name;
                 for (std::size_t m = k + 1; m < j; ++m)
-                    if (t[m].kind == Kind::word && t[m].text != "inline") name += (name.empty() ? "" : "::") + t[m].text;
+                    if (t[m].kind == Kind::word && t[m].text != "inline")
+                        name += (name.empty() ? "" : "::") + t[m].text;
                 scopes.push_back({Scope::ns, name});
             } else if (j - i == 2 && is_word(t[i], "extern") && t[i + 1].kind == Kind::string) {
                 scopes.push_back({Scope::linkage, ""});
@@ -348,8 +362,8 @@ std::vector<GlobalDecl> parse_globals(std::string_view source) {
 GlobalDecl instantiate_global(const GlobalDecl& decl, const std::vector<std::string>& args) {
     const auto& tps = decl.template_params;
     // not a structured binding: the lambda below captures it, which C++17 does not allow
-    const detail::TemplateBinding bound = detail::bind_template_args(
-        tps, decl.is_template, args, decl.qualified_name, tps.empty() || tps[0].is_type() ? "float" : "4");
+    const detail::TemplateBinding bound = detail::bind_template_args(tps, decl.is_template, args, decl.qualified_name,
+                                                                     tps.empty() || tps[0].is_type() ? "float" : "4");
     const auto& subst = bound.by_name;
     GlobalDecl g = decl;
     g.template_args = bound.args;

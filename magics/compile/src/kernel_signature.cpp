@@ -27,7 +27,7 @@ bool is(const Tok& t, const char* s) { return t.text == s && t.kind != Tk::strin
 
 struct Scope {
     enum Kind { ns, linkage, other } kind;
-    std::string name;     // ns: "a" or "a::b" ("" for anonymous)
+    std::string name;  // ns: "a" or "a::b" ("" for anonymous)
     bool extern_c = false;
 };
 
@@ -97,8 +97,7 @@ bool parse_decl(const std::vector<Tok>& t, std::size_t b, std::size_t e, std::si
     }
     if (name_end == 0) return false;
     std::size_t name_begin = name_end - 1;
-    while (name_begin >= g + 3 && is(t[name_begin - 1], "::") && t[name_begin - 2].kind == Tk::word)
-        name_begin -= 2;
+    while (name_begin >= g + 3 && is(t[name_begin - 1], "::") && t[name_begin - 2].kind == Tk::word) name_begin -= 2;
     d.name = t[name_end - 1].text;
     std::string qual;
     for (const auto& s : scopes)
@@ -142,8 +141,10 @@ std::vector<KernelDecl> parse_kernels(std::string_view source) {
     std::size_t n = t.size(), i = 0;
     while (i < n) {
         if (!scopes.empty() && scopes.back().kind == Scope::other) {
-            if (is(t[i], "{")) scopes.push_back({Scope::other, "", false});
-            else if (is(t[i], "}")) scopes.pop_back();
+            if (is(t[i], "{"))
+                scopes.push_back({Scope::other, "", false});
+            else if (is(t[i], "}"))
+                scopes.pop_back();
             ++i;
             continue;
         }
@@ -157,9 +158,12 @@ std::vector<KernelDecl> parse_kernels(std::string_view source) {
                 continue;
             }
             const std::string& s = t[j].text;
-            if (s == "(" || s == "[") ++depth;
-            else if ((s == ")" || s == "]") && depth > 0) --depth;
-            else if (depth == 0 && (s == ";" || s == "{" || s == "}")) break;
+            if (s == "(" || s == "[")
+                ++depth;
+            else if ((s == ")" || s == "]") && depth > 0)
+                --depth;
+            else if (depth == 0 && (s == ";" || s == "{" || s == "}"))
+                break;
         }
         if (j >= n) {
             if (global_at != n) {
@@ -237,10 +241,16 @@ std::string example_template_args(const KernelDecl& decl) {
         } else {
             switch (scalar_from_type(tp.kind)) {
                 case ScalarType::bool_: arg = "true"; break;
-                case ScalarType::int8: case ScalarType::uint8: arg = "1"; break;
-                case ScalarType::int16: case ScalarType::uint16: case ScalarType::int32: case ScalarType::uint32:
-                case ScalarType::int64: case ScalarType::uint64: arg = "256"; break;
-                case ScalarType::float32: case ScalarType::float64: arg = "1"; break;
+                case ScalarType::int8:
+                case ScalarType::uint8: arg = "1"; break;
+                case ScalarType::int16:
+                case ScalarType::uint16:
+                case ScalarType::int32:
+                case ScalarType::uint32:
+                case ScalarType::int64:
+                case ScalarType::uint64: arg = "256"; break;
+                case ScalarType::float32:
+                case ScalarType::float64: arg = "1"; break;
                 default: arg = "static_cast<" + tp.kind + ">(0)";  // an enum, a pointer, ...
             }
         }
@@ -250,8 +260,8 @@ std::string example_template_args(const KernelDecl& decl) {
 }
 
 KernelDecl instantiate(const KernelDecl& decl, const std::vector<std::string>& args) {
-    const auto [full, subst] =
-        detail::bind_template_args(decl.template_params, decl.is_template, args, decl.name, example_template_args(decl));
+    const auto [full, subst] = detail::bind_template_args(decl.template_params, decl.is_template, args, decl.name,
+                                                          example_template_args(decl));
     KernelDecl d = decl;
     d.template_args = full;
     for (auto& p : d.params) {
@@ -271,9 +281,8 @@ KernelDecl instantiate(const KernelDecl& decl, const std::vector<std::string>& a
     std::string ret = decl.signature;
     std::size_t gt = ret.find("> ");
     std::size_t sp = ret.find(" " + decl.name + "(");
-    std::string rtype = (gt != std::string::npos && sp != std::string::npos && sp > gt + 2)
-                            ? ret.substr(gt + 2, sp - gt - 2)
-                            : "void";
+    std::string rtype =
+        (gt != std::string::npos && sp != std::string::npos && sp > gt + 2) ? ret.substr(gt + 2, sp - gt - 2) : "void";
     d.signature = build_signature(d, rtype);
     return d;
 }

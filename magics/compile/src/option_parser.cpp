@@ -25,9 +25,9 @@ std::vector<Token> split_words(std::string_view line) {
             if (c == '\'') {
                 std::size_t close = line.find('\'', i + 1);
                 if (close == std::string_view::npos)
-                    throw ParseError(std::string(line.substr(t.offset)),
-                                     "unterminated ' quote in " + quoted(std::string(line.substr(t.offset))) +
-                                         "; close it with '");
+                    throw ParseError(
+                        std::string(line.substr(t.offset)),
+                        "unterminated ' quote in " + quoted(std::string(line.substr(t.offset))) + "; close it with '");
                 t.text.append(line.substr(i + 1, close - i - 1));
                 i = close + 1;
             } else if (c == '"') {
@@ -85,16 +85,15 @@ ParsedArgs parse_args(std::string_view line, const CommandSpec& spec) {
     auto display = [](const OptionSpec& o) { return o.long_name.empty() ? o.short_name : o.long_name; };
     auto record = [&](const OptionSpec& o, const std::string& written, std::string value) {
         auto& slot = out.values[o.key()];
-        if (!slot.empty() && !o.repeatable)
-            throw ParseError(written, display(o) + " given twice; give it once");
+        if (!slot.empty() && !o.repeatable) throw ParseError(written, display(o) + " given twice; give it once");
         if (o.takes_value() && o.check) {
             if (auto err = o.check(value)) throw ParseError(value, *err);
         }
         slot.push_back(std::move(value));
     };
     auto needs_value = [&](const OptionSpec& o, const std::string& written) {
-        return ParseError(written, display(o) + " needs a value like " +
-                                       (o.example.empty() ? o.metavar : o.example) + help_hint);
+        return ParseError(
+            written, display(o) + " needs a value like " + (o.example.empty() ? o.metavar : o.example) + help_hint);
     };
     auto record_value = [&](const OptionSpec& o, const std::string& written, std::string value) {
         if (value.empty()) throw needs_value(o, written);
@@ -120,8 +119,7 @@ ParsedArgs parse_args(std::string_view line, const CommandSpec& spec) {
             const OptionSpec* o = find_long(name);
             if (!o) throw ParseError(name, "unknown option " + name + help_hint);
             if (!o->takes_value()) {
-                if (eq != std::string::npos)
-                    throw ParseError(w, name + " takes no value; write " + name + " alone");
+                if (eq != std::string::npos) throw ParseError(w, name + " takes no value; write " + name + " alone");
                 record(*o, w, "");
                 continue;
             }
@@ -151,19 +149,17 @@ ParsedArgs parse_args(std::string_view line, const CommandSpec& spec) {
             continue;
         }
         switch (spec.positionals) {
-        case Positionals::none:
-            if (before)
-                throw ParseError(w, "unexpected argument " + quoted(w) + ": write " + before->long_name + "=" + w +
-                                        " (" + before->long_name + " takes its value only after =)");
-            throw ParseError(w, "unexpected argument " + quoted(w) + help_hint +
-                                    (spec.passthrough ? " (NVRTC options go after --)" : ""));
-        case Positionals::words:
-            out.positionals.push_back(w);
-            break;
-        case Positionals::rest:
-            out.rest = std::string(line.substr(words[i].offset));
-            while (!out.rest.empty() && is_space(out.rest.back())) out.rest.pop_back();
-            return out;
+            case Positionals::none:
+                if (before)
+                    throw ParseError(w, "unexpected argument " + quoted(w) + ": write " + before->long_name + "=" + w +
+                                            " (" + before->long_name + " takes its value only after =)");
+                throw ParseError(w, "unexpected argument " + quoted(w) + help_hint +
+                                        (spec.passthrough ? " (NVRTC options go after --)" : ""));
+            case Positionals::words: out.positionals.push_back(w); break;
+            case Positionals::rest:
+                out.rest = std::string(line.substr(words[i].offset));
+                while (!out.rest.empty() && is_space(out.rest.back())) out.rest.pop_back();
+                return out;
         }
     }
     return out;
@@ -177,8 +173,10 @@ std::string format_help(const CommandSpec& spec) {
         if (!o.short_name.empty()) left += o.short_name;
         if (!o.short_name.empty() && !o.long_name.empty()) left += ", ";
         if (!o.long_name.empty()) left += o.long_name;
-        if (o.value_optional()) left += "[=" + o.metavar + "]";
-        else if (o.takes_value()) left += " " + o.metavar;
+        if (o.value_optional())
+            left += "[=" + o.metavar + "]";
+        else if (o.takes_value())
+            left += " " + o.metavar;
         rows.emplace_back(left, o.help + (o.repeatable ? " (repeatable)" : ""));
     }
     if (spec.passthrough) rows.emplace_back("  -- OPTIONS...", spec.passthrough_help);

@@ -57,7 +57,8 @@ std::optional<PtxParam> parse_param(std::string_view text) {
             if (!explicit_align) explicit_align = *n;
             continue;
         }
-        if (word.size() >= 3 && word[0] == '.' && (word[1] == 'u' || word[1] == 's' || word[1] == 'b' || word[1] == 'f') &&
+        if (word.size() >= 3 && word[0] == '.' &&
+            (word[1] == 'u' || word[1] == 's' || word[1] == 'b' || word[1] == 'f') &&
             std::isdigit(static_cast<unsigned char>(word[2])) && !type_letter) {
             std::size_t j = 2;
             auto n = number_at(word, j);
@@ -109,7 +110,8 @@ std::optional<std::vector<PtxParam>> ptx_entry_params(std::string_view ptx, std:
     for (std::size_t at = ptx.find(".entry"); at != std::string_view::npos; at = ptx.find(".entry", at + 6)) {
         std::size_t i = skip_space(ptx, at + 6);
         std::size_t name_start = i;
-        while (i < ptx.size() && (std::isalnum(static_cast<unsigned char>(ptx[i])) || ptx[i] == '_' || ptx[i] == '$')) ++i;
+        while (i < ptx.size() && (std::isalnum(static_cast<unsigned char>(ptx[i])) || ptx[i] == '_' || ptx[i] == '$'))
+            ++i;
         if (ptx.substr(name_start, i - name_start) != entry) continue;
         i = skip_space(ptx, i);
         if (i >= ptx.size() || ptx[i] != '(') continue;
@@ -121,7 +123,8 @@ std::optional<std::vector<PtxParam>> ptx_entry_params(std::string_view ptx, std:
         std::size_t begin = 0;
         while (begin <= list.size()) {
             std::size_t comma = list.find(',', begin);
-            std::string_view one = list.substr(begin, comma == std::string_view::npos ? std::string_view::npos : comma - begin);
+            std::string_view one =
+                list.substr(begin, comma == std::string_view::npos ? std::string_view::npos : comma - begin);
             auto p = parse_param(one);
             if (!p) return std::nullopt;
             out.push_back(*p);
@@ -158,10 +161,10 @@ std::pair<ScalarType, int> vector_type(std::string_view type, bool* is_complex) 
     const int n = t.back() - '0';
     const std::string base = t.substr(0, t.size() - 1);
     static const std::pair<const char*, ScalarType> bases[] = {
-        {"char", ScalarType::int8},       {"uchar", ScalarType::uint8},      {"short", ScalarType::int16},
-        {"ushort", ScalarType::uint16},   {"int", ScalarType::int32},        {"uint", ScalarType::uint32},
-        {"long", ScalarType::int64},      {"ulong", ScalarType::uint64},     {"longlong", ScalarType::int64},
-        {"ulonglong", ScalarType::uint64}, {"float", ScalarType::float32},   {"double", ScalarType::float64},
+        {"char", ScalarType::int8},        {"uchar", ScalarType::uint8},   {"short", ScalarType::int16},
+        {"ushort", ScalarType::uint16},    {"int", ScalarType::int32},     {"uint", ScalarType::uint32},
+        {"long", ScalarType::int64},       {"ulong", ScalarType::uint64},  {"longlong", ScalarType::int64},
+        {"ulonglong", ScalarType::uint64}, {"float", ScalarType::float32}, {"double", ScalarType::float64},
     };
     for (const auto& [name, scalar] : bases)
         if (base == name) return {scalar, n};

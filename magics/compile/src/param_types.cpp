@@ -22,8 +22,8 @@ std::string param_text(const Param& p) {
 }  // namespace
 
 bool is_builtin_word(const std::string& w) {
-    static const char* words[] = {"void", "bool", "char", "short", "int", "long", "signed", "unsigned",
-                                  "float", "double", "wchar_t", "char16_t", "char32_t", "auto"};
+    static const char* words[] = {"void",     "bool",  "char",   "short",   "int",      "long",     "signed",
+                                  "unsigned", "float", "double", "wchar_t", "char16_t", "char32_t", "auto"};
     for (const char* x : words)
         if (w == x) return true;
     return false;
@@ -37,7 +37,7 @@ std::string join(const std::vector<std::string>& toks) {
         if (i > 0) {
             const std::string& p = toks[i - 1];
             bool space = (is_wordlike(t) && (is_wordlike(p) || p == "*" || p == "&" || p == ">" || p == ",")) ||
-                         (p == "," ) || (t == "=" || p == "=");
+                         (p == ",") || (t == "=" || p == "=");
             if (space) s += ' ';
         }
         s += t;
@@ -56,10 +56,14 @@ std::vector<std::vector<std::string>> split_commas(const std::vector<std::string
     std::vector<std::vector<std::string>> parts(1);
     int depth = 0, angle = 0;
     for (const auto& t : toks) {
-        if (t == "(" || t == "[" || t == "{") ++depth;
-        else if (t == ")" || t == "]" || t == "}") depth = std::max(0, depth - 1);
-        else if (t == "<" && depth == 0) ++angle;
-        else if (t == ">" && depth == 0) angle = std::max(0, angle - 1);
+        if (t == "(" || t == "[" || t == "{")
+            ++depth;
+        else if (t == ")" || t == "]" || t == "}")
+            depth = std::max(0, depth - 1);
+        else if (t == "<" && depth == 0)
+            ++angle;
+        else if (t == ">" && depth == 0)
+            angle = std::max(0, angle - 1);
         if (t == "," && depth == 0 && angle == 0) {
             parts.emplace_back();
             continue;
@@ -111,8 +115,8 @@ void classify(Param& p, const std::vector<std::string>& type) {
             is_array = true;
         } else if (is_cv_qualifier(t)) {
             if (!seen_star && t == "const") const_before_star = true;
-        } else if (!seen_star && t != "struct" && t != "class" && t != "typename" && t != "union" &&
-                   t != "enum" && t != "]" && !is_array) {
+        } else if (!seen_star && t != "struct" && t != "class" && t != "typename" && t != "union" && t != "enum" &&
+                   t != "]" && !is_array) {
             base.push_back(t);
         }
     }
@@ -159,8 +163,8 @@ Param make_param(const std::vector<std::string>& toks) {
     if (end > 1) {
         const std::string& last = decl[end - 1];
         const std::string& prev = decl[end - 2];
-        bool candidate = is_identifier_start(last[0]) && !is_builtin_word(last) && !is_cv_qualifier(last) && prev != "::" &&
-                         prev != "struct" && prev != "class" && prev != "typename" && prev != "enum";
+        bool candidate = is_identifier_start(last[0]) && !is_builtin_word(last) && !is_cv_qualifier(last) &&
+                         prev != "::" && prev != "struct" && prev != "class" && prev != "typename" && prev != "enum";
         if (candidate) {
             // "const Foo": only cv before it -> Foo is the type, unnamed
             bool only_cv_before = true;
@@ -207,11 +211,11 @@ TemplateBinding bind_template_args(const std::vector<TemplateParam>& params, boo
     for (const auto& tp : params)
         if (tp.default_value.empty()) ++required;
     if (!is_template || args.size() > params.size() || args.size() < required) {
-        std::string want = std::to_string(required) +
-                           (required == params.size() ? "" : " to " + std::to_string(params.size()));
+        std::string want =
+            std::to_string(required) + (required == params.size() ? "" : " to " + std::to_string(params.size()));
         throw std::invalid_argument(name + "<...> takes " + want + " template argument(s), " +
-                                    std::to_string(args.size()) + " given; write it like " + name + "<" +
-                                    example_args + ">");
+                                    std::to_string(args.size()) + " given; write it like " + name + "<" + example_args +
+                                    ">");
     }
     TemplateBinding b;
     for (std::size_t i = 0; i < params.size(); ++i) {

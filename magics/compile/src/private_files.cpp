@@ -82,8 +82,10 @@ std::string write_private_file(const fs::path& path, const std::string& bytes) {
     while (err.empty() && done < bytes.size()) {
         ssize_t w = ::write(fd, bytes.data() + done, bytes.size() - done);
         if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) err = w < 0 ? std::strerror(errno) : "short write";
-        else done += std::size_t(w);
+        if (w <= 0)
+            err = w < 0 ? std::strerror(errno) : "short write";
+        else
+            done += std::size_t(w);
     }
     if (err.empty() && ::fsync(fd) != 0) err = std::strerror(errno);
     if (::close(fd) != 0 && err.empty()) err = std::strerror(errno);

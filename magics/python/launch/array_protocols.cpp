@@ -109,10 +109,17 @@ py::str interned_name(const char* s) { return py::reinterpret_steal<py::str>(int
 }  // namespace
 
 const ProtocolNames& protocol_names() {
-    static auto* names = new ProtocolNames{
-        interned_name("__cuda_array_interface__"), interned_name("__array_interface__"), interned_name("__dlpack__"),
-        interned_name("__dlpack_device__"), interned_name("data"), interned_name("typestr"), interned_name("shape"),
-        interned_name("strides"), interned_name("stream"), interned_name("mask"), interned_name("version")};
+    static auto* names = new ProtocolNames{interned_name("__cuda_array_interface__"),
+                                           interned_name("__array_interface__"),
+                                           interned_name("__dlpack__"),
+                                           interned_name("__dlpack_device__"),
+                                           interned_name("data"),
+                                           interned_name("typestr"),
+                                           interned_name("shape"),
+                                           interned_name("strides"),
+                                           interned_name("stream"),
+                                           interned_name("mask"),
+                                           interned_name("version")};
     return *names;
 }
 
@@ -184,7 +191,6 @@ bool read_dlpack(py::handle obj, ArrayDescription& out, CUstream consumer_stream
     out.keepalive = std::move(capsule);
     return true;
 }
-
 
 bool is_numpy_array(py::handle obj) {
     static PyTypeObject* ndarray = nullptr;

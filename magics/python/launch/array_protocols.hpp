@@ -17,20 +17,20 @@ struct ArrayDescription {
     std::uintptr_t ptr = 0;
     ElemType dtype;
     std::vector<std::int64_t> shape;
-    bool contiguous = true;       // C order (dimensions of extent 1 and empty arrays ignored)
+    bool contiguous = true;  // C order (dimensions of extent 1 and empty arrays ignored)
     bool readonly = false;
-    int device = -1;              // DLPack device id; -1 when the protocol does not say (CAI)
-    bool sync_stream = false;     // CAI v3: the consumer must order its work after `stream`
-    CUstream stream = nullptr;    // nullptr: legacy default stream; 2: per-thread default; else a handle
-    pybind11::object keepalive;   // DLPack: the capsule owning the memory while it is used
+    int device = -1;             // DLPack device id; -1 when the protocol does not say (CAI)
+    bool sync_stream = false;    // CAI v3: the consumer must order its work after `stream`
+    CUstream stream = nullptr;   // nullptr: legacy default stream; 2: per-thread default; else a handle
+    pybind11::object keepalive;  // DLPack: the capsule owning the memory while it is used
 
     std::int64_t size() const;
 };
 
 // Interned attribute names, created once per interpreter.
 struct ProtocolNames {
-    pybind11::str cuda_array_interface, array_interface, dlpack, dlpack_device, data, typestr, shape, strides,
-        stream, mask, version;
+    pybind11::str cuda_array_interface, array_interface, dlpack, dlpack_device, data, typestr, shape, strides, stream,
+        mask, version;
 };
 const ProtocolNames& protocol_names();
 

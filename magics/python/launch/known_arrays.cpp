@@ -16,8 +16,9 @@ namespace {
 struct FastNames {
     PyObject *data = interned("data"), *ptr = interned("ptr"), *dtype = interned("dtype"), *str = interned("str"),
              *size = interned("size"), *c_contiguous = interned("_c_contiguous"),
-             *cai = interned("__cuda_array_interface__"), *export_version = interned("CUDA_ARRAY_INTERFACE_EXPORT_VERSION"),
-             *is_cuda = interned("is_cuda"), *requires_grad = interned("requires_grad"), *layout = interned("layout"),
+             *cai = interned("__cuda_array_interface__"),
+             *export_version = interned("CUDA_ARRAY_INTERFACE_EXPORT_VERSION"), *is_cuda = interned("is_cuda"),
+             *requires_grad = interned("requires_grad"), *layout = interned("layout"),
              *is_contiguous = interned("is_contiguous"), *data_ptr = interned("data_ptr");
 };
 const FastNames& fast_names() {
@@ -39,13 +40,13 @@ PyObject* loaded_module_attr(const char* module, const char* name) {
 // CuPy array; `usable` false when any of it is missing (a CuPy this code does not know).
 struct CupyState {
     bool usable = false;
-    PyObject* util = nullptr;                // cupy._util: CUDA_ARRAY_INTERFACE_EXPORT_VERSION, read per call as CuPy does
+    PyObject* util = nullptr;  // cupy._util: CUDA_ARRAY_INTERFACE_EXPORT_VERSION, read per call as CuPy does
     PyObject* get_current_stream = nullptr;  // cupy.cuda.stream.get_current_stream
     // The same module's C function that CuPy's own __cuda_array_interface__ calls, from the
     // module's Cython C-API table when it has the signature expected here: the Python call
     // and the Stream object's .ptr cost 150-300 ns a launch on the H200 machine.
     std::intptr_t (*current_stream_ptr)() = nullptr;
-    std::uintptr_t default_stream = 1;       // what CuPy reports for stream 0: legacy (1) or per-thread (2)
+    std::uintptr_t default_stream = 1;  // what CuPy reports for stream 0: legacy (1) or per-thread (2)
 };
 
 // cupy.cuda.stream's exported `cdef intptr_t get_current_stream_ptr()`, or nullptr (no error
@@ -115,11 +116,12 @@ TorchState& torch_state() {
     if (!state.strided) return state;
     // As torch's _dtype_to_typestr has them.
     static const std::pair<const char*, const char*> known[] = {
-        {"float32", "<f4"}, {"float64", "<f8"}, {"float16", "<f2"}, {"complex64", "<c8"}, {"complex128", "<c16"},
-        {"uint8", "|u1"},   {"int8", "|i1"},    {"int16", "<i2"},   {"int32", "<i4"},     {"int64", "<i8"},
-        {"bool", "|b1"}};
+        {"float32", "<f4"},     {"float64", "<f8"}, {"float16", "<f2"}, {"complex64", "<c8"},
+        {"complex128", "<c16"}, {"uint8", "|u1"},   {"int8", "|i1"},    {"int16", "<i2"},
+        {"int32", "<i4"},       {"int64", "<i8"},   {"bool", "|b1"}};
     for (const auto& [name, typestr] : known) {
-        if (PyObject* dt = loaded_module_attr("torch", name)) state.dtypes.emplace_back(dt, elem_type_from_typestr(typestr));
+        if (PyObject* dt = loaded_module_attr("torch", name))
+            state.dtypes.emplace_back(dt, elem_type_from_typestr(typestr));
     }
     state.usable = !state.dtypes.empty();
     return state;
@@ -165,7 +167,9 @@ Family family_of(PyTypeObject* type) {
     for (std::size_t i = 0; i < count; ++i) {
         if (seen[i].type == type) return seen[i].family;
     }
-    const Family f = is_torch_tensor_type(type) ? Family::torch : is_plain_cupy_type(type) ? Family::cupy : Family::generic;
+    const Family f = is_torch_tensor_type(type) ? Family::torch
+                     : is_plain_cupy_type(type) ? Family::cupy
+                                                : Family::generic;
     if (count < seen.size()) {
         Py_INCREF(type);
         seen[count++] = {type, f};
@@ -313,8 +317,8 @@ struct TorchReaders {
 bool read_torch(PyObject* obj, ArrayDescription& out) {
     const FastNames& n = fast_names();
     const TorchState& torch = torch_state();
-    static const TorchReaders r{FastAttr(Py_TYPE(obj), n.is_cuda), FastAttr(Py_TYPE(obj), n.requires_grad),
-                                FastAttr(Py_TYPE(obj), n.layout),  FastAttr(Py_TYPE(obj), n.dtype),
+    static const TorchReaders r{FastAttr(Py_TYPE(obj), n.is_cuda),         FastAttr(Py_TYPE(obj), n.requires_grad),
+                                FastAttr(Py_TYPE(obj), n.layout),          FastAttr(Py_TYPE(obj), n.dtype),
                                 FastMethod(Py_TYPE(obj), n.is_contiguous), FastMethod(Py_TYPE(obj), n.data_ptr)};
     // CPU tensors, tensors requiring grad and sparse ones: the generic path gives torch's own
     // refusal (or DLPack's) and the message that goes with it.

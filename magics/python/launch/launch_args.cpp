@@ -21,9 +21,7 @@ namespace {
 using compile::ParamKind;
 using compile::ScalarType;
 
-std::string plural(std::size_t n, const char* word) {
-    return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
-}
+std::string plural(std::size_t n, const char* word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }
 
 // The expression a user would write to convert their array, for messages.
 std::string astype_hint(py::handle value, const std::string& name, const ElemType& want) {
@@ -172,17 +170,13 @@ void ArgumentPacker::pack(py::handle args, CUstream stream, PackedArgs& out) con
                                        "` is not a literal xcuda can read from Python: pass it");
         }
         switch (p.kind) {
-            case ParamPacker::Kind::scalar:
-                convert_scalar(p.scalar, value, p.what, out.slot(i));
-                break;
-            case ParamPacker::Kind::pointer:
-                pack_pointer(p, i, value, stream, out);
-                break;
+            case ParamPacker::Kind::scalar: convert_scalar(p.scalar, value, p.what, out.slot(i)); break;
+            case ParamPacker::Kind::pointer: pack_pointer(p, i, value, stream, out); break;
             case ParamPacker::Kind::unsupported:
-                raise(PyExc_TypeError, p.what + ": xcuda cannot pass a parameter of this type from Python (the "
-                                                "compiled code does not say its size); pass a pointer to it instead");
-            default:
-                pack_value(p, i, value, out);
+                raise(PyExc_TypeError, p.what +
+                                           ": xcuda cannot pass a parameter of this type from Python (the "
+                                           "compiled code does not say its size); pass a pointer to it instead");
+            default: pack_value(p, i, value, out);
         }
     }
 }
@@ -246,8 +240,8 @@ void ArgumentPacker::pack_pointer(const ParamPacker& p, std::size_t index, py::h
         }
         const bool copy_back = !p.pointee_const;
         if (copy_back && d.readonly) {
-            raise(PyExc_TypeError, p.what + " got a read-only numpy array, but the kernel may write through `" + p.name +
-                                       "`: pass a writable copy, or declare the parameter const");
+            raise(PyExc_TypeError, p.what + " got a read-only numpy array, but the kernel may write through `" +
+                                       p.name + "`: pass a writable copy, or declare the parameter const");
         }
         HostStaging s;
         s.param = index;
@@ -269,8 +263,9 @@ void ArgumentPacker::pack_pointer(const ParamPacker& p, std::size_t index, py::h
         }
     }
     if (!found && !read_dlpack(value, d, stream, p.what)) {
-        std::string fix = p.pointee.kind == 'V' ? std::string("a device array")
-                                                : "np.asarray(" + p.name + ", dtype=np." + elem_type_name(p.pointee) + ")";
+        std::string fix = p.pointee.kind == 'V'
+                              ? std::string("a device array")
+                              : "np.asarray(" + p.name + ", dtype=np." + elem_type_name(p.pointee) + ")";
         raise(PyExc_TypeError, p.what + " got " + Py_TYPE(obj)->tp_name + ": pass a numpy array (" + fix +
                                    "), an xcuda.DeviceArray, or a CuPy/PyTorch/Numba device array");
     }
@@ -280,8 +275,9 @@ void ArgumentPacker::pack_pointer(const ParamPacker& p, std::size_t index, py::h
                                    ".contiguous() in PyTorch, cupy.ascontiguousarray(" + p.name + ") in CuPy)");
     }
     if (d.readonly && !p.pointee_const) {
-        raise(PyExc_TypeError, p.what + " got a read-only device array, but the kernel may write through it: declare "
-                                        "the parameter const or pass a writable array");
+        raise(PyExc_TypeError, p.what +
+                                   " got a read-only device array, but the kernel may write through it: declare "
+                                   "the parameter const or pass a writable array");
     }
     check_device(d.device);
     *slot = d.ptr;

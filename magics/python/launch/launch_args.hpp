@@ -32,17 +32,17 @@ struct ParamPacker {
     } kind = Kind::unsupported;
     compile::ScalarType scalar = compile::ScalarType::none;  // the value's, the pointee's, or the components'
     int components = 0;
-    std::size_t size = 0;                                  // bytes the kernel reads (from the PTX)
+    std::size_t size = 0;  // bytes the kernel reads (from the PTX)
     std::size_t align = 0;
-    std::size_t wide_offset = 0;                           // size > 8: where in PackedArgs' wide area
-    ElemType pointee;                                      // pointer: expected element type ('V' = any)
-    ElemType pointee_alt;                                  // ... or this one (float2*: float32 or complex64)
+    std::size_t wide_offset = 0;  // size > 8: where in PackedArgs' wide area
+    ElemType pointee;             // pointer: expected element type ('V' = any)
+    ElemType pointee_alt;         // ... or this one (float2*: float32 or complex64)
     bool pointee_const = false;
-    std::string what;                                      // "argument `x` (const float*)"
-    std::string name;                                      // "x" (or "#2" when unnamed)
-    std::string type;                                      // "const float*"
-    pybind11::object default_value;                        // the C++ default as Python, or null
-    std::string default_text;                              // the C++ default as written, "" when none
+    std::string what;                // "argument `x` (const float*)"
+    std::string name;                // "x" (or "#2" when unnamed)
+    std::string type;                // "const float*"
+    pybind11::object default_value;  // the C++ default as Python, or null
+    std::string default_text;        // the C++ default as written, "" when none
 };
 
 // A numpy argument staged through device memory for one launch.
@@ -67,11 +67,11 @@ public:
     std::uint8_t* wide() { return wide_; }
     void** params() { return ptrs_; }
 
-    std::vector<HostStaging> staging;            // numpy arguments
-    std::vector<pybind11::object> keepalive;     // DLPack capsules and staged numpy arrays
-    std::vector<CUstream> producer_streams;      // CAI v3 streams to order the launch after
-    int required_device = -1;                    // from DeviceArray/DLPack arguments
-    KnownArrayLaunch known_arrays;               // CuPy state read once per launch
+    std::vector<HostStaging> staging;         // numpy arguments
+    std::vector<pybind11::object> keepalive;  // DLPack capsules and staged numpy arrays
+    std::vector<CUstream> producer_streams;   // CAI v3 streams to order the launch after
+    int required_device = -1;                 // from DeviceArray/DLPack arguments
+    KnownArrayLaunch known_arrays;            // CuPy state read once per launch
 
 private:
     struct alignas(16) WideChunk {

@@ -20,8 +20,8 @@ unsigned positive(py::handle v, const char* what, py::handle whole) {
     }
     const long long n = v.cast<long long>();
     if (n < 1 || n > 0x7fffffffLL) {
-        raise(PyExc_ValueError, std::string(what) + " " + shown(whole) +
-                                    ": every dimension must be a positive int below 2**31");
+        raise(PyExc_ValueError,
+              std::string(what) + " " + shown(whole) + ": every dimension must be a positive int below 2**31");
     }
     return static_cast<unsigned>(n);
 }

@@ -28,7 +28,7 @@ LaunchRecorder::LaunchRecorder(bool details, std::string owner) : details_(detai
     Session& s = session();
     if (s.recorder) {
         profiling_usage_error(owner_ + " cannot run while " + s.recorder_owner +
-                    " is recording launches: they would see each other's launches; run it in its own cell");
+                              " is recording launches: they would see each other's launches; run it in its own cell");
     }
     s.recorder = this;
     s.recorder_owner = owner_;
@@ -39,9 +39,8 @@ LaunchRecorder::~LaunchRecorder() {
     session().recorder_owner.clear();
 }
 
-void LaunchRecorder::launch(const Kernel& kernel, const rt::Function& f, py::handle args, rt::Dim3 grid,
-                            rt::Dim3 block, std::size_t shared_mem, CUstream stream, void** params,
-                            const rt::LaunchOptions& options) {
+void LaunchRecorder::launch(const Kernel& kernel, const rt::Function& f, py::handle args, rt::Dim3 grid, rt::Dim3 block,
+                            std::size_t shared_mem, CUstream stream, void** params, const rt::LaunchOptions& options) {
     RecordedLaunch r;
     r.kernel = kernel.name() + (kernel.instantiation().empty() ? "" : "<" + kernel.instantiation() + ">");
     r.device = current_device();

@@ -23,13 +23,13 @@ class Kernel;
 class ModuleImpl;
 
 struct RecordedLaunch {
-    std::string kernel;        // "saxpy" or "axpy<float>"
+    std::string kernel;  // "saxpy" or "axpy<float>"
     int device = 0;
     rt::Dim3 grid, block;
     std::size_t dynamic_shared = 0;
     CUstream stream = nullptr;
-    int registers = 0;                       // details only
-    std::size_t static_shared = 0;           // details only
+    int registers = 0;                         // details only
+    std::size_t static_shared = 0;             // details only
     std::optional<std::uint64_t> array_bytes;  // details only: see array_argument_bytes
     std::shared_ptr<ModuleImpl> module;        // details only: the compiled cell (for --lines)
     std::string lowered_name;                  // details only: the function's mangled name

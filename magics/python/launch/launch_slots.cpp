@@ -42,8 +42,9 @@ PyObject* kernel_subscript(PyObject* self, PyObject* config) {
     try {
         auto v_h = value_and_holder_of<Kernel>(self);
         if (!v_h.value_ptr()) {
-            PyErr_SetString(PyExc_TypeError, "this xcuda.Kernel was never initialised: kernels come from %%cuda or "
-                                             "xcuda.compile()");
+            PyErr_SetString(PyExc_TypeError,
+                            "this xcuda.Kernel was never initialised: kernels come from %%cuda or "
+                            "xcuda.compile()");
             return nullptr;
         }
         return launcher_for(v_h.holder<std::shared_ptr<Kernel>>(), config).release().ptr();

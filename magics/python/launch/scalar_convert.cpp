@@ -17,7 +17,8 @@ using compile::ScalarType;
 PyObject* python_int_of(py::handle value, py::object& holder, const std::string& what, const std::string& fix) {
     PyObject* obj = value.ptr();
     if (PyLong_Check(obj)) return obj;
-    if (PyFloat_Check(obj) || !PyIndex_Check(obj)) raise(PyExc_TypeError, what + " got " + describe_value(value) + ": " + fix);
+    if (PyFloat_Check(obj) || !PyIndex_Check(obj))
+        raise(PyExc_TypeError, what + " got " + describe_value(value) + ": " + fix);
     holder = py::reinterpret_steal<py::object>(PyNumber_Index(obj));
     if (!holder) throw py::error_already_set();
     return holder.ptr();
@@ -58,8 +59,10 @@ void convert_integer(ScalarType type, py::handle value, const std::string& what,
     unsigned long long u = 0;
     if (overflow > 0) {
         u = PyLong_AsUnsignedLongLong(obj);
-        if (PyErr_Occurred()) PyErr_Clear();
-        else if (type == ScalarType::uint64) return store(slot, u);
+        if (PyErr_Occurred())
+            PyErr_Clear();
+        else if (type == ScalarType::uint64)
+            return store(slot, u);
     }
     auto out_of_range = [&](const char* range) {
         raise(PyExc_OverflowError, what + " got " + describe_value(value) + ": out of range for " +
@@ -87,13 +90,11 @@ void convert_integer(ScalarType type, py::handle value, const std::string& what,
         case ScalarType::uint32:
             if (v < 0 || v > static_cast<long long>(UINT32_MAX)) out_of_range("0..4294967295");
             return store(slot, static_cast<std::uint32_t>(v));
-        case ScalarType::int64:
-            return store(slot, static_cast<std::int64_t>(v));
+        case ScalarType::int64: return store(slot, static_cast<std::int64_t>(v));
         case ScalarType::uint64:
             if (v < 0) out_of_range("0..18446744073709551615");
             return store(slot, static_cast<std::uint64_t>(v));
-        default:
-            break;
+        default: break;
     }
 }
 
@@ -104,7 +105,8 @@ double as_double(py::handle value, const std::string& what) {
         double d = PyLong_AsDouble(obj);
         if (d == -1.0 && PyErr_Occurred()) {
             PyErr_Clear();
-            raise(PyExc_OverflowError, what + " got " + describe_value(value) + ": too large for a floating-point parameter");
+            raise(PyExc_OverflowError,
+                  what + " got " + describe_value(value) + ": too large for a floating-point parameter");
         }
         return d;
     }
@@ -181,8 +183,7 @@ void convert_scalar(ScalarType type, py::handle value, const std::string& what, 
             check_float_range(d, FLT_MAX, value, what, type);
             return store(slot, static_cast<float>(d));
         }
-        case ScalarType::float64:
-            return store(slot, as_double(value, what));
+        case ScalarType::float64: return store(slot, as_double(value, what));
         case ScalarType::float16: {
             const double d = as_double(value, what);
             check_float_range(d, 65504.0, value, what, type);
@@ -195,8 +196,7 @@ void convert_scalar(ScalarType type, py::handle value, const std::string& what, 
         }
         case ScalarType::none:
             raise(PyExc_TypeError, what + ": xcuda cannot pass a parameter of this type from Python");
-        default:
-            return convert_integer(type, value, what, slot);
+        default: return convert_integer(type, value, what, slot);
     }
 }
 

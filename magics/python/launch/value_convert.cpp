@@ -31,12 +31,11 @@ const char* example_for(ScalarType element) {
 
 }  // namespace
 
-void convert_vector(ScalarType element, int components, py::handle value, const std::string& what,
-                    std::uint8_t* dst) {
+void convert_vector(ScalarType element, int components, py::handle value, const std::string& what, std::uint8_t* dst) {
     PyObject* obj = value.ptr();
-    const bool sequence = PyTuple_Check(obj) || PyList_Check(obj) ||
-                          (PySequence_Check(obj) && !PyUnicode_Check(obj) && !PyBytes_Check(obj) &&
-                           !PyByteArray_Check(obj));
+    const bool sequence =
+        PyTuple_Check(obj) || PyList_Check(obj) ||
+        (PySequence_Check(obj) && !PyUnicode_Check(obj) && !PyBytes_Check(obj) && !PyByteArray_Check(obj));
     std::string example = "(";
     for (int i = 0; i < components; ++i) example += std::string(i ? ", " : "") + example_for(element);
     example += components == 1 ? ",)" : ")";
@@ -66,7 +65,8 @@ void convert_complex(ScalarType element, py::handle value, const std::string& wh
         im = PyComplex_ImagAsDouble(obj);
     } else if (PyTuple_Check(obj) && PyTuple_GET_SIZE(obj) == 2) {
         std::uint64_t parts[2] = {0, 0};
-        store_element(element, PyTuple_GET_ITEM(obj, 0), what + " (real part)", reinterpret_cast<std::uint8_t*>(&parts[0]));
+        store_element(element, PyTuple_GET_ITEM(obj, 0), what + " (real part)",
+                      reinterpret_cast<std::uint8_t*>(&parts[0]));
         store_element(element, PyTuple_GET_ITEM(obj, 1), what + " (imaginary part)",
                       reinterpret_cast<std::uint8_t*>(&parts[1]));
         const std::size_t step = compile::scalar_size(element);
@@ -77,7 +77,8 @@ void convert_complex(ScalarType element, py::handle value, const std::string& wh
                PyIndex_Check(obj) || PyObject_HasAttrString(obj, "__float__")) {
         // numpy.complex64 is not a Python complex; it and real numbers convert through complex()
         if (PyBool_Check(obj)) raise(PyExc_TypeError, what + " got a bool: pass a complex number such as 1+2j");
-        py::object c = py::reinterpret_steal<py::object>(PyObject_CallOneArg(reinterpret_cast<PyObject*>(&PyComplex_Type), obj));
+        py::object c =
+            py::reinterpret_steal<py::object>(PyObject_CallOneArg(reinterpret_cast<PyObject*>(&PyComplex_Type), obj));
         if (!c) throw py::error_already_set();
         re = PyComplex_RealAsDouble(c.ptr());
         im = PyComplex_ImagAsDouble(c.ptr());
@@ -96,8 +97,7 @@ void convert_complex(ScalarType element, py::handle value, const std::string& wh
 
 void convert_sized_integer(std::size_t size, py::handle value, const std::string& what, std::uint8_t* dst) {
     py::object index;
-    PyObject* obj = python_int_of(value, index, what,
-                                  "pass an int (an integer of " + std::to_string(size) + " bytes)");
+    PyObject* obj = python_int_of(value, index, what, "pass an int (an integer of " + std::to_string(size) + " bytes)");
     int overflow = 0;
     long long v = PyLong_AsLongLongAndOverflow(obj, &overflow);
     if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
@@ -126,12 +126,13 @@ void convert_struct_bytes(py::handle value, std::size_t size, std::size_t align,
                           const std::string& type, std::uint8_t* dst) {
     PyObject* obj = value.ptr();
     const std::string layout = std::to_string(size) + " bytes, alignment " + std::to_string(align);
-    const std::string ways = "a numpy structured scalar or one-element array whose dtype lays out the fields as C++ "
-                             "does (np.dtype([...], align=True)), a ctypes.Structure, or bytes of length " +
-                             std::to_string(size);
+    const std::string ways =
+        "a numpy structured scalar or one-element array whose dtype lays out the fields as C++ "
+        "does (np.dtype([...], align=True)), a ctypes.Structure, or bytes of length " +
+        std::to_string(size);
     if (!PyObject_CheckBuffer(obj) || PyUnicode_Check(obj)) {
-        raise(PyExc_TypeError, what + " is passed by value (" + layout + "): got " + describe_value(value) + "; pass " +
-                                   ways);
+        raise(PyExc_TypeError,
+              what + " is passed by value (" + layout + "): got " + describe_value(value) + "; pass " + ways);
     }
     Py_buffer view;
     if (PyObject_GetBuffer(obj, &view, PyBUF_C_CONTIGUOUS) != 0) throw py::error_already_set();
@@ -142,11 +143,13 @@ void convert_struct_bytes(py::handle value, std::size_t size, std::size_t align,
         std::string fix = "pass " + ways;
         const std::string tname = Py_TYPE(obj)->tp_name;
         if (tname == "numpy.void" || tname == "numpy.ndarray") {
-            fix = "a numpy dtype built without align=True packs its fields; build it with np.dtype([...], "
-                  "align=True) so they lie as in " + type + (got > size ? ", and pass one element" : "");
+            fix =
+                "a numpy dtype built without align=True packs its fields; build it with np.dtype([...], "
+                "align=True) so they lie as in " +
+                type + (got > size ? ", and pass one element" : "");
         }
-        raise(PyExc_TypeError, what + " is " + layout + ": got " + std::to_string(got) + " bytes from " + tname + "; " +
-                                   fix);
+        raise(PyExc_TypeError,
+              what + " is " + layout + ": got " + std::to_string(got) + " bytes from " + tname + "; " + fix);
     }
 }
 

@@ -57,7 +57,8 @@ void define_extension(py::module_& m) {
             register_help_cells(ip);
             register_post_cell_sync(ip);
         },
-        py::arg("ipython"), "Registers %%cuda, %%cuda_header, %cuda_info, %cuda_device, %cuda_cache, %cuda_timeit and %%cuda_profile.");
+        py::arg("ipython"),
+        "Registers %%cuda, %%cuda_header, %cuda_info, %cuda_device, %cuda_cache, %cuda_timeit and %%cuda_profile.");
     m.def("cuda_timeit", &time_statement, py::arg("stmt"), py::arg("globals"), py::arg("number") = 0,
           py::arg("repeat") = 7,
           "%cuda_timeit without IPython: GPU time of the kernel launches of `stmt` run in `globals` "

@@ -68,7 +68,8 @@ const std::vector<MetricSet>& metric_sets() {
     static const std::vector<MetricSet> sets = {
         {"basic", "speed of light, DRAM bytes, FLOPs and the roofline", {&speed_of_light, &flop_counts, &peaks}},
         {"memory", "speed of light, DRAM bytes, L1/L2 hit rates and throughputs", {&speed_of_light, &memory_detail}},
-        {"compute", "speed of light, FLOPs, the roofline, IPC and FMA pipe use",
+        {"compute",
+         "speed of light, FLOPs, the roofline, IPC and FMA pipe use",
          {&speed_of_light, &flop_counts, &peaks, &compute_detail}},
         {"all", "all of the above", {&speed_of_light, &flop_counts, &peaks, &memory_detail, &compute_detail}},
     };
@@ -150,8 +151,7 @@ std::string name_rows(std::vector<report::CounterLaunch>& rows, const std::vecto
         return {};
     }
     for (std::size_t i = 0; i < rows.size(); ++i) rows[i].kernel = "kernel #" + std::to_string(i + 1);
-    return std::to_string(rows.size()) + " kernels were measured and the code made " +
-           std::to_string(launches.size()) +
+    return std::to_string(rows.size()) + " kernels were measured and the code made " + std::to_string(launches.size()) +
            " xcuda launches: CUPTI numbers kernels without naming them, so they are shown by number (CuPy and "
            "PyTorch kernels the code launched are measured too).";
 }
@@ -169,8 +169,7 @@ void while_collecting(const std::function<void()>& work) {
     work();
 }
 
-report::Rich counters(LaunchRecorder& recorder, const std::function<void()>& work, const std::string& spec,
-                      bool& ran) {
+report::Rich counters(LaunchRecorder& recorder, const std::function<void()>& work, const std::string& spec, bool& ran) {
     const std::vector<std::string> names = metric_names(spec);
     const rt::PrimaryContext& context = activate();
     const rt::CounterCollection c = rt::collect_counters(context, names, max_profiled_kernels, [&] {
@@ -207,8 +206,8 @@ std::vector<std::string> split_lines(const std::string& text) {
 // Where a module's sampled PCs are looked up: its own CUBIN when built with -lineinfo, else
 // the same cell built with -lineinfo, used only for kernels whose machine code is identical.
 struct LineSource {
-    std::string cubin;            // the CUBIN that ran
-    std::string lines_cubin;      // the CUBIN with line information
+    std::string cubin;        // the CUBIN that ran
+    std::string lines_cubin;  // the CUBIN with line information
     std::vector<std::string> cell_lines;
 };
 
@@ -235,7 +234,7 @@ report::Rich sampled_lines(LaunchRecorder& recorder, const std::function<void()>
     // The kernels xcuda launched, by the CRC CUPTI gives their CUBIN.
     std::map<std::uint64_t, std::pair<const ModuleImpl*, LineSource>> modules;
     std::map<std::string, std::string> source_names;  // mangled -> as launched ("axpy<float>")
-    std::set<const ModuleImpl*> seen;  // a loop of launches: each module's CRC and -lineinfo build once
+    std::set<const ModuleImpl*> seen;                 // a loop of launches: each module's CRC and -lineinfo build once
     for (const RecordedLaunch& r : recorder.launches()) {
         if (!r.module) continue;
         source_names[r.lowered_name] = r.kernel;
@@ -316,13 +315,16 @@ std::vector<std::string> metric_names(const std::string& spec) {
         const auto set = std::find_if(metric_sets().begin(), metric_sets().end(),
                                       [&](const MetricSet& s) { return word == s.name; });
         if (set != metric_sets().end()) {
-            for (const auto* part : set->parts) for (const auto& n : *part) add(n);
+            for (const auto* part : set->parts)
+                for (const auto& n : *part) add(n);
         } else if (word.find("__") != std::string::npos) {
             add(word);
         } else {
-            profiling_usage_error("--metrics " + word + ": not a metric set (basic, memory, compute, all) nor a metric name; "
-                        "metric names are Nsight Compute's, like dram__bytes_read.sum (xcuda.profiler_metrics() "
-                        "lists them)");
+            profiling_usage_error(
+                "--metrics " + word +
+                ": not a metric set (basic, memory, compute, all) nor a metric name; "
+                "metric names are Nsight Compute's, like dram__bytes_read.sum (xcuda.profiler_metrics() "
+                "lists them)");
         }
     }
     if (out.empty()) profiling_usage_error("--metrics needs a set (basic, memory, compute, all) or metric names");
@@ -337,8 +339,9 @@ std::string metric_sets_help() {
 
 void check_request(const HardwareProfileRequest& request) {
     if (request.metrics && request.lines) {
-        profiling_usage_error("--metrics and --lines each run the code under a different profiler, and the code runs "
-                              "once: give one of them, and profile again with the other");
+        profiling_usage_error(
+            "--metrics and --lines each run the code under a different profiler, and the code runs "
+            "once: give one of them, and profile again with the other");
     }
     if (request.metrics) metric_names(*request.metrics);
 }

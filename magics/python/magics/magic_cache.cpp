@@ -12,15 +12,14 @@ namespace xcuda::magics {
 namespace {
 
 const compile::CommandSpec& spec() {
-    static const compile::CommandSpec s = help_only_spec("%cuda_cache",
-        "%cuda_cache info|clear|limit SIZE",
-        "Shows (info) or empties (clear) the compile cache: memory, then disk under "
-        "$XDG_CACHE_HOME/xcuda (else ~/.cache/xcuda), read only when that directory, its entries "
-        "and its key (.hmac-key) are yours alone. `limit 512M` bounds the memory part (least "
-        "recently used cells go first; 0 keeps nothing in memory); XCUDA_CACHE_MEMORY sets it "
-        "at start (default 256M).",
-        compile::Positionals::words,
-        "info|clear|limit SIZE");
+    static const compile::CommandSpec s =
+        help_only_spec("%cuda_cache", "%cuda_cache info|clear|limit SIZE",
+                       "Shows (info) or empties (clear) the compile cache: memory, then disk under "
+                       "$XDG_CACHE_HOME/xcuda (else ~/.cache/xcuda), read only when that directory, its entries "
+                       "and its key (.hmac-key) are yours alone. `limit 512M` bounds the memory part (least "
+                       "recently used cells go first; 0 keeps nothing in memory); XCUDA_CACHE_MEMORY sets it "
+                       "at start (default 256M).",
+                       compile::Positionals::words, "info|clear|limit SIZE");
     return s;
 }
 

@@ -51,8 +51,9 @@ void cuda_line_magic(const std::string& line) {
         usage_error(e.what());
     }
     if (!options.help) {
-        usage_error("%%cuda compiles the cell below it: start the cell with `%%cuda [options]` on its own line "
-                    "(%cuda -h lists the options)");
+        usage_error(
+            "%%cuda compiles the cell below it: start the cell with `%%cuda [options]` on its own line "
+            "(%cuda -h lists the options)");
     }
     py::print(compile::cuda_help_text());
 }

@@ -10,12 +10,11 @@ namespace xcuda::magics {
 namespace {
 
 const compile::CommandSpec& spec() {
-    static const compile::CommandSpec s = help_only_spec("%%cuda_header",
-        "%%cuda_header NAME",
-        "Stores the cell as header NAME; later %%cuda cells use it with #include \"NAME\" "
-                        "(changing it recompiles the cells that include it).",
-        compile::Positionals::words,
-        "NAME");
+    static const compile::CommandSpec s =
+        help_only_spec("%%cuda_header", "%%cuda_header NAME",
+                       "Stores the cell as header NAME; later %%cuda cells use it with #include \"NAME\" "
+                       "(changing it recompiles the cells that include it).",
+                       compile::Positionals::words, "NAME");
     return s;
 }
 
@@ -38,8 +37,9 @@ void cuda_header_cell_magic(const std::string& line, const std::string& cell) {
 void cuda_header_line_magic(const std::string& line) {
     compile::ParsedArgs args = parse_magic_line(line, spec());
     if (!args.has("--help")) {
-        usage_error("%%cuda_header stores the cell below it as a header: start the cell with `%%cuda_header NAME` "
-                    "on its own line (%cuda_header -h says more)");
+        usage_error(
+            "%%cuda_header stores the cell below it as a header: start the cell with `%%cuda_header NAME` "
+            "on its own line (%cuda_header -h says more)");
     }
     py::print(compile::format_help(spec()));
 }

@@ -16,16 +16,17 @@ namespace xcuda::magics {
 namespace {
 
 const compile::CommandSpec& info_spec() {
-    static const auto s = help_only_spec("%cuda_info", "%cuda_info", "Shows the CUDA devices, driver, NVRTC and toolkit.",
-                                    compile::Positionals::none, "");
+    static const auto s =
+        help_only_spec("%cuda_info", "%cuda_info", "Shows the CUDA devices, driver, NVRTC and toolkit.",
+                       compile::Positionals::none, "");
     return s;
 }
 
 const compile::CommandSpec& device_spec() {
     static const auto s = help_only_spec("%cuda_device", "%cuda_device [N]",
-                                    "Selects device N for later launches and allocations; without N, shows the "
-                                    "selected device.",
-                                    compile::Positionals::words, "N");
+                                         "Selects device N for later launches and allocations; without N, shows the "
+                                         "selected device.",
+                                         compile::Positionals::words, "N");
     return s;
 }
 

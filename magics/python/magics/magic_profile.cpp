@@ -19,17 +19,17 @@ namespace {
 
 const compile::CommandSpec& spec() {
     static const compile::CommandSpec s = [] {
-        compile::CommandSpec c = help_only_spec("%%cuda_profile",
-            "%%cuda_profile [--metrics[=SET|NAMES]] [--lines]",
+        compile::CommandSpec c = help_only_spec(
+            "%%cuda_profile", "%%cuda_profile [--metrics[=SET|NAMES]] [--lines]",
             "Runs the Python cell below in the notebook's namespace, then reports every xcuda kernel launch it "
-                "made: kernel, device, grid, block, registers, shared memory, theoretical occupancy for that launch, "
-                "GPU time (CUDA events around each launch on its stream) and bandwidth where the bytes are known. "
-                "Bytes are the sum of nbytes of the arrays passed to pointer parameters: an upper-bound estimate "
-                "(the arrays passed, not the bytes the kernel touches). The launches behave as without the magic; an "
-                "error in the cell is raised after the report of the launches before it. With --metrics, hardware "
-                "counters of each kernel instead (CUPTI, in this process: speed of light, DRAM bytes, FLOPs and a "
-                "roofline); with --lines, PC sampling shown on the %%cuda cells' own lines with the top stall "
-                "reasons. Where counters are not allowed the event timing is shown with the reason.");
+            "made: kernel, device, grid, block, registers, shared memory, theoretical occupancy for that launch, "
+            "GPU time (CUDA events around each launch on its stream) and bandwidth where the bytes are known. "
+            "Bytes are the sum of nbytes of the arrays passed to pointer parameters: an upper-bound estimate "
+            "(the arrays passed, not the bytes the kernel touches). The launches behave as without the magic; an "
+            "error in the cell is raised after the report of the launches before it. With --metrics, hardware "
+            "counters of each kernel instead (CUPTI, in this process: speed of light, DRAM bytes, FLOPs and a "
+            "roofline); with --lines, PC sampling shown on the %%cuda cells' own lines with the top stall "
+            "reasons. Where counters are not allowed the event timing is shown with the reason.");
         compile::OptionSpec metrics;
         metrics.long_name = "--metrics";
         metrics.metavar = "SET|NAMES";
@@ -146,8 +146,9 @@ py::object profile_kernel(py::object kernel, py::args args, py::kwargs kwargs) {
 void cuda_profile_line_magic(const std::string& line) {
     const compile::ParsedArgs args = parse_magic_line(line, spec());
     if (!args.has("--help")) {
-        usage_error("%%cuda_profile profiles the cell below it: start the cell with `%%cuda_profile` on its own "
-                    "line (%cuda_profile -h says what it reports)");
+        usage_error(
+            "%%cuda_profile profiles the cell below it: start the cell with `%%cuda_profile` on its own "
+            "line (%cuda_profile -h says what it reports)");
     }
     py::print(compile::format_help(spec()));
 }

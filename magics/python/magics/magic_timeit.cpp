@@ -55,9 +55,7 @@ const compile::CommandSpec& spec() {
 
 constexpr int max_executions_per_run = 10000;
 
-double now() {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 // GPU seconds of the launches recorded so far (waits for them), then forgets them.
 double take_gpu_seconds(LaunchRecorder& recorder) {
@@ -75,7 +73,8 @@ py::object cuda_timeit_line_magic(const std::string& line) {
         py::print(compile::format_help(spec()));
         return py::none();
     }
-    if (args.rest.empty()) usage_error("%cuda_timeit needs a statement to time, e.g. %cuda_timeit saxpy[g, b](a, x, y, n)");
+    if (args.rest.empty())
+        usage_error("%cuda_timeit needs a statement to time, e.g. %cuda_timeit saxpy[g, b](a, x, y, n)");
     const int number = args.has("-n") ? std::stoi(args.value("-n")) : 0;
     const int repeat = args.has("-r") ? std::stoi(args.value("-r")) : 7;
     py::object result = time_statement(args.rest, ipython_shell().attr("user_ns"), number, repeat);
@@ -86,8 +85,8 @@ py::object cuda_timeit_line_magic(const std::string& line) {
 
 py::object time_statement(const std::string& stmt, py::object globals, int number, int repeat) {
     if (number < 0 || repeat < 1) {
-        raise(PyExc_ValueError, "cuda_timeit: number=" + std::to_string(number) + ", repeat=" +
-                                    std::to_string(repeat) + "; pass number >= 1 (or 0 for automatic) and repeat >= 1");
+        raise(PyExc_ValueError, "cuda_timeit: number=" + std::to_string(number) + ", repeat=" + std::to_string(repeat) +
+                                    "; pass number >= 1 (or 0 for automatic) and repeat >= 1");
     }
     py::object builtins = py::module_::import("builtins");
     py::object code = builtins.attr("compile")(stmt, "<cuda_timeit>", "exec");
@@ -97,9 +96,10 @@ py::object time_statement(const std::string& stmt, py::object globals, int numbe
     exec(code, globals);  // warm-up: module load, JIT, first touch
     const std::size_t launches_per_exec = recorder.launches().size();
     if (launches_per_exec == 0) {
-        profiling_usage_error("%cuda_timeit: the statement launched no xcuda kernel, so there is no GPU time to "
-                              "measure; time a statement that launches one (e.g. saxpy[g, b](a, x, y, n)), or use "
-                              "%timeit for host time");
+        profiling_usage_error(
+            "%cuda_timeit: the statement launched no xcuda kernel, so there is no GPU time to "
+            "measure; time a statement that launches one (e.g. saxpy[g, b](a, x, y, n)), or use "
+            "%timeit for host time");
     }
     take_gpu_seconds(recorder);
 

@@ -10,7 +10,6 @@
 
 #include <pybind11/stl.h>
 
-
 namespace py = pybind11;
 
 namespace xcuda::magics {
@@ -87,7 +86,8 @@ public:
             array_ = numpy().attr("empty")(shape_tuple(a.shape()), numpy_dtype(a.dtype()));
         } else {
             if (!is_numpy_array(out)) {
-                raise(PyExc_TypeError, std::string("get(out=...) needs a numpy array, got ") + Py_TYPE(out.ptr())->tp_name);
+                raise(PyExc_TypeError,
+                      std::string("get(out=...) needs a numpy array, got ") + Py_TYPE(out.ptr())->tp_name);
             }
             array_ = py::reinterpret_borrow<py::object>(out);
             check_matches(a);
@@ -112,15 +112,16 @@ private:
         if (same) {
             const py::tuple shape = array_.attr("shape");
             same = shape.size() == a.shape().size();
-            for (std::size_t i = 0; same && i < a.shape().size(); ++i) same = shape[i].cast<std::int64_t>() == a.shape()[i];
+            for (std::size_t i = 0; same && i < a.shape().size(); ++i)
+                same = shape[i].cast<std::int64_t>() == a.shape()[i];
         }
         if (!same) {
             const std::string want_shape = py::str(shape_tuple(a.shape())).cast<std::string>();
-            raise(PyExc_ValueError, "get(out=...) got an array of shape " + py::str(array_.attr("shape")).cast<std::string>() +
-                                        " and dtype " + py::str(dtype).cast<std::string>() +
-                                        "; this DeviceArray has shape " + want_shape + " and dtype " +
-                                        elem_type_name(a.dtype()) + ": pass np.empty(" + want_shape + ", np." +
-                                        elem_type_name(a.dtype()) + ")");
+            raise(PyExc_ValueError, "get(out=...) got an array of shape " +
+                                        py::str(array_.attr("shape")).cast<std::string>() + " and dtype " +
+                                        py::str(dtype).cast<std::string>() + "; this DeviceArray has shape " +
+                                        want_shape + " and dtype " + elem_type_name(a.dtype()) + ": pass np.empty(" +
+                                        want_shape + ", np." + elem_type_name(a.dtype()) + ")");
         }
     }
 
@@ -138,8 +139,10 @@ py::object get(const DeviceArray& a, py::handle stream, py::handle out) {
         const CUdeviceptr src = a.ptr();
         const std::size_t bytes = a.nbytes();
         wait_without_gil([&] {
-            if (after_stream) rt::copy_to_host_after(host, src, bytes, s);
-            else rt::copy_to_host(host, src, bytes);
+            if (after_stream)
+                rt::copy_to_host_after(host, src, bytes, s);
+            else
+                rt::copy_to_host(host, src, bytes);
         });
         activate();
     }
@@ -153,9 +156,10 @@ void set(const DeviceArray& a, py::handle source) {
     const py::object dtype = numpy_dtype(a.dtype());
     py::object src = np.attr("asarray")(source);
     if (!np.attr("can_cast")(src.attr("dtype"), dtype, "same_kind").cast<bool>()) {
-        raise(PyExc_TypeError, "set(): cannot store " + py::str(src.attr("dtype")).cast<std::string>() + " values in a " +
-                                   elem_type_name(a.dtype()) + " DeviceArray; pass " + elem_type_name(a.dtype()) +
-                                   " data (x.astype(np." + elem_type_name(a.dtype()) + "))");
+        raise(PyExc_TypeError, "set(): cannot store " + py::str(src.attr("dtype")).cast<std::string>() +
+                                   " values in a " + elem_type_name(a.dtype()) + " DeviceArray; pass " +
+                                   elem_type_name(a.dtype()) + " data (x.astype(np." + elem_type_name(a.dtype()) +
+                                   "))");
     }
     const py::tuple shape = shape_tuple(a.shape());
     try {
@@ -163,7 +167,8 @@ void set(const DeviceArray& a, py::handle source) {
     } catch (py::error_already_set& e) {
         if (!e.matches(PyExc_ValueError)) throw;
         raise(PyExc_ValueError, "set(): an array of shape " + py::str(src.attr("shape")).cast<std::string>() +
-                                    " cannot fill this DeviceArray of shape " + py::str(py::handle(shape)).cast<std::string>() +
+                                    " cannot fill this DeviceArray of shape " +
+                                    py::str(py::handle(shape)).cast<std::string>() +
                                     "; pass that shape (or one that broadcasts to it, such as a scalar)");
     }
     src = np.attr("ascontiguousarray")(src);
@@ -257,11 +262,13 @@ std::shared_ptr<DeviceArray> from_dlpack(py::handle obj) {
     ArrayDescription d;
     if (!read_dlpack(obj, d, nullptr, "from_dlpack()")) {
         raise(PyExc_TypeError, std::string("from_dlpack() needs an object with __dlpack__ (a PyTorch tensor, a CuPy "
-                                           "array, ...), got ") + Py_TYPE(obj.ptr())->tp_name);
+                                           "array, ...), got ") +
+                                   Py_TYPE(obj.ptr())->tp_name);
     }
     if (!d.contiguous) {
-        raise(PyExc_ValueError, "from_dlpack(): the tensor is not C-contiguous; pass x.contiguous() (PyTorch) or "
-                                "cupy.ascontiguousarray(x)");
+        raise(PyExc_ValueError,
+              "from_dlpack(): the tensor is not C-contiguous; pass x.contiguous() (PyTorch) or "
+              "cupy.ascontiguousarray(x)");
     }
     return std::make_shared<DeviceArray>(d.ptr, d.shape, d.dtype, d.device < 0 ? current_device() : d.device,
                                          std::move(d.keepalive));
@@ -309,11 +316,15 @@ const DeviceArray& device_array_of(py::handle obj) {
 
 void define_device_array(py::module_& m) {
     auto cls = py::class_<DeviceArray, std::shared_ptr<DeviceArray>>(
-        m, "DeviceArray", "A C-contiguous array in device memory (CAI v3 and DLPack both ways). Pickles by value: copied to the "
+        m, "DeviceArray",
+        "A C-contiguous array in device memory (CAI v3 and DLPack both ways). Pickles by value: copied to the "
         "host, and when loaded to the receiving process's selected device.");
     cls.def_static("to_device", &to_device, py::arg("array"), "Copies a host array (numpy) to the selected device.")
         .def_static(
-            "empty", [](py::handle shape, py::handle dtype) { return std::make_shared<DeviceArray>(shape_from(shape), dtype_from(dtype)); },
+            "empty",
+            [](py::handle shape, py::handle dtype) {
+                return std::make_shared<DeviceArray>(shape_from(shape), dtype_from(dtype));
+            },
             py::arg("shape"), py::arg("dtype") = "float32",
             "A new array of `shape` (an int or a tuple) and `dtype` on the selected device, not initialised.")
         .def_static(
@@ -344,10 +355,11 @@ void define_device_array(py::module_& m) {
         .def("__dlpack__", &to_dlpack, py::arg("stream") = py::none(), py::kw_only(),
              py::arg("max_version") = py::none(), py::arg("dl_device") = py::none(), py::arg("copy") = py::none())
         .def("__dlpack_device__", [](const DeviceArray& a) { return py::make_tuple(int(dlpack::cuda), a.device()); })
-        .def("__len__", [](const DeviceArray& a) {
-            if (a.shape().empty()) raise(PyExc_TypeError, "len() of a 0-d DeviceArray");
-            return a.shape()[0];
-        })
+        .def("__len__",
+             [](const DeviceArray& a) {
+                 if (a.shape().empty()) raise(PyExc_TypeError, "len() of a 0-d DeviceArray");
+                 return a.shape()[0];
+             })
         .def("__repr__", &repr);
     array_type = reinterpret_cast<PyTypeObject*>(cls.ptr());
     m.attr("to_device") = cls.attr("to_device");

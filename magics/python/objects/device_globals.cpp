@@ -48,7 +48,8 @@ Layout layout_of(const compile::GlobalDecl& decl, std::size_t bytes) {
     const compile::ElementLayout element = compile::element_layout(decl.type);
     const ElemType scalar = elem_type_of(element.scalar);
     if (element.components == 0 || scalar.kind == 'V' || scalar.kind == 'B') return bytes_of(bytes);
-    const std::size_t element_bytes = static_cast<std::size_t>(scalar.bytes) * static_cast<std::size_t>(element.components);
+    const std::size_t element_bytes =
+        static_cast<std::size_t>(scalar.bytes) * static_cast<std::size_t>(element.components);
     if (bytes == 0 || bytes % element_bytes != 0) return bytes_of(bytes);
     const auto count = static_cast<std::int64_t>(bytes / element_bytes);
     Layout out{{}, scalar};
@@ -135,19 +136,21 @@ void define_device_globals(py::module_& m) {
                      out.append(py::make_tuple(g.decl.key(), device_global(v.module, g.decl.key())));
                  return out;
              })
-        .def("get",
-             [](const GlobalsView& v, const std::string& key, py::object fallback) -> py::object {
-                 if (find_global(*v.module, key) == nullptr) return fallback;
-                 return device_global(v.module, key);
-             },
-             py::arg("key"), py::arg("default") = py::none())
-        .def("declarations",
-             [](const GlobalsView& v) {
-                 py::dict out;
-                 for (const auto& g : v.module->compiled().globals) out[py::str(g.decl.key())] = g.decl.declaration;
-                 return out;
-             },
-             "Each variable's declaration as the cell wrote it (no GPU needed).")
+        .def(
+            "get",
+            [](const GlobalsView& v, const std::string& key, py::object fallback) -> py::object {
+                if (find_global(*v.module, key) == nullptr) return fallback;
+                return device_global(v.module, key);
+            },
+            py::arg("key"), py::arg("default") = py::none())
+        .def(
+            "declarations",
+            [](const GlobalsView& v) {
+                py::dict out;
+                for (const auto& g : v.module->compiled().globals) out[py::str(g.decl.key())] = g.decl.declaration;
+                return out;
+            },
+            "Each variable's declaration as the cell wrote it (no GPU needed).")
         .def("__repr__", [](const GlobalsView& v) {
             std::string s = "<xcuda.ModuleGlobals";
             const char* sep = ": ";

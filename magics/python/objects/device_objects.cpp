@@ -105,8 +105,8 @@ void define_device_objects(py::module_& m) {
         .def(py::init([](int ordinal) {
                  const int count = rt::device_count();
                  if (ordinal < 0 || ordinal >= count) {
-                     raise(PyExc_ValueError, "device " + std::to_string(ordinal) + " does not exist: valid indices are 0.." +
-                                                 std::to_string(count - 1));
+                     raise(PyExc_ValueError, "device " + std::to_string(ordinal) +
+                                                 " does not exist: valid indices are 0.." + std::to_string(count - 1));
                  }
                  return DeviceHandle{ordinal, {}};
              }),
@@ -119,40 +119,45 @@ void define_device_objects(py::module_& m) {
                                    const auto& p = rt::Device(d.ordinal).properties();
                                    return py::make_tuple(p.major, p.minor);
                                })
-        .def_property_readonly("properties",
-                               [](const DeviceHandle& d) { return properties_dict(rt::Device(d.ordinal).properties()); })
-        .def("memory_info",
-             [](const DeviceHandle& d) {
-                 activate(d.ordinal);
-                 auto [free, total] = rt::Device::memory_info();
-                 activate();
-                 return py::make_tuple(free, total);
-             },
-             "(free, total) bytes of device memory.")
-        .def("use", [](const DeviceHandle& d) { select_device(d.ordinal); }, "Selects this device for later launches.")
-        .def("synchronize",
-             [](const DeviceHandle& d) {
-                 const rt::PrimaryContext& ctx = activate(d.ordinal);
-                 wait_without_gil([&] { ctx.synchronize(); });
-                 activate();
-             },
-             "Waits (interruptibly) for all work on this device.")
-        .def("__enter__",
-             [](DeviceHandle& d) {
-                 d.previous.push_back(current_device());
-                 select_device(d.ordinal);
-                 return &d;
-             },
-             py::return_value_policy::reference,
-             "`with xcuda.Device(n):` selects this device for the block; the previous one comes back after it.")
-        .def("__exit__",
-             [](DeviceHandle& d, py::args) {
-                 if (!d.previous.empty()) {
-                     select_device(d.previous.back());
-                     d.previous.pop_back();
-                 }
-             },
-             "Selects again the device that was selected before the `with` block.")
+        .def_property_readonly(
+            "properties", [](const DeviceHandle& d) { return properties_dict(rt::Device(d.ordinal).properties()); })
+        .def(
+            "memory_info",
+            [](const DeviceHandle& d) {
+                activate(d.ordinal);
+                auto [free, total] = rt::Device::memory_info();
+                activate();
+                return py::make_tuple(free, total);
+            },
+            "(free, total) bytes of device memory.")
+        .def(
+            "use", [](const DeviceHandle& d) { select_device(d.ordinal); }, "Selects this device for later launches.")
+        .def(
+            "synchronize",
+            [](const DeviceHandle& d) {
+                const rt::PrimaryContext& ctx = activate(d.ordinal);
+                wait_without_gil([&] { ctx.synchronize(); });
+                activate();
+            },
+            "Waits (interruptibly) for all work on this device.")
+        .def(
+            "__enter__",
+            [](DeviceHandle& d) {
+                d.previous.push_back(current_device());
+                select_device(d.ordinal);
+                return &d;
+            },
+            py::return_value_policy::reference,
+            "`with xcuda.Device(n):` selects this device for the block; the previous one comes back after it.")
+        .def(
+            "__exit__",
+            [](DeviceHandle& d, py::args) {
+                if (!d.previous.empty()) {
+                    select_device(d.previous.back());
+                    d.previous.pop_back();
+                }
+            },
+            "Selects again the device that was selected before the `with` block.")
         .def("__repr__", [](const DeviceHandle& d) { return "xcuda.Device(" + std::to_string(d.ordinal) + ")"; })
         .def_static("count", &rt::device_count, "Number of CUDA devices (NoDeviceError without a driver).");
 

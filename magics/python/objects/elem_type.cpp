@@ -11,7 +11,11 @@ ElemType elem_type_from_typestr(std::string_view typestr) {
         bytes = bytes * 10 + (c - '0');
     }
     switch (kind) {
-        case 'f': case 'i': case 'u': case 'b': case 'c': return {kind, bytes};
+        case 'f':
+        case 'i':
+        case 'u':
+        case 'b':
+        case 'c': return {kind, bytes};
         default: return {'V', bytes};
     }
 }

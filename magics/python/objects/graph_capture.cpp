@@ -41,8 +41,9 @@ GraphCapture::GraphCapture(py::object stream) {
 
 GraphCapture& GraphCapture::enter() {
     if (active != nullptr) {
-        raise(PyExc_RuntimeError, "a graph is already being captured on this thread: end that `with xcuda.graph()` "
-                                  "block first (graphs do not nest)");
+        raise(PyExc_RuntimeError,
+              "a graph is already being captured on this thread: end that `with xcuda.graph()` "
+              "block first (graphs do not nest)");
     }
     if (graph_ || capture_) {
         raise(PyExc_RuntimeError, "this graph was already captured: make a new one with xcuda.graph()");
@@ -100,8 +101,8 @@ void GraphCapture::launch(py::handle stream) const {
 std::string GraphCapture::summary() const {
     std::vector<std::pair<std::string, int>> counts;  // in first-capture order
     for (const CapturedLaunch& l : launches_) {
-        const std::string name = l.kernel->name() +
-                                 (l.kernel->instantiation().empty() ? "" : "<" + l.kernel->instantiation() + ">");
+        const std::string name =
+            l.kernel->name() + (l.kernel->instantiation().empty() ? "" : "<" + l.kernel->instantiation() + ">");
         auto same = std::find_if(counts.begin(), counts.end(), [&](const auto& c) { return c.first == name; });
         if (same == counts.end()) {
             counts.emplace_back(name, 1);
@@ -111,7 +112,8 @@ std::string GraphCapture::summary() const {
     }
     std::string out = "graph of " + std::to_string(launches_.size()) + (launches_.size() == 1 ? " kernel" : " kernels");
     for (std::size_t i = 0; i < counts.size(); ++i) {
-        out += (i == 0 ? ": " : ", ") + counts[i].first + (counts[i].second > 1 ? " x" + std::to_string(counts[i].second) : "");
+        out += (i == 0 ? ": " : ", ") + counts[i].first +
+               (counts[i].second > 1 ? " x" + std::to_string(counts[i].second) : "");
     }
     return out;
 }
@@ -119,8 +121,8 @@ std::string GraphCapture::summary() const {
 py::list GraphCapture::kernels() const {
     py::list out;
     for (const CapturedLaunch& l : launches_) {
-        const std::string name = l.kernel->name() +
-                                 (l.kernel->instantiation().empty() ? "" : "<" + l.kernel->instantiation() + ">");
+        const std::string name =
+            l.kernel->name() + (l.kernel->instantiation().empty() ? "" : "<" + l.kernel->instantiation() + ">");
         out.append(py::make_tuple(name, py::make_tuple(l.node.grid.x, l.node.grid.y, l.node.grid.z),
                                   py::make_tuple(l.node.block.x, l.node.block.y, l.node.block.z)));
     }
@@ -156,9 +158,10 @@ void refuse_host_arrays_in_graphs(const Kernel& kernel, const PackedArgs& packed
     if (packed.staging.empty()) return;
     const ParamPacker& p = kernel.packer().params()[packed.staging.front().param];
     raise(PyExc_TypeError,
-          p.what + " is a numpy array: a graph replays device pointers, and a numpy argument is copied to the GPU "
-                   "and back at each launch. Pass device memory inside `with xcuda.graph()`: "
-                   "xcuda.to_device(array), a CuPy array or a torch tensor");
+          p.what +
+              " is a numpy array: a graph replays device pointers, and a numpy argument is copied to the GPU "
+              "and back at each launch. Pass device memory inside `with xcuda.graph()`: "
+              "xcuda.to_device(array), a CuPy array or a torch tensor");
 }
 
 void define_graphs(py::module_& m) {
@@ -174,8 +177,9 @@ void define_graphs(py::module_& m) {
              "g.stream.synchronize() or xcuda.synchronize() waits for them.")
         .def_property_readonly("kernels", &GraphCapture::kernels,
                                "The captured kernel launches in capture order: (name, grid, block) each.")
-        .def_property_readonly("stream", [](const GraphCapture& g) { return g.stream_object(); },
-                               "The stream captured, and replayed on by default.")
+        .def_property_readonly(
+            "stream", [](const GraphCapture& g) { return g.stream_object(); },
+            "The stream captured, and replayed on by default.")
         .def("set_args", &GraphCapture::set_args, py::arg("index"),
              "g.set_args(i, *args): new arguments for the i-th captured launch (as g.kernels lists them), "
              "used by later replays. Device arrays only, as in the capture.")

@@ -83,11 +83,21 @@ std::optional<int> ptx_version(const std::string& ptx) {
 std::optional<long long> from_compile(const Kernel& k, CUfunction_attribute a) {
     const auto& r = k.resources();
     switch (a) {
-        case CU_FUNC_ATTRIBUTE_NUM_REGS: if (r) return r->registers; break;
-        case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: if (r) return static_cast<long long>(r->shared_bytes); break;
-        case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES: if (r) return static_cast<long long>(r->stack_frame_bytes); break;
-        case CU_FUNC_ATTRIBUTE_BINARY_VERSION: if (auto n = sm_number(k.module()->compiled().arch)) return *n; break;
-        case CU_FUNC_ATTRIBUTE_PTX_VERSION: if (auto n = ptx_version(k.module()->compiled().ptx)) return *n; break;
+        case CU_FUNC_ATTRIBUTE_NUM_REGS:
+            if (r) return r->registers;
+            break;
+        case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES:
+            if (r) return static_cast<long long>(r->shared_bytes);
+            break;
+        case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES:
+            if (r) return static_cast<long long>(r->stack_frame_bytes);
+            break;
+        case CU_FUNC_ATTRIBUTE_BINARY_VERSION:
+            if (auto n = sm_number(k.module()->compiled().arch)) return *n;
+            break;
+        case CU_FUNC_ATTRIBUTE_PTX_VERSION:
+            if (auto n = ptx_version(k.module()->compiled().ptx)) return *n;
+            break;
         default: break;
     }
     return std::nullopt;
@@ -114,11 +124,13 @@ void set(const KernelAttributes& self, const std::string& name, py::handle value
         raise(PyExc_TypeError, "kernel attribute '" + name + "' is read-only; the settable ones are " + names(true));
     }
     if (!PyIndex_Check(value.ptr())) {
-        raise(PyExc_TypeError, "kernel attribute '" + name + "' takes an int, got " + py::repr(value).cast<std::string>());
+        raise(PyExc_TypeError,
+              "kernel attribute '" + name + "' takes an int, got " + py::repr(value).cast<std::string>());
     }
     const long long v = value.cast<long long>();
     if (v < 0 || v > 0x7fffffffLL) {
-        raise(PyExc_ValueError, "kernel attribute '" + name + "' = " + std::to_string(v) + ": must be a non-negative int");
+        raise(PyExc_ValueError,
+              "kernel attribute '" + name + "' = " + std::to_string(v) + ": must be a non-negative int");
     }
     if (!rt::driver_available()) needs_gpu("setting Kernel.attributes['" + name + "']");
     const rt::Function& f = self.kernel->function();
@@ -146,8 +158,8 @@ std::string repr(const KernelAttributes& self) {
     const bool gpu = rt::driver_available();
     const char* sep = ": ";
     for (const auto& a : attribute_table) {
-        std::optional<long long> v = gpu ? std::optional<long long>(self.kernel->function().attribute(a.id))
-                                         : from_compile(*self.kernel, a.id);
+        std::optional<long long> v =
+            gpu ? std::optional<long long>(self.kernel->function().attribute(a.id)) : from_compile(*self.kernel, a.id);
         if (!v) continue;
         s += sep + std::string(a.name) + "=" + std::to_string(*v);
         sep = ", ";
@@ -195,13 +207,14 @@ void define_kernel_attributes(py::module_& m) {
                  for (const auto& a : attribute_table) out.append(py::make_tuple(a.name, get(self, a.name)));
                  return out;
              })
-        .def("get",
-             [](const KernelAttributes& self, const std::string& key, py::object fallback) -> py::object {
-                 for (const auto& a : attribute_table)
-                     if (key == a.name) return get(self, key);
-                 return fallback;
-             },
-             py::arg("key"), py::arg("default") = py::none())
+        .def(
+            "get",
+            [](const KernelAttributes& self, const std::string& key, py::object fallback) -> py::object {
+                for (const auto& a : attribute_table)
+                    if (key == a.name) return get(self, key);
+                return fallback;
+            },
+            py::arg("key"), py::arg("default") = py::none())
         .def_property_readonly_static("settable",
                                       [](py::handle) {
                                           py::list out;

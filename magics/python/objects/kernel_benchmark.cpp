@@ -70,18 +70,28 @@ py::object benchmark_kernel(Kernel& k, py::args args, py::kwargs kwargs) {
     int number = 0, repeat = 7, warmup = 1;
     for (auto item : kwargs) {
         const std::string key = item.first.cast<std::string>();
-        if (key == "grid") grid = py::reinterpret_borrow<py::object>(item.second);
-        else if (key == "block") block = py::reinterpret_borrow<py::object>(item.second);
-        else if (key == "shared_mem") shared = py::reinterpret_borrow<py::object>(item.second);
-        else if (key == "stream") stream_obj = py::reinterpret_borrow<py::object>(item.second);
-        else if (key == "number") number = item.second.is_none() ? 0 : checked_count(item.second, "number", 1);
-        else if (key == "repeat") repeat = checked_count(item.second, "repeat", 1);
-        else if (key == "warmup") warmup = checked_count(item.second, "warmup", 0);
-        else if (key == "cooperative") options.cooperative = parse_cooperative(item.second);
-        else if (key == "cluster") options.cluster = parse_cluster(item.second);
-        else raise(PyExc_TypeError, k.name() + ".benchmark() got an unexpected keyword argument '" + key +
-                                        "'; options are grid=, block=, shared_mem=, stream=, cooperative=, cluster=, "
-                                        "number=, repeat=, warmup=");
+        if (key == "grid")
+            grid = py::reinterpret_borrow<py::object>(item.second);
+        else if (key == "block")
+            block = py::reinterpret_borrow<py::object>(item.second);
+        else if (key == "shared_mem")
+            shared = py::reinterpret_borrow<py::object>(item.second);
+        else if (key == "stream")
+            stream_obj = py::reinterpret_borrow<py::object>(item.second);
+        else if (key == "number")
+            number = item.second.is_none() ? 0 : checked_count(item.second, "number", 1);
+        else if (key == "repeat")
+            repeat = checked_count(item.second, "repeat", 1);
+        else if (key == "warmup")
+            warmup = checked_count(item.second, "warmup", 0);
+        else if (key == "cooperative")
+            options.cooperative = parse_cooperative(item.second);
+        else if (key == "cluster")
+            options.cluster = parse_cluster(item.second);
+        else
+            raise(PyExc_TypeError, k.name() + ".benchmark() got an unexpected keyword argument '" + key +
+                                       "'; options are grid=, block=, shared_mem=, stream=, cooperative=, cluster=, "
+                                       "number=, repeat=, warmup=");
     }
     if (!grid || !block) raise(PyExc_TypeError, k.name() + ".benchmark(...) needs grid= and block=");
     const rt::Dim3 g = parse_dim3(grid, "grid");
@@ -95,8 +105,8 @@ py::object benchmark_kernel(Kernel& k, py::args args, py::kwargs kwargs) {
     k.packer().pack(args, stream, packed);
     if (packed.required_device >= 0 && packed.required_device != current_device()) {
         raise(PyExc_ValueError, "kernel `" + k.name() + "` would run on device " + std::to_string(current_device()) +
-                                    " but its array arguments are on device " +
-                                    std::to_string(packed.required_device) + ": select that device first");
+                                    " but its array arguments are on device " + std::to_string(packed.required_device) +
+                                    ": select that device first");
     }
     const rt::Function& f = k.function();
     for (CUstream producer : packed.producer_streams) wait_without_gil([&] { rt::synchronize_stream(producer); });
@@ -108,7 +118,8 @@ py::object benchmark_kernel(Kernel& k, py::args args, py::kwargs kwargs) {
     if (number == 0) {
         // One launch, then a batch of about a tenth of the target, so launch latency does not
         // inflate the estimate for short kernels.
-        const int batch = launches_for_target(time_launches(f, g, b, shared_mem, stream, options, packed, 1), 1) / 10 + 1;
+        const int batch =
+            launches_for_target(time_launches(f, g, b, shared_mem, stream, options, packed, 1), 1) / 10 + 1;
         number = launches_for_target(time_launches(f, g, b, shared_mem, stream, options, packed, batch), batch);
     }
     BenchmarkResult result;
@@ -141,21 +152,24 @@ void define_benchmark_result(py::module_& m) {
         .def_property_readonly("max", [](const BenchmarkResult& r) { return r.summary.max; })
         .def_property_readonly("mean", [](const BenchmarkResult& r) { return r.summary.mean; })
         .def_property_readonly("stdev", [](const BenchmarkResult& r) { return r.summary.stdev; })
-        .def_property_readonly("number", [](const BenchmarkResult& r) { return r.summary.number; },
-                               "Launches (statement executions) per run.")
+        .def_property_readonly(
+            "number", [](const BenchmarkResult& r) { return r.summary.number; },
+            "Launches (statement executions) per run.")
         .def_property_readonly("repeat", [](const BenchmarkResult& r) { return r.summary.repeats; })
         .def_readonly("timings", &BenchmarkResult::timings, "Seconds per launch (or loop) of each run.")
-        .def_property_readonly("all_runs",
-                               [](const BenchmarkResult& r) {
-                                   std::vector<double> out;
-                                   for (double t : r.timings) out.push_back(t * r.summary.number);
-                                   return out;
-                               },
-                               "Seconds of each whole run (number launches), as IPython's TimeitResult.all_runs.")
+        .def_property_readonly(
+            "all_runs",
+            [](const BenchmarkResult& r) {
+                std::vector<double> out;
+                for (double t : r.timings) out.push_back(t * r.summary.number);
+                return out;
+            },
+            "Seconds of each whole run (number launches), as IPython's TimeitResult.all_runs.")
         .def_readonly("label", &BenchmarkResult::label)
         .def_readonly("per", &BenchmarkResult::per)
         .def("_repr_mimebundle_", [](const BenchmarkResult& r, py::args, py::kwargs) { return bundle(r); })
-        .def("_repr_html_", [](const BenchmarkResult& r) { return report::timing_report(r.summary, r.label, r.per).html; })
+        .def("_repr_html_",
+             [](const BenchmarkResult& r) { return report::timing_report(r.summary, r.label, r.per).html; })
         .def("__str__", [](const BenchmarkResult& r) { return report::timeit_line(r.summary, r.per); })
         .def("__repr__", [](const BenchmarkResult& r) { return report::timeit_line(r.summary, r.per); });
 }

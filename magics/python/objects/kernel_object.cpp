@@ -55,8 +55,9 @@ Launcher make_launcher(const std::shared_ptr<Kernel>& k, py::handle config) {
     Launcher l;
     l.kernel = k;
     if (!PyTuple_Check(config.ptr()) || PyTuple_GET_SIZE(config.ptr()) < 2 || PyTuple_GET_SIZE(config.ptr()) > 4) {
-        raise(PyExc_TypeError, "launch with kernel[grid, block] or kernel[grid, block, shared_mem, stream], got kernel[" +
-                                   py::repr(config).cast<std::string>() + "]");
+        raise(PyExc_TypeError,
+              "launch with kernel[grid, block] or kernel[grid, block, shared_mem, stream], got kernel[" +
+                  py::repr(config).cast<std::string>() + "]");
     }
     const Py_ssize_t n = PyTuple_GET_SIZE(config.ptr());
     l.grid = parse_dim3(PyTuple_GET_ITEM(config.ptr(), 0), "grid");
@@ -175,7 +176,8 @@ py::dict resources_dict(const rt::KernelResources& r) {
 }
 
 std::string kernel_repr(const Kernel& k) {
-    return "<xcuda.Kernel " + k.decl().signature + (k.instantiation().empty() ? "" : " [" + k.instantiation() + "]") + ">";
+    return "<xcuda.Kernel " + k.decl().signature + (k.instantiation().empty() ? "" : " [" + k.instantiation() + "]") +
+           ">";
 }
 
 // One item of a template key as the C++ template argument it stands for: Python's True/False
@@ -200,8 +202,7 @@ py::object lookup_instantiation(const KernelTemplate& t, py::handle key) {
         std::string known;
         for (const auto& w : t.written) known += (known.empty() ? "" : ", ") + ("'" + w + "'");
         raise(PyExc_KeyError, t.name + "[" + py::repr(key).cast<std::string>() + "] was not instantiated; " +
-                                  (known.empty() ? std::string("none were")
-                                                 : "instantiated: " + known) +
+                                  (known.empty() ? std::string("none were") : "instantiated: " + known) +
                                   ". Add --instantiate '" + t.name + "<" + args + ">' to the %%cuda line");
     }
     return py::cast(it->second);
@@ -275,85 +276,99 @@ void define_kernel_objects(py::module_& m) {
     define_benchmark_result(m);
     define_kernel_attributes(m);
     define_device_globals(m);
-    auto launcher_type = py::class_<Launcher>(m, "Launcher", "A kernel with its launch configuration; call it with the kernel's arguments.")
-        .def("__call__",
-             [](Launcher& l, py::args args) {
-                 l.kernel->launch(args, l.grid, l.block, l.shared_mem, l.stream, l.options, &l.validated);
-             },
-             "__call__(*args)\n\n"
-             "Launches the kernel on `args` (its parameters in order) with the grid, block, shared_mem and stream "
-             "given in kernel[...] and the options of .with_options(). Device arrays (xcuda, CuPy, PyTorch, anything "
-             "with __cuda_array_interface__ or DLPack) are passed by pointer; numpy arrays are copied to the device "
-             "and back; Python numbers become the parameter's C++ type. Returns None; the launch is asynchronous.")
-        .def("with_options",
-             [](const Launcher& l, py::kwargs kwargs) {
-                 Launcher copy = l;
-                 copy.validated = nullptr;
-                 for (auto item : kwargs) {
-                     const std::string key = item.first.cast<std::string>();
-                     if (key == "cooperative") copy.options.cooperative = parse_cooperative(item.second);
-                     else if (key == "cluster") copy.options.cluster = parse_cluster(item.second);
-                     else raise(PyExc_TypeError, "with_options() got an unexpected keyword argument '" + key +
-                                                     "'; the launch options are cooperative= and cluster=");
-                 }
-                 return copy;
-             },
-             "with_options(cooperative=False, cluster=None): this launcher with launch options. cooperative=True "
-             "launches all blocks co-resident so the kernel may call cooperative_groups::this_grid().sync() (the "
-             "grid must fit on the device at once); cluster=(x, y, z) launches thread block clusters (sm_90+; the "
-             "grid must be a multiple of it).")
-        .def_property_readonly("cooperative", [](const Launcher& l) { return l.options.cooperative; },
-                               "True when all blocks launch co-resident (with_options(cooperative=True)).")
-        .def_property_readonly("cluster",
-                               [](const Launcher& l) -> py::object {
-                                   if (!l.options.cluster) return py::none();
-                                   return py::make_tuple(l.options.cluster->x, l.options.cluster->y,
-                                                         l.options.cluster->z);
-                               },
-                               "The thread block cluster shape (x, y, z), or None (with_options(cluster=...)).")
-        .def("__repr__", [](const Launcher& l) { return "<xcuda.Launcher " + l.kernel->name() + launch_shape(l) + ">"; });
+    auto launcher_type =
+        py::class_<Launcher>(m, "Launcher",
+                             "A kernel with its launch configuration; call it with the kernel's arguments.")
+            .def(
+                "__call__",
+                [](Launcher& l, py::args args) {
+                    l.kernel->launch(args, l.grid, l.block, l.shared_mem, l.stream, l.options, &l.validated);
+                },
+                "__call__(*args)\n\n"
+                "Launches the kernel on `args` (its parameters in order) with the grid, block, shared_mem and stream "
+                "given in kernel[...] and the options of .with_options(). Device arrays (xcuda, CuPy, PyTorch, "
+                "anything "
+                "with __cuda_array_interface__ or DLPack) are passed by pointer; numpy arrays are copied to the device "
+                "and back; Python numbers become the parameter's C++ type. Returns None; the launch is asynchronous.")
+            .def(
+                "with_options",
+                [](const Launcher& l, py::kwargs kwargs) {
+                    Launcher copy = l;
+                    copy.validated = nullptr;
+                    for (auto item : kwargs) {
+                        const std::string key = item.first.cast<std::string>();
+                        if (key == "cooperative")
+                            copy.options.cooperative = parse_cooperative(item.second);
+                        else if (key == "cluster")
+                            copy.options.cluster = parse_cluster(item.second);
+                        else
+                            raise(PyExc_TypeError, "with_options() got an unexpected keyword argument '" + key +
+                                                       "'; the launch options are cooperative= and cluster=");
+                    }
+                    return copy;
+                },
+                "with_options(cooperative=False, cluster=None): this launcher with launch options. cooperative=True "
+                "launches all blocks co-resident so the kernel may call cooperative_groups::this_grid().sync() (the "
+                "grid must fit on the device at once); cluster=(x, y, z) launches thread block clusters (sm_90+; the "
+                "grid must be a multiple of it).")
+            .def_property_readonly(
+                "cooperative", [](const Launcher& l) { return l.options.cooperative; },
+                "True when all blocks launch co-resident (with_options(cooperative=True)).")
+            .def_property_readonly(
+                "cluster",
+                [](const Launcher& l) -> py::object {
+                    if (!l.options.cluster) return py::none();
+                    return py::make_tuple(l.options.cluster->x, l.options.cluster->y, l.options.cluster->z);
+                },
+                "The thread block cluster shape (x, y, z), or None (with_options(cluster=...)).")
+            .def("__repr__",
+                 [](const Launcher& l) { return "<xcuda.Launcher " + l.kernel->name() + launch_shape(l) + ">"; });
 
-    auto kernel_type = py::class_<Kernel, std::shared_ptr<Kernel>>(m, "Kernel", "A __global__ function of a compiled cell. Pickles with its module.");
-    kernel_type
-        .def_property_readonly("name", &Kernel::name, "The __global__ function's name as the source writes it.")
-        .def_property_readonly("signature", [](const Kernel& k) { return k.decl().signature; },
-                               "The __global__ function's declaration as the source writes it.")
+    auto kernel_type = py::class_<Kernel, std::shared_ptr<Kernel>>(
+        m, "Kernel", "A __global__ function of a compiled cell. Pickles with its module.");
+    kernel_type.def_property_readonly("name", &Kernel::name, "The __global__ function's name as the source writes it.")
+        .def_property_readonly(
+            "signature", [](const Kernel& k) { return k.decl().signature; },
+            "The __global__ function's declaration as the source writes it.")
         .def_property_readonly("lowered_name", &Kernel::lowered_name, "The symbol in the module (mangled for C++).")
         .def_property_readonly("instantiation", &Kernel::instantiation,
                                "The template arguments of a template's instantiation ('float, 4'); '' otherwise.")
-        .def_property_readonly("parameters",
-                               [](const Kernel& k) {
-                                   py::list out;
-                                   for (const auto& p : k.decl().params) out.append(py::make_tuple(p.name, p.type));
-                                   return out;
-                               },
-                               "The parameters as (name, C++ type) pairs, in order.")
-        .def_property_readonly("resources",
-                               [](const Kernel& k) -> py::object {
-                                   if (!k.resources()) return py::none();
-                                   return resources_dict(*k.resources());
-                               },
-                               "Registers, spills and memory per ptxas (no GPU needed); None when ptxas gave none.")
+        .def_property_readonly(
+            "parameters",
+            [](const Kernel& k) {
+                py::list out;
+                for (const auto& p : k.decl().params) out.append(py::make_tuple(p.name, p.type));
+                return out;
+            },
+            "The parameters as (name, C++ type) pairs, in order.")
+        .def_property_readonly(
+            "resources",
+            [](const Kernel& k) -> py::object {
+                if (!k.resources()) return py::none();
+                return resources_dict(*k.resources());
+            },
+            "Registers, spills and memory per ptxas (no GPU needed); None when ptxas gave none.")
         .def_property_readonly("attributes", &kernel_attributes,
                                "The function's attributes (a mapping; see xcuda.KernelAttributes): read from the "
                                "driver on the selected device, settable ones written to it.")
-        .def("occupancy",
-             [](Kernel& k, int block, std::size_t shared_mem) {
-                 const rt::Function& f = k.function();
-                 const auto& props = rt::Device(current_device()).properties();
-                 const int blocks = f.max_active_blocks_per_sm(block, shared_mem);
-                 const int warps_per_block = (block + props.warp_size - 1) / props.warp_size;
-                 const int max_warps = props.max_threads_per_sm / props.warp_size;
-                 py::dict d;
-                 d["block_size"] = block;
-                 d["active_blocks_per_sm"] = blocks;
-                 d["active_warps_per_sm"] = blocks * warps_per_block;
-                 d["max_warps_per_sm"] = max_warps;
-                 d["occupancy"] = max_warps ? double(blocks * warps_per_block) / max_warps : 0.0;
-                 return d;
-             },
-             py::arg("block"), py::arg("shared_mem") = 0,
-             "Theoretical occupancy from the driver for this block size and dynamic shared memory.")
+        .def(
+            "occupancy",
+            [](Kernel& k, int block, std::size_t shared_mem) {
+                const rt::Function& f = k.function();
+                const auto& props = rt::Device(current_device()).properties();
+                const int blocks = f.max_active_blocks_per_sm(block, shared_mem);
+                const int warps_per_block = (block + props.warp_size - 1) / props.warp_size;
+                const int max_warps = props.max_threads_per_sm / props.warp_size;
+                py::dict d;
+                d["block_size"] = block;
+                d["active_blocks_per_sm"] = blocks;
+                d["active_warps_per_sm"] = blocks * warps_per_block;
+                d["max_warps_per_sm"] = max_warps;
+                d["occupancy"] = max_warps ? double(blocks * warps_per_block) / max_warps : 0.0;
+                return d;
+            },
+            py::arg("block"), py::arg("shared_mem") = 0,
+            "Theoretical occupancy from the driver for this block size and dynamic shared memory.")
         .def_property_readonly("parameter_layout", &parameter_table,
                                "Each parameter as the launch passes it: name, C++ type, how a Python value is "
                                "read (scalar, pointer, vector, complex, integer, struct), and its size and "
@@ -361,62 +376,72 @@ void define_kernel_objects(py::module_& m) {
         .def("_packed_arguments", &packed_argument_bytes,
              "The bytes each parameter would receive for these arguments (numpy arrays are not staged: their "
              "pointers read 0). For tests and debugging.")
-        .def("__getitem__",
-             [](const std::shared_ptr<Kernel>& k, py::handle config) { return launcher_for(k, config); },
-             "kernel[grid, block] or kernel[grid, block, shared_mem, stream] -> Launcher\n\n"
-             "The kernel with a launch configuration; call the result with the kernel's arguments: "
-             "kernel[grid, block](x, y, n). grid and block are an int or a tuple of up to three ints (x, y, z); "
-             "shared_mem is the dynamic shared memory in bytes (default 0); stream is an xcuda.Stream, a CuPy or "
-             "PyTorch stream, a handle, or None for the legacy default stream. Launch options: "
-             ".with_options(cooperative=, cluster=) on the result.")
-        .def("__call__",
-             [](Kernel& k, py::args args, py::kwargs kwargs) {
-                 py::object grid, block, shared = py::int_(0), stream = py::none();
-                 rt::LaunchOptions options;
-                 for (auto item : kwargs) {
-                     const std::string key = item.first.cast<std::string>();
-                     if (key == "grid") grid = py::reinterpret_borrow<py::object>(item.second);
-                     else if (key == "block") block = py::reinterpret_borrow<py::object>(item.second);
-                     else if (key == "shared_mem") shared = py::reinterpret_borrow<py::object>(item.second);
-                     else if (key == "stream") stream = py::reinterpret_borrow<py::object>(item.second);
-                     else if (key == "cooperative") options.cooperative = parse_cooperative(item.second);
-                     else if (key == "cluster") options.cluster = parse_cluster(item.second);
-                     else raise(PyExc_TypeError, k.name() + "() got an unexpected keyword argument '" + key +
-                                                     "'; launch options are grid=, block=, shared_mem=, stream=, "
-                                                     "cooperative=, cluster=");
-                 }
-                 if (!grid || !block) {
-                     raise(PyExc_TypeError, k.name() + "(...) needs grid= and block= (or launch with " + k.name() +
-                                                "[grid, block](...))");
-                 }
-                 k.launch(args, parse_dim3(grid, "grid"), parse_dim3(block, "block"), parse_shared_mem(shared),
-                          parse_stream(stream), options);
-             },
-             "__call__(*args, grid, block, shared_mem=0, stream=None, cooperative=False, cluster=None)\n\n"
-             "Launches the kernel on `args` (its parameters in order) with the launch configuration as keywords, "
-             "the same as kernel[grid, block, shared_mem, stream].with_options(cooperative=, cluster=)(*args). grid "
-             "and block are an int or a tuple of up to three ints (x, y, z); shared_mem is the dynamic shared memory "
-             "in bytes; stream is an xcuda.Stream, a CuPy or PyTorch stream, a handle, or None for the legacy "
-             "default stream; cooperative=True launches all blocks co-resident; cluster=(x, y, z) launches thread "
-             "block clusters (sm_90+). Device arrays are passed by pointer, numpy arrays are copied to the device "
-             "and back. Returns None; the launch is asynchronous.")
+        .def(
+            "__getitem__", [](const std::shared_ptr<Kernel>& k, py::handle config) { return launcher_for(k, config); },
+            "kernel[grid, block] or kernel[grid, block, shared_mem, stream] -> Launcher\n\n"
+            "The kernel with a launch configuration; call the result with the kernel's arguments: "
+            "kernel[grid, block](x, y, n). grid and block are an int or a tuple of up to three ints (x, y, z); "
+            "shared_mem is the dynamic shared memory in bytes (default 0); stream is an xcuda.Stream, a CuPy or "
+            "PyTorch stream, a handle, or None for the legacy default stream. Launch options: "
+            ".with_options(cooperative=, cluster=) on the result.")
+        .def(
+            "__call__",
+            [](Kernel& k, py::args args, py::kwargs kwargs) {
+                py::object grid, block, shared = py::int_(0), stream = py::none();
+                rt::LaunchOptions options;
+                for (auto item : kwargs) {
+                    const std::string key = item.first.cast<std::string>();
+                    if (key == "grid")
+                        grid = py::reinterpret_borrow<py::object>(item.second);
+                    else if (key == "block")
+                        block = py::reinterpret_borrow<py::object>(item.second);
+                    else if (key == "shared_mem")
+                        shared = py::reinterpret_borrow<py::object>(item.second);
+                    else if (key == "stream")
+                        stream = py::reinterpret_borrow<py::object>(item.second);
+                    else if (key == "cooperative")
+                        options.cooperative = parse_cooperative(item.second);
+                    else if (key == "cluster")
+                        options.cluster = parse_cluster(item.second);
+                    else
+                        raise(PyExc_TypeError, k.name() + "() got an unexpected keyword argument '" + key +
+                                                   "'; launch options are grid=, block=, shared_mem=, stream=, "
+                                                   "cooperative=, cluster=");
+                }
+                if (!grid || !block) {
+                    raise(PyExc_TypeError, k.name() + "(...) needs grid= and block= (or launch with " + k.name() +
+                                               "[grid, block](...))");
+                }
+                k.launch(args, parse_dim3(grid, "grid"), parse_dim3(block, "block"), parse_shared_mem(shared),
+                         parse_stream(stream), options);
+            },
+            "__call__(*args, grid, block, shared_mem=0, stream=None, cooperative=False, cluster=None)\n\n"
+            "Launches the kernel on `args` (its parameters in order) with the launch configuration as keywords, "
+            "the same as kernel[grid, block, shared_mem, stream].with_options(cooperative=, cluster=)(*args). grid "
+            "and block are an int or a tuple of up to three ints (x, y, z); shared_mem is the dynamic shared memory "
+            "in bytes; stream is an xcuda.Stream, a CuPy or PyTorch stream, a handle, or None for the legacy "
+            "default stream; cooperative=True launches all blocks co-resident; cluster=(x, y, z) launches thread "
+            "block clusters (sm_90+). Device arrays are passed by pointer, numpy arrays are copied to the device "
+            "and back. Returns None; the launch is asynchronous.")
         .def("benchmark", &benchmark_kernel, benchmark_docstring())
-        .def("profile",
-             [](py::object self, py::args args, py::kwargs kwargs) { return profile_kernel(self, args, kwargs); },
-             "profile(*args, grid=, block=, shared_mem=0, stream=None, metrics='basic', lines=False) -> Report\n\n"
-             "Launches the kernel as __call__ does and reports its hardware counters (metrics, 'basic' unless "
-             "lines=True is given alone: a set, basic, "
-             "memory, compute or all, or Nsight Compute metric names, comma-separated: speed of light, DRAM bytes, "
-             "FLOPs and a roofline) or, with lines=True, PC samples on its cell's lines with the top stall "
-             "reasons (not both in one call). Collected in this process with CUPTI. Where "
-             "counters are not allowed, the event-timed launch is reported with the reason.")
+        .def(
+            "profile",
+            [](py::object self, py::args args, py::kwargs kwargs) { return profile_kernel(self, args, kwargs); },
+            "profile(*args, grid=, block=, shared_mem=0, stream=None, metrics='basic', lines=False) -> Report\n\n"
+            "Launches the kernel as __call__ does and reports its hardware counters (metrics, 'basic' unless "
+            "lines=True is given alone: a set, basic, "
+            "memory, compute or all, or Nsight Compute metric names, comma-separated: speed of light, DRAM bytes, "
+            "FLOPs and a roofline) or, with lines=True, PC samples on its cell's lines with the top stall "
+            "reasons (not both in one call). Collected in this process with CUPTI. Where "
+            "counters are not allowed, the event-timed launch is reported with the reason.")
         .def("__repr__", &kernel_repr);
 
     py::class_<KernelTemplate, std::shared_ptr<KernelTemplate>>(
         m, "KernelTemplate", "A __global__ template: index it with the template arguments, e.g. axpy['float'].")
         .def_readonly("name", &KernelTemplate::name)
-        .def_property_readonly("instantiations", [](const KernelTemplate& t) { return t.written; },
-                               "The template arguments instantiated (--instantiate), as written.")
+        .def_property_readonly(
+            "instantiations", [](const KernelTemplate& t) { return t.written; },
+            "The template arguments instantiated (--instantiate), as written.")
         .def("__getitem__", &lookup_instantiation,
              "template['float'] or template['float', 4] -> Kernel: the instantiation with these template "
              "arguments (KeyError naming the instantiated ones when it was not instantiated).")

@@ -67,7 +67,7 @@ struct Launcher {
     std::size_t shared_mem = 0;
     CUstream stream = nullptr;
     rt::LaunchOptions options;
-    pybind11::object stream_ref;  // keeps a stream object alive while the launcher is
+    pybind11::object stream_ref;     // keeps a stream object alive while the launcher is
     CUfunction validated = nullptr;  // the function last checked against grid/block/shared_mem
 };
 

@@ -96,8 +96,9 @@ const rt::Module& ModuleImpl::loaded(int device) {
     auto it = loaded_.find(device);
     if (it == loaded_.end()) {
         // --arch compute_XX gives PTX only: the driver JIT-compiles it for the device.
-        it = loaded_.emplace(device, compiled_->cubin.empty() ? rt::Module::from_ptx(compiled_->ptx)
-                                                               : rt::Module::from_cubin(compiled_->cubin))
+        it = loaded_
+                 .emplace(device, compiled_->cubin.empty() ? rt::Module::from_ptx(compiled_->ptx)
+                                                           : rt::Module::from_cubin(compiled_->cubin))
                  .first;
     }
     return it->second;
@@ -205,39 +206,44 @@ void define_module_objects(py::module_& m) {
         .def_property_readonly("arch", [](const ModuleHandle& h) { return h.impl->compiled().arch; })
         .def_property_readonly("options", [](const ModuleHandle& h) { return h.impl->compiled().nvrtc_options; })
         .def_property_readonly("notes", [](const ModuleHandle& h) { return h.impl->compiled().notes; })
-        .def_property_readonly("cache",
-                               [](const ModuleHandle& h) {
-                                   return h.impl->unpickled() ? "pickle" : cache_name(h.impl->cache());
-                               },
-                               "Where the compile came from: 'memory', 'disk', 'none' (compiled now) or 'pickle' "
-                               "(the CUBIN/PTX of an unpickled module, for this process's GPU or for none).")
-        .def("sass", [](const ModuleHandle& h) { return rich_object(sass_report(h.impl->compiled().cubin)); },
-             "SASS of the CUBIN (needs cuobjdump or nvdisasm).")
-        .def("get_global", [](const ModuleHandle& h, const std::string& name) { return device_global(h.impl, name); },
-             py::arg("name"),
-             "The __constant__/__device__ variable `name` (its C++ name: 'coeffs', 'ns::table', 'lut<float>') as an "
-             "xcuda.DeviceArray view of the module's memory on the selected device: read it with .get(), write it "
-             "with .set(host) before launches. Shaped from the declaration (float c[16] -> (16,) float32, int n -> "
-             "(), float2 v[4] -> (4, 2) float32); other types are the variable's bytes (uint8). The view keeps the "
-             "module loaded.")
-        .def_property_readonly("globals", [](const ModuleHandle& h) { return globals_view(h.impl); },
-                               "The cell's __constant__/__device__ variables: a read-only mapping from C++ name to "
-                               "get_global(name).")
-        .def("__getattr__",
-             [](const ModuleHandle& h, const std::string& name) -> py::object {
-                 if (h.kernels.contains(name)) return h.kernels[py::str(name)];
-                 raise(PyExc_AttributeError, "module has no kernel `" + name + "`");
-             },
-             "module.saxpy: the kernel (or KernelTemplate) of that name.")
-        .def("__getitem__", [](const ModuleHandle& h, const std::string& name) -> py::object {
-            if (h.kernels.contains(name)) return h.kernels[py::str(name)];
-            raise(PyExc_KeyError, "module has no kernel `" + name + "`");
-        }, "module['saxpy']: the kernel (or KernelTemplate) of that name.")
+        .def_property_readonly(
+            "cache", [](const ModuleHandle& h) { return h.impl->unpickled() ? "pickle" : cache_name(h.impl->cache()); },
+            "Where the compile came from: 'memory', 'disk', 'none' (compiled now) or 'pickle' "
+            "(the CUBIN/PTX of an unpickled module, for this process's GPU or for none).")
+        .def(
+            "sass", [](const ModuleHandle& h) { return rich_object(sass_report(h.impl->compiled().cubin)); },
+            "SASS of the CUBIN (needs cuobjdump or nvdisasm).")
+        .def(
+            "get_global", [](const ModuleHandle& h, const std::string& name) { return device_global(h.impl, name); },
+            py::arg("name"),
+            "The __constant__/__device__ variable `name` (its C++ name: 'coeffs', 'ns::table', 'lut<float>') as an "
+            "xcuda.DeviceArray view of the module's memory on the selected device: read it with .get(), write it "
+            "with .set(host) before launches. Shaped from the declaration (float c[16] -> (16,) float32, int n -> "
+            "(), float2 v[4] -> (4, 2) float32); other types are the variable's bytes (uint8). The view keeps the "
+            "module loaded.")
+        .def_property_readonly(
+            "globals", [](const ModuleHandle& h) { return globals_view(h.impl); },
+            "The cell's __constant__/__device__ variables: a read-only mapping from C++ name to "
+            "get_global(name).")
+        .def(
+            "__getattr__",
+            [](const ModuleHandle& h, const std::string& name) -> py::object {
+                if (h.kernels.contains(name)) return h.kernels[py::str(name)];
+                raise(PyExc_AttributeError, "module has no kernel `" + name + "`");
+            },
+            "module.saxpy: the kernel (or KernelTemplate) of that name.")
+        .def(
+            "__getitem__",
+            [](const ModuleHandle& h, const std::string& name) -> py::object {
+                if (h.kernels.contains(name)) return h.kernels[py::str(name)];
+                raise(PyExc_KeyError, "module has no kernel `" + name + "`");
+            },
+            "module['saxpy']: the kernel (or KernelTemplate) of that name.")
         .def("__repr__", [](const ModuleHandle& h) {
             std::string names;
             for (auto item : h.kernels) names += (names.empty() ? "" : ", ") + py::str(item.first).cast<std::string>();
-            return "<xcuda.Module " + (h.name.empty() ? std::string() : h.name + " ") + h.impl->compiled().arch +
-                   ": " + names + ">";
+            return "<xcuda.Module " + (h.name.empty() ? std::string() : h.name + " ") + h.impl->compiled().arch + ": " +
+                   names + ">";
         });
 
     static const std::string compile_doc =

@@ -62,8 +62,8 @@ pybind11::object module_object(const std::shared_ptr<ModuleImpl>& impl, const st
 // the Python Module object. Raises CompileError (at the cell's line and column). `headers`:
 // where the cell's #include "name" lines find registered headers.
 struct CompiledPythonModule {
-    pybind11::object module;            // the xcuda.Module
-    std::shared_ptr<ModuleImpl> impl;   // what it holds
+    pybind11::object module;           // the xcuda.Module
+    std::shared_ptr<ModuleImpl> impl;  // what it holds
 };
 CompiledPythonModule compile_to_module(const std::string& source, const compile::CellOptions& options,
                                        const std::string& label);

@@ -180,14 +180,14 @@ std::shared_ptr<KernelTemplate> template_from_state(const py::tuple& state) {
 
 // Streams and events are handles in one process's CUDA context: what to do instead.
 void refuse(py::handle cls, const std::string& type, const std::string& instead) {
-    py::setattr(cls, "__reduce__", py::cpp_function(
-                                       [type, instead](py::handle) {
-                                           raise(PyExc_TypeError,
-                                                 "cannot pickle an xcuda." + type + ": a CUDA " +
-                                                     (type == "Stream" ? "stream" : "event") +
-                                                     " belongs to the process that made it. " + instead);
-                                       },
-                                       py::is_method(cls)));
+    py::setattr(cls, "__reduce__",
+                py::cpp_function(
+                    [type, instead](py::handle) {
+                        raise(PyExc_TypeError, "cannot pickle an xcuda." + type + ": a CUDA " +
+                                                   (type == "Stream" ? "stream" : "event") +
+                                                   " belongs to the process that made it. " + instead);
+                    },
+                    py::is_method(cls)));
 }
 
 template <typename T, typename Holder = std::shared_ptr<T>>
@@ -202,9 +202,8 @@ void define_pickling(py::module_& m) {
         .def(py::pickle([](const ModuleHandle& h) { return module_state(*h.impl); },
                         [](const py::dict& state) { return module_handle(module_from_state(state)); }));
     class_of<Kernel>(m, "Kernel")
-        .def(py::pickle(
-            [](const Kernel& k) { return py::make_tuple(module_state(*k.module()), k.lowered_name()); },
-            [](const py::tuple& state) { return kernel_from_state(state); }));
+        .def(py::pickle([](const Kernel& k) { return py::make_tuple(module_state(*k.module()), k.lowered_name()); },
+                        [](const py::tuple& state) { return kernel_from_state(state); }));
     class_of<KernelTemplate>(m, "KernelTemplate")
         .def(py::pickle(
             [](const KernelTemplate& t) {

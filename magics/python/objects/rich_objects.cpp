@@ -89,7 +89,8 @@ std::string module_html(py::handle m) {
     rows.push_back({"kernels", kernels.empty() ? "(none)" : kernels});
     std::string globals;
     try {
-        for (py::handle name : m.attr("globals").attr("keys")()) globals += (globals.empty() ? "" : ", ") + text_of(name);
+        for (py::handle name : m.attr("globals").attr("keys")())
+            globals += (globals.empty() ? "" : ", ") + text_of(name);
     } catch (py::error_already_set& e) {
         globals = "(" + std::string(py::str(e.value()).cast<std::string>()) + ")";
     }

@@ -6,7 +6,6 @@
 #include <xcuda/rt/driver.hpp>
 #include <xcuda/rt/errors.hpp>
 
-
 namespace py = pybind11;
 
 namespace xcuda::magics {
@@ -33,10 +32,9 @@ int current_device() { return session().selected_device; }
 void select_device(int ordinal) {
     const int count = rt::device_count();
     if (ordinal < 0 || ordinal >= count) {
-        raise(PyExc_ValueError,
-              "device " + std::to_string(ordinal) + " does not exist: this machine has " + std::to_string(count) +
-                  " CUDA device" + (count == 1 ? "" : "s") + " (valid: " +
-                  (count == 1 ? std::string("0") : "0.." + std::to_string(count - 1)) + ")");
+        raise(PyExc_ValueError, "device " + std::to_string(ordinal) + " does not exist: this machine has " +
+                                    std::to_string(count) + " CUDA device" + (count == 1 ? "" : "s") + " (valid: " +
+                                    (count == 1 ? std::string("0") : "0.." + std::to_string(count - 1)) + ")");
     }
     session().selected_device = ordinal;
 }

@@ -4,7 +4,6 @@
 // cell that launched waits for its kernels before it ends).
 #include <xcuda/rt/context.hpp>
 
-
 namespace xcuda::magics {
 
 // The selected device ordinal (0 until changed).

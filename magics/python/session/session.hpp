@@ -51,7 +51,7 @@ public:
         std::vector<rt::DeviceBuffer> free;
         std::size_t bytes = 0;
     };
-    std::map<int, StagingCache> staging;           // by device ordinal
+    std::map<int, StagingCache> staging;              // by device ordinal
     std::vector<rt::DeviceBuffer> abandoned_staging;  // still used by work an interrupt walked away from
 
     // --- launching (launch_recorder.cpp, kernel_object.cpp)

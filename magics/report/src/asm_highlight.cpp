@@ -105,8 +105,8 @@ std::string highlight_asm_line(std::string_view line, AsmDialect dialect) {
             i = j;
         } else if (is_digit(c) || (c == '-' && i + 1 < n && is_digit(line[i + 1]))) {
             std::size_t j = i + 1;
-            while (j < n && (is_hex(line[j]) || line[j] == 'x' || line[j] == 'X' || line[j] == '.' ||
-                             line[j] == 'f' || line[j] == 'F' || line[j] == 'd' || line[j] == 'D'))
+            while (j < n && (is_hex(line[j]) || line[j] == 'x' || line[j] == 'X' || line[j] == '.' || line[j] == 'f' ||
+                             line[j] == 'F' || line[j] == 'd' || line[j] == 'D'))
                 ++j;
             out += span("number", line.substr(i, j - i));
             i = j;

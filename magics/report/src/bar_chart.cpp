@@ -59,7 +59,8 @@ std::string horizontal_bar_chart(const std::vector<Bar>& bars, const BarChartOpt
         // Zero-width bars would vanish; any positive value stays visible.
         double bw = max_value > 0 ? bar_max * v / max_value : 0.0;
         if (v > 0 && bw < 1.0) bw = 1.0;
-        out += "<g class=\"xcuda-bar-row\"><title>" + html_escape(b.label) + ": " + html_escape(b.value_text) + "</title>";
+        out +=
+            "<g class=\"xcuda-bar-row\"><title>" + html_escape(b.label) + ": " + html_escape(b.value_text) + "</title>";
         out += "<text x=\"" + num(kMargin) + "\" y=\"" + num(text_y) + "\" style=\"" + kText + ";" + kFont + "\">" +
                html_escape(truncate_label(b.label, opt.max_label_chars)) + "</text>";
         out += "<rect class=\"xcuda-bar\" x=\"" + num(bar_x) + "\" y=\"" + num(y) + "\" width=\"" + num(bw) +

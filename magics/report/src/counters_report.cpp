@@ -13,7 +13,9 @@ std::string percent(double pct) { return format_percent(pct / 100.0); }
 
 bool positive(const std::optional<double>& v) { return v && std::isfinite(*v) && *v > 0; }
 
-std::string launch_label(std::size_t index, const CounterLaunch& l) { return "#" + std::to_string(index + 1) + " " + l.kernel; }
+std::string launch_label(std::size_t index, const CounterLaunch& l) {
+    return "#" + std::to_string(index + 1) + " " + l.kernel;
+}
 
 std::string launch_shape(const CounterLaunch& l) {
     return "grid " + dim3_text(l.grid) + ", block " + dim3_text(l.block);
@@ -78,7 +80,8 @@ Table speed_of_light(const CounterLaunch& l, const std::optional<RooflinePoint>&
     pct_row("Theoretical occupancy", l.theoretical_occupancy_pct);
     pct_row("L1 hit rate", l.l1_hit_rate_pct);
     pct_row("L2 hit rate", l.l2_hit_rate_pct);
-    for (const auto& [name, bytes] : {std::pair{"DRAM read", l.dram_bytes_read}, std::pair{"DRAM written", l.dram_bytes_write}})
+    for (const auto& [name, bytes] :
+         {std::pair{"DRAM read", l.dram_bytes_read}, std::pair{"DRAM written", l.dram_bytes_write}})
         amount_row(name, bytes, "B", bytes && s > 0 ? format_bandwidth(*bytes / s) : "");
     for (const auto& [name, flops] :
          {std::pair{"FP16 operations", l.flops_fp16}, std::pair{"FP32 operations", l.flops_fp32},
@@ -136,8 +139,8 @@ Section roofline_section(const Roofline& roofline, const std::vector<CounterLaun
     for (const auto& p : placements) {
         if (!p.point) continue;
         points.push_back(*p.point);
-        table.add_row({p.point->label, format_intensity(p.point->intensity),
-                       format_si(p.point->flops_per_second, "FLOP/s")});
+        table.add_row(
+            {p.point->label, format_intensity(p.point->intensity), format_si(p.point->flops_per_second, "FLOP/s")});
     }
     if (!points.empty()) {
         s.svg = roofline_chart(roofline, points);
@@ -149,7 +152,8 @@ Section roofline_section(const Roofline& roofline, const std::vector<CounterLaun
     }
     for (std::size_t i = 0; i < launches.size(); ++i) {
         if (placements[i].point) continue;
-        const std::string off = launch_label(i, launches[i]) + " is not on the roofline: " + placements[i].missing + ".";
+        const std::string off =
+            launch_label(i, launches[i]) + " is not on the roofline: " + placements[i].missing + ".";
         s.plain += off + "\n";
         s.html += paragraph(off, "xcuda-note");
     }
@@ -169,15 +173,16 @@ Verdict verdict(const CounterLaunch& l) {
     const std::optional<double>& sm = l.sm_throughput_pct;
     auto above = [](const std::optional<double>& v) { return v && *v > kBoundThresholdPct; };
     if (above(sm) && (!memory || *sm >= *memory))
-        return {Bound::compute,
-                "compute-bound: SM at " + percent(*sm) + " of peak" + (memory ? ", " + memory_name + " at " + percent(*memory) : "")};
+        return {Bound::compute, "compute-bound: SM at " + percent(*sm) + " of peak" +
+                                    (memory ? ", " + memory_name + " at " + percent(*memory) : "")};
     if (above(memory))
         return {Bound::memory, "memory-bound: " + memory_name + " at " + percent(*memory) + " of peak" +
                                    (sm ? ", SM at " + percent(*sm) : "")};
     if (sm && memory)
         return {Bound::latency, "latency-bound: neither SM (" + percent(*sm) + ") nor " + memory_name + " (" +
                                     percent(*memory) + ") above " + percent(kBoundThresholdPct) + " of peak"};
-    if (sm) return {Bound::unknown, "bound unknown: SM at " + percent(*sm) + " of peak, memory throughput not collected"};
+    if (sm)
+        return {Bound::unknown, "bound unknown: SM at " + percent(*sm) + " of peak, memory throughput not collected"};
     if (memory)
         return {Bound::unknown,
                 "bound unknown: " + memory_name + " at " + percent(*memory) + " of peak, SM throughput not collected"};
@@ -213,8 +218,7 @@ Rich counters_report(const std::vector<CounterLaunch>& launches, const std::opti
         r.plain += (r.plain.empty() ? "" : "\n") + s.plain;
         body += s.html;
     }
-    body += paragraph("Percentages are of the device's peak, read from hardware counters (CUPTI).",
-                      "xcuda-note");
+    body += paragraph("Percentages are of the device's peak, read from hardware counters (CUPTI).", "xcuda-note");
     r.html = wrap_report(body);
     return r;
 }

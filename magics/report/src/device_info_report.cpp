@@ -26,14 +26,21 @@ Rich device_info_report(const SystemInfo& info) {
     Rich r;
     std::string body;
     if (info.devices.empty()) {
-        const std::string reason = info.no_device_reason.empty() ? std::string("no device reported") : info.no_device_reason;
+        const std::string reason =
+            info.no_device_reason.empty() ? std::string("no device reported") : info.no_device_reason;
         const std::string msg = "No CUDA GPU: " + reason + ". Cells still compile; launches raise NoDeviceError.";
         r.plain = msg + "\n";
         body = "<p class=\"xcuda-line xcuda-warn\">" + html_escape(msg) + "</p>";
     } else {
-        Table table({{"#", Align::right}, {"Name"}, {"CC", Align::right}, {"SMs", Align::right},
-                     {"Memory", Align::right}, {"SM clock", Align::right}, {"Memory clock", Align::right},
-                     {"Bus", Align::right}, {"L2", Align::right}},
+        Table table({{"#", Align::right},
+                     {"Name"},
+                     {"CC", Align::right},
+                     {"SMs", Align::right},
+                     {"Memory", Align::right},
+                     {"SM clock", Align::right},
+                     {"Memory clock", Align::right},
+                     {"Bus", Align::right},
+                     {"L2", Align::right}},
                     info.devices.size() == 1 ? "1 CUDA device" : std::to_string(info.devices.size()) + " CUDA devices");
         for (const auto& d : info.devices) {
             table.add_row({std::to_string(d.index) + (d.current ? " *" : ""), d.name,
@@ -48,8 +55,9 @@ Rich device_info_report(const SystemInfo& info) {
         for (const auto& d : info.devices) any_current = any_current || d.current;
         if (any_current) {
             r.plain += "* = current device (%cuda_device N selects another)\n";
-            body += "<p class=\"xcuda-line xcuda-note\">* = current device (<code>%cuda_device N</code> selects "
-                    "another)</p>";
+            body +=
+                "<p class=\"xcuda-line xcuda-note\">* = current device (<code>%cuda_device N</code> selects "
+                "another)</p>";
         }
     }
     body += "<table class=\"xcuda-table\"><tbody>";

@@ -26,9 +26,8 @@ std::string html_escape(std::string_view text) {
 
 std::size_t display_width(std::string_view utf8) {
     // Continuation bytes (10xxxxxx) do not start a code point.
-    return static_cast<std::size_t>(std::count_if(utf8.begin(), utf8.end(), [](char c) {
-        return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-    }));
+    return static_cast<std::size_t>(
+        std::count_if(utf8.begin(), utf8.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
 }
 
 Table::Table(std::vector<Column> columns, std::string caption)

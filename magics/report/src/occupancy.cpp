@@ -24,18 +24,12 @@ struct ArchRow {
 // Registers (64 Ki per SM and per block, 255 per thread, 256 per warp allocation unit,
 // 4 sub-partitions), 32-thread warps and 1024 threads per block are common to all rows.
 constexpr ArchRow kArchs[] = {
-    {7, 0, 2048, 32, 96 * KiB, 96 * KiB, 256, 0},
-    {7, 2, 2048, 32, 96 * KiB, 96 * KiB, 256, 0},
-    {7, 5, 1024, 16, 64 * KiB, 64 * KiB, 256, 0},
-    {8, 0, 2048, 32, 164 * KiB, 163 * KiB, 128, 1 * KiB},
-    {8, 6, 1536, 16, 100 * KiB, 99 * KiB, 128, 1 * KiB},
-    {8, 7, 1536, 16, 164 * KiB, 163 * KiB, 128, 1 * KiB},
-    {8, 9, 1536, 24, 100 * KiB, 99 * KiB, 128, 1 * KiB},
-    {9, 0, 2048, 32, 228 * KiB, 227 * KiB, 128, 1 * KiB},
-    {10, 0, 2048, 32, 228 * KiB, 227 * KiB, 128, 1 * KiB},
-    {10, 3, 2048, 32, 228 * KiB, 227 * KiB, 128, 1 * KiB},
-    {12, 0, 1536, 24, 100 * KiB, 99 * KiB, 128, 1 * KiB},
-    {12, 1, 1536, 24, 100 * KiB, 99 * KiB, 128, 1 * KiB},
+    {7, 0, 2048, 32, 96 * KiB, 96 * KiB, 256, 0},          {7, 2, 2048, 32, 96 * KiB, 96 * KiB, 256, 0},
+    {7, 5, 1024, 16, 64 * KiB, 64 * KiB, 256, 0},          {8, 0, 2048, 32, 164 * KiB, 163 * KiB, 128, 1 * KiB},
+    {8, 6, 1536, 16, 100 * KiB, 99 * KiB, 128, 1 * KiB},   {8, 7, 1536, 16, 164 * KiB, 163 * KiB, 128, 1 * KiB},
+    {8, 9, 1536, 24, 100 * KiB, 99 * KiB, 128, 1 * KiB},   {9, 0, 2048, 32, 228 * KiB, 227 * KiB, 128, 1 * KiB},
+    {10, 0, 2048, 32, 228 * KiB, 227 * KiB, 128, 1 * KiB}, {10, 3, 2048, 32, 228 * KiB, 227 * KiB, 128, 1 * KiB},
+    {12, 0, 1536, 24, 100 * KiB, 99 * KiB, 128, 1 * KiB},  {12, 1, 1536, 24, 100 * KiB, 99 * KiB, 128, 1 * KiB},
 };
 
 int divide_round_up(int x, int y) { return (x + y - 1) / y; }
@@ -50,8 +44,10 @@ std::string percent(double fraction) {
 
 std::string kib(std::size_t bytes) {
     char buf[32];
-    if (bytes % KiB == 0) std::snprintf(buf, sizeof buf, "%zu KiB", bytes / KiB);
-    else std::snprintf(buf, sizeof buf, "%.1f KiB", static_cast<double>(bytes) / KiB);
+    if (bytes % KiB == 0)
+        std::snprintf(buf, sizeof buf, "%zu KiB", bytes / KiB);
+    else
+        std::snprintf(buf, sizeof buf, "%.1f KiB", static_cast<double>(bytes) / KiB);
     return buf;
 }
 
@@ -160,7 +156,8 @@ Occupancy occupancy(const DeviceLimits& l, int regs_per_thread, std::size_t stat
     }
 
     // Shared memory: the driver's per-block reservation counts, allocation is rounded.
-    const std::size_t smem = round_up(static_shared + dynamic_shared + l.shared_reserved_per_block, l.shared_alloc_unit);
+    const std::size_t smem =
+        round_up(static_shared + dynamic_shared + l.shared_reserved_per_block, l.shared_alloc_unit);
     o.shared_per_block = smem;
     if (smem > l.shared_per_block_optin + l.shared_reserved_per_block) {
         o.blocks_by_shared = 0;
@@ -174,7 +171,8 @@ Occupancy occupancy(const DeviceLimits& l, int regs_per_thread, std::size_t stat
         o.blocks_by_shared = static_cast<int>(l.shared_per_sm / smem);
     }
 
-    o.active_blocks = std::min({o.blocks_by_threads, o.blocks_by_block_limit, o.blocks_by_registers, o.blocks_by_shared});
+    o.active_blocks =
+        std::min({o.blocks_by_threads, o.blocks_by_block_limit, o.blocks_by_registers, o.blocks_by_shared});
     o.active_warps = o.active_blocks * W;
     o.fraction = o.max_warps > 0 ? static_cast<double>(o.active_warps) / o.max_warps : 0.0;
     if (o.active_blocks > 0) {

@@ -46,7 +46,10 @@ Rich profile_report(const std::vector<ProfiledLaunch>& launches) {
     for (const auto& l : launches) total_ms += l.gpu_ms;
     const auto totals = totals_by_kernel(launches);
 
-    Table summary({{"Kernel"}, {"Launches", Align::right}, {"Total", Align::right}, {"Mean", Align::right},
+    Table summary({{"Kernel"},
+                   {"Launches", Align::right},
+                   {"Total", Align::right},
+                   {"Mean", Align::right},
                    {"Share", Align::right}},
                   "GPU time per kernel: " + std::to_string(launches.size()) +
                       (launches.size() == 1 ? " launch, " : " launches, ") + ms(total_ms) + " in all");
@@ -58,21 +61,30 @@ Rich profile_report(const std::vector<ProfiledLaunch>& launches) {
     }
 
     const std::size_t listed = std::min(launches.size(), kMaxListedLaunches);
-    Table table({{"#", Align::right}, {"Kernel"}, {"Device", Align::right}, {"Grid", Align::right},
-                 {"Block", Align::right}, {"Regs", Align::right}, {"Shared", Align::right},
-                 {"Occupancy", Align::right}, {"GPU time", Align::right}, {"Bandwidth", Align::right}},
+    Table table({{"#", Align::right},
+                 {"Kernel"},
+                 {"Device", Align::right},
+                 {"Grid", Align::right},
+                 {"Block", Align::right},
+                 {"Regs", Align::right},
+                 {"Shared", Align::right},
+                 {"Occupancy", Align::right},
+                 {"GPU time", Align::right},
+                 {"Bandwidth", Align::right}},
                 "Launches in order");
     for (std::size_t i = 0; i < listed; ++i) {
         const auto& l = launches[i];
         std::string bandwidth = "";
-        if (l.bytes_moved && l.gpu_ms > 0) bandwidth = format_bandwidth(static_cast<double>(*l.bytes_moved) / (l.gpu_ms / 1e3));
+        if (l.bytes_moved && l.gpu_ms > 0)
+            bandwidth = format_bandwidth(static_cast<double>(*l.bytes_moved) / (l.gpu_ms / 1e3));
         table.add_row({std::to_string(i + 1), l.kernel, std::to_string(l.device), dim3_text(l.grid), dim3_text(l.block),
                        std::to_string(l.registers), format_bytes(l.shared_bytes),
                        l.occupancy ? format_percent(*l.occupancy) : "", ms(l.gpu_ms), bandwidth});
     }
     std::string more;
     if (launches.size() > listed)
-        more = std::to_string(launches.size() - listed) + " more launches are not listed; the totals above include them.";
+        more =
+            std::to_string(launches.size() - listed) + " more launches are not listed; the totals above include them.";
 
     BarChartOptions chart;
     chart.title = "GPU time per kernel (total over launches)";
@@ -82,8 +94,9 @@ Rich profile_report(const std::vector<ProfiledLaunch>& launches) {
     if (!more.empty()) r.plain += more + "\n";
     std::string body = summary.html() + r.svg + table.html();
     if (!more.empty()) body += "<p class=\"xcuda-line xcuda-note\">" + html_escape(more) + "</p>";
-    body += "<p class=\"xcuda-line xcuda-note\">GPU time from CUDA events around each launch; occupancy is "
-            "theoretical; bandwidth counts the bytes of the array arguments.</p>";
+    body +=
+        "<p class=\"xcuda-line xcuda-note\">GPU time from CUDA events around each launch; occupancy is "
+        "theoretical; bandwidth counts the bytes of the array arguments.</p>";
     r.html = wrap_report(body);
     return r;
 }

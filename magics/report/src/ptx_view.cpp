@@ -46,8 +46,10 @@ long read_int(std::string_view s, std::size_t& pos) {
     long v = 0;
     bool too_large = false;
     while (pos < s.size() && std::isdigit(static_cast<unsigned char>(s[pos]))) {
-        if (v > kMax) too_large = true;
-        else v = v * 10 + (s[pos] - '0');
+        if (v > kMax)
+            too_large = true;
+        else
+            v = v * 10 + (s[pos] - '0');
         ++pos;
     }
     return too_large ? -1 : v;
@@ -89,7 +91,8 @@ bool parse_file(std::string_view t, long& index, std::string& name) {
 bool names_match(const std::string& file, std::string_view cell_file) {
     if (file == cell_file) return true;
     std::size_t slash = file.find_last_of('/');
-    std::string_view base = slash == std::string::npos ? std::string_view(file) : std::string_view(file).substr(slash + 1);
+    std::string_view base =
+        slash == std::string::npos ? std::string_view(file) : std::string_view(file).substr(slash + 1);
     std::size_t cslash = cell_file.find_last_of('/');
     std::string_view cbase = cslash == std::string_view::npos ? cell_file : cell_file.substr(cslash + 1);
     return base == cbase;
@@ -108,8 +111,10 @@ Rich ptx_view(std::string_view ptx, std::string_view cell_source, std::string_vi
         long index;
         std::string name;
         Loc loc;
-        if (parse_file(t, index, name)) files[index] = name;
-        else if (parse_loc(t, loc)) ++loc_count[loc.file];
+        if (parse_file(t, index, name))
+            files[index] = name;
+        else if (parse_loc(t, loc))
+            ++loc_count[loc.file];
     }
 
     std::set<long> cell_ids;
@@ -129,15 +134,16 @@ Rich ptx_view(std::string_view ptx, std::string_view cell_source, std::string_vi
     std::string note;
     if (!interleave) {
         if (loc_count.empty())
-            note = "This PTX has no line info, so it is shown without the cell's source; compile with --lineinfo to "
-                   "interleave them.";
+            note =
+                "This PTX has no line info, so it is shown without the cell's source; compile with --lineinfo to "
+                "interleave them.";
         else
             note = "The PTX's line info names no file matching \"" + std::string(cell_file) +
                    "\", so it is shown without the cell's source.";
     }
 
-    long shown = -1;      // cell line whose header precedes the current instructions
-    long pending = -1;    // cell line announced by the latest .loc, shown before the next instruction
+    long shown = -1;    // cell line whose header precedes the current instructions
+    long pending = -1;  // cell line announced by the latest .loc, shown before the next instruction
     bool in_debug_section = false;
     std::size_t hidden_debug = 0;
     std::string plain_asm, html_asm;
@@ -149,8 +155,10 @@ Rich ptx_view(std::string_view ptx, std::string_view cell_source, std::string_vi
             long index;
             std::string name;
             if (parse_loc(t, loc)) {
-                if (cell_ids.count(loc.file)) pending = loc.line;
-                else if (cell_ids.count(loc.inlined_file)) pending = loc.inlined_line;
+                if (cell_ids.count(loc.file))
+                    pending = loc.line;
+                else if (cell_ids.count(loc.inlined_file))
+                    pending = loc.inlined_line;
                 continue;  // the source line it names replaces it
             }
             if (parse_file(t, index, name)) continue;
@@ -180,7 +188,8 @@ Rich ptx_view(std::string_view ptx, std::string_view cell_source, std::string_vi
         html_asm += highlight_asm_line(line, AsmDialect::ptx) + "\n";
     }
     if (hidden_debug > 0)
-        note = std::to_string(hidden_debug) + " lines of .debug sections and the .loc/.file directives are hidden; "
+        note = std::to_string(hidden_debug) +
+               " lines of .debug sections and the .loc/.file directives are hidden; "
                "lines starting with //> are the cell's source.";
     else if (interleave)
         note = "The .loc/.file directives are hidden; lines starting with //> are the cell's source.";

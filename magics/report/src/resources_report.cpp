@@ -62,8 +62,9 @@ Rich resources_report(const std::vector<KernelResources>& kernels, const Resourc
             Occupancy best = best_block_size(*limits, k.registers, k.shared_bytes, options.dynamic_shared);
             row.push_back(o.active_blocks > 0 ? format_percent(o.fraction) : "0%");
             row.push_back(limiters_text(o));
-            row.push_back(best.active_blocks > 0 ? std::to_string(best.block_size) + " (" + format_percent(best.fraction) + ")"
-                                                 : "none fits");
+            row.push_back(best.active_blocks > 0
+                              ? std::to_string(best.block_size) + " (" + format_percent(best.fraction) + ")"
+                              : "none fits");
             lines.push_back({k.name, occupancy_advice(*limits, k.registers, o, best), o.active_blocks == 0});
         } else {
             row.insert(row.end(), {"?", "?", "?"});
@@ -87,8 +88,10 @@ Rich resources_report(const std::vector<KernelResources>& kernels, const Resourc
     if (kernels.empty()) return one_line_report("The cell defines no kernels, so there is no resource usage to show.");
     Rich r;
     std::string note;
-    if (options.limits) note = "Limits of the current device (" + options.limits->arch + ")";
-    else note = "Limits from the built-in table for each kernel's arch (no device consulted)";
+    if (options.limits)
+        note = "Limits of the current device (" + options.limits->arch + ")";
+    else
+        note = "Limits from the built-in table for each kernel's arch (no device consulted)";
     note += "; dynamic shared memory " + format_bytes(options.dynamic_shared) + " per block.";
 
     r.plain = table.plain();

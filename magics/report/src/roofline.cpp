@@ -58,8 +58,8 @@ std::string decade_label(int d) {
 
 std::string text(double x, double y, const std::string& content, const char* style, const char* anchor = "start",
                  const std::string& extra = {}) {
-    return "<text x=\"" + svg::num(x) + "\" y=\"" + svg::num(y) + "\" text-anchor=\"" + anchor + "\" style=\"" + style + ";" +
-           svg::kFont + "\"" + extra + ">" + html_escape(content) + "</text>";
+    return "<text x=\"" + svg::num(x) + "\" y=\"" + svg::num(y) + "\" text-anchor=\"" + anchor + "\" style=\"" + style +
+           ";" + svg::kFont + "\"" + extra + ">" + html_escape(content) + "</text>";
 }
 
 std::string line(const char* cls, double x1, double y1, double x2, double y2, const char* style,
@@ -73,15 +73,18 @@ std::string grid(const Axis& x, const Axis& y) {
     const double bottom = y.from, top = y.to, left = x.from, right = x.to;
     for (int d = x.lo; d <= x.hi; ++d) {
         const double px = x.at(std::pow(10.0, d));
-        out += line("xcuda-grid", px, top, px, bottom, kGrid, " data-axis=\"x\" data-decade=\"" + std::to_string(d) + "\"");
+        out += line("xcuda-grid", px, top, px, bottom, kGrid,
+                    " data-axis=\"x\" data-decade=\"" + std::to_string(d) + "\"");
         out += text(px, bottom + 16, decade_label(d), svg::kMuted, "middle");
     }
     for (int d = y.lo; d <= y.hi; ++d) {
         const double py = y.at(std::pow(10.0, d));
-        out += line("xcuda-grid", left, py, right, py, kGrid, " data-axis=\"y\" data-decade=\"" + std::to_string(d) + "\"");
+        out += line("xcuda-grid", left, py, right, py, kGrid,
+                    " data-axis=\"y\" data-decade=\"" + std::to_string(d) + "\"");
         out += text(left - 6, py + 4, decade_label(d), svg::kMuted, "end");
     }
-    out += text((left + right) / 2, kHeight - 8, "Arithmetic intensity (FLOP per byte of DRAM traffic)", svg::kText, "middle");
+    out += text((left + right) / 2, kHeight - 8, "Arithmetic intensity (FLOP per byte of DRAM traffic)", svg::kText,
+                "middle");
     const double mid = (top + bottom) / 2;
     out += text(14, mid, "FLOP/s", svg::kText, "middle", " transform=\"rotate(-90 14 " + svg::num(mid) + ")\"");
     return out + "</g>";
@@ -134,7 +137,8 @@ std::string roofline_chart(const Roofline& roofline, const std::vector<RooflineP
         if (start < end) {
             const std::string label = "DRAM " + format_bandwidth(bandwidth);
             out += "<g class=\"xcuda-roof-memory\"><title>" + html_escape("Memory roof: " + label) + "</title>";
-            out += line("xcuda-roof", x.at(start), y.at(start * bandwidth), x.at(end), y.at(end * bandwidth), kRoofStroke);
+            out +=
+                line("xcuda-roof", x.at(start), y.at(start * bandwidth), x.at(end), y.at(end * bandwidth), kRoofStroke);
             // Both axes are logarithmic, so the diagonal climbs one y decade per x decade.
             const double slope = y.pixels_per_decade() / x.pixels_per_decade();
             const double angle = std::atan(slope) * kDegreesPerRadian;
@@ -166,8 +170,8 @@ std::string roofline_chart(const Roofline& roofline, const std::vector<RooflineP
                html_escape(p.label + ": " + format_intensity(p.intensity) + ", " +
                            format_si(p.flops_per_second, "FLOP/s")) +
                "</title>";
-        out += "<circle class=\"xcuda-point\" cx=\"" + svg::num(px) + "\" cy=\"" + svg::num(py) + "\" r=\"4\" style=\"" +
-               svg::kBrandFill + "\"/>";
+        out += "<circle class=\"xcuda-point\" cx=\"" + svg::num(px) + "\" cy=\"" + svg::num(py) +
+               "\" r=\"4\" style=\"" + svg::kBrandFill + "\"/>";
         // A label that would run past the plot's right edge goes on the point's left.
         const std::string label = truncate_label(p.label, kMaxPointLabel);
         const bool fits_right = px + 7 + display_width(label) * svg::kCharWidth <= x.to;

@@ -104,22 +104,26 @@ Section kernel_section(const SourceSamples& k) {
     if (total == 0) {
         summary = "no samples were collected (a kernel shorter than the sampling interval gets none).";
         s.plain = prefix + summary + "\n";
-        s.html = "<p class=\"xcuda-line\"><b><code>" + html_escape(k.kernel) + "</code></b>: " + html_escape(summary) + "</p>";
+        s.html = "<p class=\"xcuda-line\"><b><code>" + html_escape(k.kernel) + "</code></b>: " + html_escape(summary) +
+                 "</p>";
         return s;
     }
     auto hottest = sampled.end();
     for (auto it = sampled.begin(); it != sampled.end(); ++it)
-        if (it->second.samples > 0 && (hottest == sampled.end() || it->second.samples > hottest->second.samples)) hottest = it;
+        if (it->second.samples > 0 && (hottest == sampled.end() || it->second.samples > hottest->second.samples))
+            hottest = it;
     summary = format_count(total) + (total == 1 ? " sample; " : " samples; ");
     if (hottest == sampled.end()) {
         summary += "none on a line of this cell";
     } else {
-        summary += "hottest line " + std::to_string(hottest->first) + " (" + share(hottest->second.samples, total, 0) + ")";
+        summary +=
+            "hottest line " + std::to_string(hottest->first) + " (" + share(hottest->second.samples, total, 0) + ")";
         const auto stalls = ranked_stalls(hottest->second);
         if (!stalls.empty()) summary += ": " + stalls.front().first;
     }
 
-    Table table({{"Line", Align::right}, {"Samples", Align::right}, {"Share", Align::right}, {"Source"}, {"Top stalls"}});
+    Table table(
+        {{"Line", Align::right}, {"Samples", Align::right}, {"Share", Align::right}, {"Source"}, {"Top stalls"}});
     const std::vector<bool> shown = shown_lines(count, sampled);
     const double hottest_samples = hottest == sampled.end() ? 0.0 : static_cast<double>(hottest->second.samples);
     for (std::size_t i = 0; i < count; ++i) {
@@ -139,11 +143,12 @@ Section kernel_section(const SourceSamples& k) {
         const double heat = kMinHeat + (kMaxHeat - kMinHeat) * static_cast<double>(line.samples) / hottest_samples;
         char opacity[16];
         std::snprintf(opacity, sizeof opacity, "%.2f", heat);
-        table.add_row({std::to_string(i + 1), format_count(line.samples), format_percent(fraction, 1), source, top_stalls(line)},
-                      {"", "", percent_bar_html(fraction * 100.0),
-                       "<span class=\"xcuda-heat-cell\"><span class=\"xcuda-heat\" style=\"opacity:" + std::string(opacity) +
-                           "\"></span><span class=\"xcuda-code\">" + html_escape(source) + "</span></span>",
-                       ""});
+        table.add_row(
+            {std::to_string(i + 1), format_count(line.samples), format_percent(fraction, 1), source, top_stalls(line)},
+            {"", "", percent_bar_html(fraction * 100.0),
+             "<span class=\"xcuda-heat-cell\"><span class=\"xcuda-heat\" style=\"opacity:" + std::string(opacity) +
+                 "\"></span><span class=\"xcuda-code\">" + html_escape(source) + "</span></span>",
+             ""});
     }
 
     std::string elsewhere;
@@ -155,8 +160,8 @@ Section kernel_section(const SourceSamples& k) {
         elsewhere += ".";
     }
     s.plain = prefix + summary + "\n" + table.plain() + (elsewhere.empty() ? "" : elsewhere + "\n");
-    s.html = "<p class=\"xcuda-line\"><b><code>" + html_escape(k.kernel) + "</code></b>: " + html_escape(summary) + "</p>" +
-             table.html() + (elsewhere.empty() ? "" : paragraph(elsewhere, "xcuda-note"));
+    s.html = "<p class=\"xcuda-line\"><b><code>" + html_escape(k.kernel) + "</code></b>: " + html_escape(summary) +
+             "</p>" + table.html() + (elsewhere.empty() ? "" : paragraph(elsewhere, "xcuda-note"));
     return s;
 }
 
@@ -182,9 +187,10 @@ Rich source_lines_report(const std::vector<SourceSamples>& kernels) {
         r.plain += (r.plain.empty() ? "" : "\n") + s.plain;
         body += s.html;
     }
-    body += paragraph("Each sample is a warp's program counter and state, read by CUPTI at a fixed interval; a "
-                      "line's stall reasons are shares of that line's samples.",
-                      "xcuda-note");
+    body += paragraph(
+        "Each sample is a warp's program counter and state, read by CUPTI at a fixed interval; a "
+        "line's stall reasons are shares of that line's samples.",
+        "xcuda-note");
     r.html = wrap_report(body);
     return r;
 }

@@ -24,8 +24,8 @@ std::string open(int width, int height, const std::string& title) {
     out += "<title>" + html_escape(title) + "</title>";
     out += "<rect x=\"0\" y=\"0\" width=\"" + w + "\" height=\"" + h + "\" style=\"" + kBackground + "\"/>";
     out += "<text x=\"" + std::to_string(kMargin) + "\" y=\"16\" style=\"" + kText + ";" + kFont +
-           ";font-weight:600\">" + html_escape(truncate_label(title, static_cast<std::size_t>(width / kCharWidth) - 2)) +
-           "</text>";
+           ";font-weight:600\">" +
+           html_escape(truncate_label(title, static_cast<std::size_t>(width / kCharWidth) - 2)) + "</text>";
     return out;
 }
 

@@ -11,7 +11,11 @@ const std::string secret(32, 's');
 
 CachePayload sample() {
     CachePayload p;
-    p.cubin = std::string("\x7f" "ELF\0\1\2", 7) + std::string(300, 'c');
+    p.cubin = std::string(
+                  "\x7f"
+                  "ELF\0\1\2",
+                  7) +
+              std::string(300, 'c');
     p.ptx = ".version 9.0\n.target sm_90\n";
     p.log = "ptxas info    : Used 8 registers\n";
     p.lowered_names = {{"&ns::k", "_ZN2ns1kEPi"}, {"&axpy<float>", "_Z4axpyIfEvT_PS0_"}};
@@ -42,7 +46,8 @@ TEST(CacheEntry, WrongKeyIsAMiss) {
 
 TEST(CacheEntry, EveryTruncationIsAMiss) {
     std::string bytes = serialize_cache_entry(key, sample(), secret);
-    for (std::size_t n = 0; n < bytes.size(); ++n) EXPECT_FALSE(parse_cache_entry(bytes.substr(0, n), key, secret)) << n;
+    for (std::size_t n = 0; n < bytes.size(); ++n)
+        EXPECT_FALSE(parse_cache_entry(bytes.substr(0, n), key, secret)) << n;
 }
 
 TEST(CacheEntry, EveryFlippedByteIsAMiss) {

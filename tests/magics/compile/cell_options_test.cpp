@@ -68,8 +68,10 @@ TEST(CellOptions, MissingValueGivesAnExample) {
 }
 
 TEST(CellOptions, BadValuesNameTheValueAndTheFix) {
-    EXPECT_EQ(error_of("--arch 90"), "--arch 90 is not an architecture; write it like sm_90 (or compute_90 for PTX only)");
-    EXPECT_EQ(error_of("--arch sm_"), "--arch sm_ is not an architecture; write it like sm_90 (or compute_90 for PTX only)");
+    EXPECT_EQ(error_of("--arch 90"),
+              "--arch 90 is not an architecture; write it like sm_90 (or compute_90 for PTX only)");
+    EXPECT_EQ(error_of("--arch sm_"),
+              "--arch sm_ is not an architecture; write it like sm_90 (or compute_90 for PTX only)");
     EXPECT_NE(error_of("--std c++99").find("--std c++99 is not a C++ standard"), std::string::npos);
     EXPECT_NE(error_of("-D 1X").find("-D 1X does not define a macro"), std::string::npos);
     EXPECT_NE(error_of("-D =3").find("write -D NAME or -D NAME=VALUE"), std::string::npos);
@@ -83,8 +85,7 @@ TEST(CellOptions, SingleValuedOptionsMayNotRepeat) {
 
 TEST(CellOptions, StrayWordsPointAtTheDoubleDash) {
     EXPECT_EQ(error_of("-G"), "unknown option -G; run %%cuda -h for the options");
-    EXPECT_EQ(error_of("mod"),
-              "unexpected argument 'mod'; run %%cuda -h for the options (NVRTC options go after --)");
+    EXPECT_EQ(error_of("mod"), "unexpected argument 'mod'; run %%cuda -h for the options (NVRTC options go after --)");
 }
 
 TEST(CellOptions, ErrorsCarryTheBadToken) {
@@ -98,9 +99,9 @@ TEST(CellOptions, ErrorsCarryTheBadToken) {
 
 TEST(CellOptions, HelpTextListsEveryOption) {
     std::string h = cuda_help_text();
-    for (const char* opt : {"-n, --name NAME", "--arch sm_XX", "--std", "-I DIR", "-D NAME[=VALUE]", "--instantiate EXPR",
-                            "--ptx", "--sass", "--resources", "--fast-math", "--fast-compile[=LEVEL]", "--lineinfo",
-                            "--no-cache", "-h, --help", "-- OPTIONS..."})
+    for (const char* opt : {"-n, --name NAME", "--arch sm_XX", "--std", "-I DIR", "-D NAME[=VALUE]",
+                            "--instantiate EXPR", "--ptx", "--sass", "--resources", "--fast-math",
+                            "--fast-compile[=LEVEL]", "--lineinfo", "--no-cache", "-h, --help", "-- OPTIONS..."})
         EXPECT_NE(h.find(opt), std::string::npos) << opt << " missing from:\n" << h;
     EXPECT_NE(h.find("(repeatable)"), std::string::npos);
 }
@@ -117,8 +118,9 @@ TEST(CellOptions, FastCompileIsMaxBareAndALevelAfterEquals) {
 }
 
 TEST(CellOptions, FastCompileLevelErrorsSayHowToWriteIt) {
-    EXPECT_EQ(error_of("--fast-compile=fast"),
-              "--fast-compile=fast is not a level; write --fast-compile (max), --fast-compile=mid or --fast-compile=min");
+    EXPECT_EQ(
+        error_of("--fast-compile=fast"),
+        "--fast-compile=fast is not a level; write --fast-compile (max), --fast-compile=mid or --fast-compile=min");
     // the level goes after `=`: the next word is not taken, and the error says so
     EXPECT_EQ(error_of("--fast-compile mid"),
               "unexpected argument 'mid': write --fast-compile=mid (--fast-compile takes its value only after =)");

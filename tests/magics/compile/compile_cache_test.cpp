@@ -97,7 +97,8 @@ TEST(CompileCache, DamagedEntriesOnDiskAreMisses) {
     std::string flipped = read_bytes(b);
     flipped[flipped.size() / 2] ^= 0x40;
     write_bytes(b, flipped);
-    fs::copy_file(a.parent_path() / (key_of('b') + ".xcc"), c, fs::copy_options::overwrite_existing);  // other key's bytes
+    fs::copy_file(a.parent_path() / (key_of('b') + ".xcc"), c,
+                  fs::copy_options::overwrite_existing);  // other key's bytes
     CompileCache r(tmp.path());
     EXPECT_FALSE(r.lookup(key_of('a')));
     EXPECT_FALSE(r.lookup(key_of('b')));
@@ -287,7 +288,7 @@ TEST(CompileCacheTrust, ADirectoryOfAnotherUserIsNeitherReadNorWritten) {
     c.store(key_of('b'), payload("b"));
     EXPECT_EQ(entry_files(tmp.path()), 1u);
     EXPECT_TRUE(c.lookup(key_of('b')));  // memory still works
-    EXPECT_EQ(c.take_warning(), "");      // said once
+    EXPECT_EQ(c.take_warning(), "");     // said once
     EXPECT_FALSE(c.info().disk_enabled);
 }
 

@@ -48,7 +48,9 @@ TEST(CompileCell, SaxpyGivesCubinPtxAndTheExternCKernel) {
     auto out = f.compile(saxpy);
     const CompiledModule& m = *out.module;
     EXPECT_EQ(out.cache, CacheLevel::none);
-    EXPECT_EQ(m.cubin.substr(0, 4), "\x7f" "ELF");
+    EXPECT_EQ(m.cubin.substr(0, 4),
+              "\x7f"
+              "ELF");
     EXPECT_NE(m.ptx.find(".entry saxpy"), std::string::npos);
     EXPECT_EQ(m.arch, "sm_90");
     EXPECT_EQ(m.arch_source, ArchSource::option);
@@ -94,7 +96,8 @@ __global__ void axpy(T a, const T* x, T* y, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) y[i] = a * x[i] + y[i];
 }
-)", "--instantiate 'axpy<float>' --instantiate axpy<double>");
+)",
+                         "--instantiate 'axpy<float>' --instantiate axpy<double>");
     const auto& m = *out.module;
     ASSERT_EQ(m.kernels.size(), 2u);
     const CompiledKernel* fk = m.find("axpy", "float");
@@ -117,9 +120,10 @@ TEST(CompileCell, UninstantiatedTemplateGetsANoteNotAnError) {
 
 TEST(CompileCell, TheNotesInstantiationAdviceCompiles) {
     Fixture f;
-    const std::string cell = "enum Mode { fast, exact };\n"
-                             "template <typename T, int N, bool Check, Mode M, int Unroll = 4>\n"
-                             "__global__ void k(T* p) { if (Check) p[0] = T(N * Unroll + M); }\n";
+    const std::string cell =
+        "enum Mode { fast, exact };\n"
+        "template <typename T, int N, bool Check, Mode M, int Unroll = 4>\n"
+        "__global__ void k(T* p) { if (Check) p[0] = T(N * Unroll + M); }\n";
     auto out = f.compile(cell);
     ASSERT_EQ(out.module->notes.size(), 1u);
     const std::string& note = out.module->notes[0];
@@ -222,9 +226,10 @@ TEST(CompileCell, CellsThatIncludeOrNameNothingLeftOutCompileWithMinimal) {
     f.session.compile_cell(std::string("#include <cuda_fp16.h>\n") + saxpy, opts(), f.headers);
     f.session.compile_cell("extern \"C\" __global__ void k(unsigned long long* t) { *t = cudaTextureObject_t(); }",
                            opts(), f.headers);
-    f.session.compile_cell("#include <cstdio>\n#include <cassert>\nextern \"C\" __global__ void k(int n) "
-                           "{ assert(n > 0); printf(\"%d\\n\", n); }\n",
-                           opts(), f.headers);
+    f.session.compile_cell(
+        "#include <cstdio>\n#include <cassert>\nextern \"C\" __global__ void k(int n) "
+        "{ assert(n > 0); printf(\"%d\\n\", n); }\n",
+        opts(), f.headers);
     ASSERT_EQ(f.calls.size(), 4u);
     EXPECT_TRUE(f.minimal(0));
     EXPECT_FALSE(f.minimal(1)) << "a header may need what -minimal leaves out";
@@ -236,9 +241,10 @@ TEST(CompileCell, ACellThatFailsWithMinimalIsCompiledAgainWithout) {
     if (!nvrtc_knows_minimal()) GTEST_SKIP() << "NVRTC before 12.4 has no -minimal";
     RecordingFixture f;
     // The type's name is pasted together, so only the compiler can tell the cell needs it.
-    auto out = f.session.compile_cell("#define CAT(a, b) a##b\n"
-                                      "extern \"C\" __global__ void k(unsigned long long* t) { *t = CAT(cuda, TextureObject_t)(); }\n",
-                                      opts(), f.headers);
+    auto out = f.session.compile_cell(
+        "#define CAT(a, b) a##b\n"
+        "extern \"C\" __global__ void k(unsigned long long* t) { *t = CAT(cuda, TextureObject_t)(); }\n",
+        opts(), f.headers);
     ASSERT_EQ(f.calls.size(), 2u);
     EXPECT_TRUE(f.minimal(0));
     EXPECT_FALSE(f.minimal(1));
@@ -348,7 +354,7 @@ TEST(CompileCell, AnyHeaderChangeSendsARerunTheLongWay) {
     EXPECT_EQ(f.compile(user).cache, CacheLevel::memory);
     EXPECT_EQ(f.session.key_derivations(), 2u);
     EXPECT_EQ(f.compile(user).cache, CacheLevel::memory);
-    EXPECT_EQ(f.session.key_derivations(), 2u);  // known again under the new headers
+    EXPECT_EQ(f.session.key_derivations(), 2u);          // known again under the new headers
     f.headers.set("scale.cuh", "#define SCALE 3.0f\n");  // redefined: compiled again
     EXPECT_EQ(f.compile(user).cache, CacheLevel::none);
     f.headers.erase("scale.cuh");
@@ -368,7 +374,8 @@ TEST(CompileCell, RelocatableCellsAreNeverFoundByTheirText) {
 
 TEST(CompileCell, FastCompileBuildsNeverMixWithDefaultOnes) {
     auto [major, minor] = xcuda::rt::nvrtc_version();
-    if (unsupported_by_nvrtc(opts("--fast-compile"), major, minor)) GTEST_SKIP() << "NVRTC before 12.9 has no --Ofast-compile";
+    if (unsupported_by_nvrtc(opts("--fast-compile"), major, minor))
+        GTEST_SKIP() << "NVRTC before 12.9 has no --Ofast-compile";
     RecordingFixture f;
     auto o = opts();
     auto fast = opts("--fast-compile");
@@ -391,14 +398,16 @@ TEST(CompileCell, DiskHitInAFreshSessionCompilesNothing) {
     Fixture f;
     auto first = f.compile(R"(namespace ns { __global__ void k(int* p) { p[0] = 1; } }
 template <typename T> __global__ void t(T* p) { p[0] = T(2); }
-)", "--instantiate t<int>");
+)",
+                           "--instantiate t<int>");
     CompileSession fresh(std::make_shared<CompileCache>(f.tmp.path() / "xcuda"));
     auto t0 = std::chrono::steady_clock::now();
     auto hit = fresh.compile_cell(R"(namespace ns { __global__ void k(int* p) { p[0] = 1; } }
 template <typename T> __global__ void t(T* p) { p[0] = T(2); }
-)", opts("--instantiate t<int>"), f.headers, "cell_9");
-    std::printf("[ bench    ] disk hit: %.3f ms (cold compile was %.1f ms)\n", ms(std::chrono::steady_clock::now() - t0),
-                first.milliseconds);
+)",
+                                  opts("--instantiate t<int>"), f.headers, "cell_9");
+    std::printf("[ bench    ] disk hit: %.3f ms (cold compile was %.1f ms)\n",
+                ms(std::chrono::steady_clock::now() - t0), first.milliseconds);
     EXPECT_EQ(hit.cache, CacheLevel::disk);
     EXPECT_EQ(fresh.compiler_calls(), 0u);
     EXPECT_EQ(hit.module->cubin, first.module->cubin);
@@ -511,7 +520,6 @@ TEST(CompileCell, InjectedCompilerSeesTheOptions) {
     EXPECT_EQ(s.compiler_calls(), 2u);
 }
 
-
 TEST(CompileCell, VariablesGetLoweredNamesAndTemplateVariablesTheirInstantiations) {
     Fixture f;
     auto out = f.compile(R"(
@@ -520,7 +528,8 @@ __device__ int counter;
 namespace ns { __device__ float table[4]; }
 template <typename T> __device__ T lut[8];
 extern "C" __global__ void k(float* y) { y[0] = coeffs[0] + counter + ns::table[0] + lut<float>[0]; }
-)", "--instantiate 'lut<float>'");
+)",
+                         "--instantiate 'lut<float>'");
     const auto& m = *out.module;
     ASSERT_EQ(m.globals.size(), 4u);
     EXPECT_EQ(m.globals[0].decl.key(), "coeffs");
@@ -567,7 +576,8 @@ TEST(CompileCell, PrecompiledHeadersGoToAPrivateDirectoryUnderTheCacheNotTmp) {
     CompileSession s(cache, fake);
     HeaderRegistry h;
     auto first = s.compile_cell("extern \"C\" __global__ void k() {}\n", opts("-- -pch"), h);
-    auto dir_at = std::find_if(seen.begin(), seen.end(), [](const std::string& o) { return o.rfind("--pch-dir=", 0) == 0; });
+    auto dir_at =
+        std::find_if(seen.begin(), seen.end(), [](const std::string& o) { return o.rfind("--pch-dir=", 0) == 0; });
     ASSERT_NE(dir_at, seen.end());
     const std::string dir_option = *dir_at;
     const std::filesystem::path dir = dir_option.substr(10);
@@ -581,9 +591,11 @@ TEST(CompileCell, PrecompiledHeadersGoToAPrivateDirectoryUnderTheCacheNotTmp) {
     EXPECT_EQ(first.module->cache_key, second.module->cache_key);
     // a directory the cell names is left alone; no -pch, no directory
     s.compile_cell("extern \"C\" __global__ void k2() {}\n", opts("-- -pch --pch-dir=/mine"), h);
-    EXPECT_EQ(std::count_if(seen.begin(), seen.end(), [](const std::string& o) { return o.rfind("--pch-dir", 0) == 0; }), 1);
+    EXPECT_EQ(
+        std::count_if(seen.begin(), seen.end(), [](const std::string& o) { return o.rfind("--pch-dir", 0) == 0; }), 1);
     s.compile_cell("extern \"C\" __global__ void k3() {}\n", opts(""), h);
-    EXPECT_EQ(std::count_if(seen.begin(), seen.end(), [](const std::string& o) { return o.rfind("--pch", 0) == 0; }), 0);
+    EXPECT_EQ(std::count_if(seen.begin(), seen.end(), [](const std::string& o) { return o.rfind("--pch", 0) == 0; }),
+              0);
 }
 
 TEST(CompileCell, AdoptedPayloadBindsLikeTheCompileWithoutCallingTheCompiler) {

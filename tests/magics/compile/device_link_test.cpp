@@ -94,9 +94,10 @@ TEST(DeviceLink, TheNewestDefinitionWinsAndEachProviderIsLinkedOnce) {
     co.arch = "sm_90";
     co.options = {"-dc"};
     const std::string old_twice = xcuda::rt::compile("__device__ int twice(int x) { return 2 * x; }", co).cubin;
-    const std::string new_twice = xcuda::rt::compile("__device__ int twice(int x) { return x + x; }\n"
-                                                     "__device__ int four(int x) { return twice(twice(x)); }",
-                                                     co)
+    const std::string new_twice = xcuda::rt::compile(
+                                      "__device__ int twice(int x) { return x + x; }\n"
+                                      "__device__ int four(int x) { return twice(twice(x)); }",
+                                      co)
                                       .cubin;
     objects.add("cell_1", old_twice, *elf_symbols(old_twice));
     objects.add("cell_2", new_twice, *elf_symbols(new_twice));

@@ -117,7 +117,8 @@ TEST(Diagnostics, RealTemplateErrorKeepsTheInstantiationContext) {
     EXPECT_EQ(ds[0].line, 1);
     EXPECT_EQ(ds[0].column, 56);  // the T of T::nothing
     EXPECT_NE(ds[0].message.find("detected during instantiation of \"void k(T *) [with T=int]\" at line 2"),
-              std::string::npos) << ds[0].message;
+              std::string::npos)
+        << ds[0].message;
 }
 
 TEST(Diagnostics, UserLogDropsPtxasAndSummaryNoise) {

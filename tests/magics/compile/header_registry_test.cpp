@@ -31,7 +31,8 @@ TEST(HeaderRegistry, UsedByFollowsIncludesTransitivelyAndIgnoresComments) {
     r.set("b.cuh", "#  include <a.cuh>\n// loops back, once\n");
     r.set("c.cuh", "unrelated");
     r.set("d.cuh", "commented out");
-    auto used = r.used_by("#include <cuda_fp16.h>\n// #include \"d.cuh\"\n/* #include \"d.cuh\" */\n#include \"a.cuh\"\n");
+    auto used =
+        r.used_by("#include <cuda_fp16.h>\n// #include \"d.cuh\"\n/* #include \"d.cuh\" */\n#include \"a.cuh\"\n");
     ASSERT_EQ(used.size(), 2u);
     EXPECT_EQ(used[0].first, "a.cuh");
     EXPECT_EQ(used[1].first, "b.cuh");

@@ -101,8 +101,9 @@ static __global__ __launch_bounds__(128) void scaled(float* const out, const int
     EXPECT_EQ(t.template_params[1].kind, "int");
     EXPECT_EQ(t.template_params[1].default_value, "256");
     EXPECT_EQ(t.line, 3);
-    EXPECT_EQ(t.signature,
-              "template <typename T, int BLOCK = 256> void axpy(T a, const T* __restrict__ x, T* __restrict__ y, int n = 0)");
+    EXPECT_EQ(
+        t.signature,
+        "template <typename T, int BLOCK = 256> void axpy(T a, const T* __restrict__ x, T* __restrict__ y, int n = 0)");
     EXPECT_EQ(t.params[1].kind, ParamKind::pointer);
     EXPECT_EQ(t.params[1].pointee, "T");
     EXPECT_EQ(t.params[1].scalar, ScalarType::none);
@@ -241,9 +242,10 @@ TEST(KernelSignature, InstantiateSubstitutesTypeParameters) {
 }
 
 TEST(KernelSignature, ExampleTemplateArgumentsFitEachParameterKind) {
-    auto ks = parse_kernels("enum class Mode { a, b };\n"
-                            "template <typename T, int N, bool B, char C, unsigned U, std::size_t S, Mode M, auto A,"
-                            " class D = int, int E = 2> __global__ void k(T* p) {}");
+    auto ks = parse_kernels(
+        "enum class Mode { a, b };\n"
+        "template <typename T, int N, bool B, char C, unsigned U, std::size_t S, Mode M, auto A,"
+        " class D = int, int E = 2> __global__ void k(T* p) {}");
     ASSERT_EQ(ks.size(), 1u);
     EXPECT_EQ(example_template_args(ks[0]), "float, 256, true, 1, 256, 256, static_cast<Mode>(0), 256");
     EXPECT_EQ(example_template_args(parse_kernels("template <class T = float> __global__ void d(T* p) {}")[0]), "");
@@ -251,14 +253,16 @@ TEST(KernelSignature, ExampleTemplateArgumentsFitEachParameterKind) {
         instantiate(ks[0], {"float"});
         FAIL() << "instantiated with too few arguments";
     } catch (const std::invalid_argument& e) {
-        EXPECT_NE(std::string(e.what()).find("write it like k<float, 256, true, 1, 256, 256, static_cast<Mode>(0), 256>"),
-                  std::string::npos)
+        EXPECT_NE(
+            std::string(e.what()).find("write it like k<float, 256, true, 1, 256, 256, static_cast<Mode>(0), 256>"),
+            std::string::npos)
             << e.what();
     }
 }
 
 TEST(KernelSignature, NeverThrowsOnTruncatedOrHostileInput) {
-    const std::string cell = R"(template <typename T> __global__ void k(T* __restrict__ x, int n = (3 > 2)) { x[0] = 1; }
+    const std::string cell =
+        R"(template <typename T> __global__ void k(T* __restrict__ x, int n = (3 > 2)) { x[0] = 1; }
 extern "C" { namespace q { __global__ void z(const char* s) {} } })";
     for (std::size_t cut = 0; cut <= cell.size(); ++cut) EXPECT_NO_THROW(parse_kernels(cell.substr(0, cut)));
     EXPECT_NO_THROW(parse_kernels("}}}}} __global__ ( ) ) ( template < < < extern \"C\" {{{"));

@@ -81,10 +81,10 @@ TEST(CountersReport, EachLaunchHasItsVerdictLine) {
 
 TEST(CountersReport, SpeedOfLightShowsPercentBarsDramBandwidthAndFlopRate) {
     CounterLaunch l = throughput(51.2, 91.3, 90.0);
-    l.duration_ns = 1e6;              // 1 ms
-    l.dram_bytes_read = 4.8e9;        // 4800 GB/s
-    l.dram_bytes_write = 1.2e9;       // 1200 GB/s
-    l.flops_fp32 = 6.7e10;            // 67.0 TFLOP/s
+    l.duration_ns = 1e6;         // 1 ms
+    l.dram_bytes_read = 4.8e9;   // 4800 GB/s
+    l.dram_bytes_write = 1.2e9;  // 1200 GB/s
+    l.flops_fp32 = 6.7e10;       // 67.0 TFLOP/s
     l.achieved_occupancy_pct = 78.125;
     l.theoretical_occupancy_pct = 100;
     l.l2_hit_rate_pct = 33.4;
@@ -99,8 +99,9 @@ TEST(CountersReport, SpeedOfLightShowsPercentBarsDramBandwidthAndFlopRate) {
     EXPECT_NE(r.plain.find("FP32 operations        67.0 GFLOP"), std::string::npos);
     EXPECT_NE(r.plain.find("67.0 TFLOP/s"), std::string::npos);
     EXPECT_NE(r.plain.find("Arithmetic intensity   11.2 FLOP/byte"), std::string::npos);  // 6.7e10 / 6e9
-    EXPECT_EQ(r.plain.find("L1 hit rate"), std::string::npos);  // not collected, not shown
-    EXPECT_NE(r.html.find("<span class=\"xcuda-pct-fill\" style=\"width:51.2%\"></span></span>51.2%"), std::string::npos);
+    EXPECT_EQ(r.plain.find("L1 hit rate"), std::string::npos);                            // not collected, not shown
+    EXPECT_NE(r.html.find("<span class=\"xcuda-pct-fill\" style=\"width:51.2%\"></span></span>51.2%"),
+              std::string::npos);
 }
 
 TEST(CountersReport, PlainTextBarsPercentsAndRatesLineUp) {
@@ -133,7 +134,8 @@ TEST(CountersReport, PlainTextBarsPercentsAndRatesLineUp) {
 
 TEST(CountersReport, AllMetricsTableListsEveryMetricAsCollected) {
     CounterLaunch l = throughput(10, 10, 10);
-    l.metrics = {{"dram__bytes_read.sum", 4.2e9, "byte"}, {"sm__throughput.avg.pct_of_peak_sustained_elapsed", 14.25, "%"},
+    l.metrics = {{"dram__bytes_read.sum", 4.2e9, "byte"},
+                 {"sm__throughput.avg.pct_of_peak_sustained_elapsed", 14.25, "%"},
                  {"smsp__inst_executed.sum", 12, "inst"}};
     Rich r = counters_report({l}, std::nullopt, "");
     EXPECT_NE(r.plain.find("All metrics (3)"), std::string::npos);
@@ -170,7 +172,8 @@ TEST(CountersReport, EscapesEveryUserString) {
 TEST(CountersReport, NoteIsAParagraphOnTop) {
     Rich r = counters_report({throughput(10, 10, 10)}, std::nullopt, "counters not allowed: ERR_NVGPUCTRPERM");
     EXPECT_TRUE(starts_with(r.plain, "counters not allowed: ERR_NVGPUCTRPERM\n"));
-    EXPECT_NE(r.html.find("<p class=\"xcuda-line xcuda-warn\">counters not allowed: ERR_NVGPUCTRPERM</p>"), std::string::npos);
+    EXPECT_NE(r.html.find("<p class=\"xcuda-line xcuda-warn\">counters not allowed: ERR_NVGPUCTRPERM</p>"),
+              std::string::npos);
 }
 
 TEST(CountersReport, NoLaunchesIsOneLineAndNoChart) {
@@ -178,7 +181,8 @@ TEST(CountersReport, NoLaunchesIsOneLineAndNoChart) {
     EXPECT_EQ(r.plain, "No kernel launches were profiled, so there are no counters to show.\n");
     EXPECT_TRUE(r.svg.empty());
     Rich noted = counters_report({}, std::nullopt, "counters not allowed");
-    EXPECT_EQ(noted.plain, "counters not allowed\nNo kernel launches were profiled, so there are no counters to show.\n");
+    EXPECT_EQ(noted.plain,
+              "counters not allowed\nNo kernel launches were profiled, so there are no counters to show.\n");
 }
 
 TEST(CountersReport, LaunchWithoutSpeedOfLightCountersSaysSo) {

@@ -11,9 +11,7 @@ TEST(HtmlEscape, MakesScriptTagsAndQuotesInert) {
               "&lt;script&gt;alert(&#39;x&#39; &amp; &quot;y&quot;)&lt;/script&gt;");
 }
 
-TEST(HtmlEscape, LeavesPlainTextAndUtf8Alone) {
-    EXPECT_EQ(html_escape("saxpy µs ×3"), "saxpy µs ×3");
-}
+TEST(HtmlEscape, LeavesPlainTextAndUtf8Alone) { EXPECT_EQ(html_escape("saxpy µs ×3"), "saxpy µs ×3"); }
 
 TEST(Table, HtmlHasOneHeaderRowAndOneRowPerAddRowWithCellsPerColumn) {
     Table t({{"Kernel"}, {"Regs", Align::right}}, "caption");

@@ -106,9 +106,10 @@ TEST(PtxView, CellFileThatMatchesNoFileNameIsSaidAndThePtxShownAsIs) {
 
 TEST(PtxView, MalformedLineInfoNeverBreaksTheView) {
     const std::string src = "line one\nline two\n";
-    for (const char* ptx : {".loc", ".loc 1", ".loc 1 99999999999999999999999 1\n\tret;", ".file 1 \"cell.cu\n.loc 1 2 0\n\tret;",
-                            ".file 1 \"cell.cu\"\n.loc 1 0 0\n\tret;", ".file 1 \"cell.cu\"\n.loc 1 7 0\n\tret;",
-                            ".file 1 \"cell.cu\"\n.section .debug_str\n{\n", "\r\n\r\n", ""}) {
+    for (const char* ptx :
+         {".loc", ".loc 1", ".loc 1 99999999999999999999999 1\n\tret;", ".file 1 \"cell.cu\n.loc 1 2 0\n\tret;",
+          ".file 1 \"cell.cu\"\n.loc 1 0 0\n\tret;", ".file 1 \"cell.cu\"\n.loc 1 7 0\n\tret;",
+          ".file 1 \"cell.cu\"\n.section .debug_str\n{\n", "\r\n\r\n", ""}) {
         Rich r = ptx_view(ptx, src, "cell.cu");
         EXPECT_FALSE(r.html.empty()) << ptx;
     }

@@ -103,7 +103,8 @@ Rich counters_sample() {
     fma.flops_fp32 = 6.4e10;
     fma.metrics = {{"smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", 3.2e10, "inst"},
                    {"sm__warps_active.avg.pct_of_peak_sustained_active", 93.0, "%"}};
-    CounterLaunch copy = counted("<script>alert('copy')</script>", {64, 64}, {16, 16}, 21e3, 22.0, 41.0, 35.0, 4.2e6, 4.2e6);
+    CounterLaunch copy =
+        counted("<script>alert('copy')</script>", {64, 64}, {16, 16}, 21e3, 22.0, 41.0, 35.0, 4.2e6, 4.2e6);
     copy.metrics = {{"<b>not a metric</b>", 0.125, "&"}};
     return counters_report({add, fma, copy}, h200, "Counters of 3 launches; each launch was replayed 9 times.");
 }
@@ -114,17 +115,23 @@ Rich source_lines_sample(const std::string& cell) {
     std::istringstream in(cell);
     for (std::string line; std::getline(in, line);) lines.push_back(line);
     const std::string p = "smsp__pcsamp_warps_issue_stalled_";
-    SourceSamples saxpy{"saxpy", lines,
-                        {{6, 410, {{p + "selected", 250}, {p + "wait", 160}}},
-                         {8, 7310, {{p + "long_scoreboard", 6120}, {p + "lg_throttle_not_issued", 730}, {p + "selected", 460}}}},
-                        7950, 230};
-    SourceSamples block_sum{"block_sum", lines,
-                            {{16, 5061, {{p + "long_scoreboard", 3138}, {p + "wait", 1012}, {p + "selected", 911}}},
-                             {17, 2410, {{p + "barrier", 2200}, {p + "selected", 210}}},
-                             {19, 3150, {{p + "short_scoreboard", 1500}, {p + "mio_throttle", 900}, {p + "selected", 750}}},
-                             {20, 1260, {{p + "barrier", 1260}}},
-                             {22, 230, {{p + "membar", 200}, {p + "selected", 30}}}},
-                            12345, 234};
+    SourceSamples saxpy{
+        "saxpy",
+        lines,
+        {{6, 410, {{p + "selected", 250}, {p + "wait", 160}}},
+         {8, 7310, {{p + "long_scoreboard", 6120}, {p + "lg_throttle_not_issued", 730}, {p + "selected", 460}}}},
+        7950,
+        230};
+    SourceSamples block_sum{
+        "block_sum",
+        lines,
+        {{16, 5061, {{p + "long_scoreboard", 3138}, {p + "wait", 1012}, {p + "selected", 911}}},
+         {17, 2410, {{p + "barrier", 2200}, {p + "selected", 210}}},
+         {19, 3150, {{p + "short_scoreboard", 1500}, {p + "mio_throttle", 900}, {p + "selected", 750}}},
+         {20, 1260, {{p + "barrier", 1260}}},
+         {22, 230, {{p + "membar", 200}, {p + "selected", 30}}}},
+        12345,
+        234};
     return source_lines_report({saxpy, block_sum});
 }
 
@@ -143,29 +150,40 @@ int main(int argc, char** argv) {
     KernelResources c{"spilling_kernel_with_a_long_name<float4>", "sm_90", 255, 16, 24, 40, 48 * 1024, 380};
     sample(dir, "resources", resources_report({a, b, c}));
 
-    sample(dir, "timing", timing_report(summarize_timing({12.1e-6, 12.3e-6, 12.9e-6, 12.2e-6, 12.5e-6, 12.3e-6, 12.4e-6}, 1000),
-                                        "saxpy[4096, 256](2.0, x, y, n)"));
+    sample(dir, "timing",
+           timing_report(summarize_timing({12.1e-6, 12.3e-6, 12.9e-6, 12.2e-6, 12.5e-6, 12.3e-6, 12.4e-6}, 1000),
+                         "saxpy[4096, 256](2.0, x, y, n)"));
 
     std::vector<ProfiledLaunch> launches;
     for (int i = 0; i < 3; ++i)
         launches.push_back({"saxpy", 0, {4096, 1, 1}, {256, 1, 1}, 16, 0, 1.0, 0.41, std::uint64_t(12) << 20});
     launches.push_back({"block_sum", 0, {4096, 1, 1}, {256, 1, 1}, 18, 1024, 1.0, 0.35, std::uint64_t(4) << 20});
-    launches.push_back({"a_very_long_templated_kernel_name<float, 128, true>", 0, {64, 64, 1}, {16, 16, 1}, 64, 8192,
-                        0.5, 2.7, std::nullopt});
+    launches.push_back({"a_very_long_templated_kernel_name<float, 128, true>",
+                        0,
+                        {64, 64, 1},
+                        {16, 16, 1},
+                        64,
+                        8192,
+                        0.5,
+                        2.7,
+                        std::nullopt});
     launches.push_back({"<script>", 0, {1, 1, 1}, {32, 1, 1}, 8, 0, std::nullopt, 0.004, std::nullopt});
     sample(dir, "profile", profile_report(launches));
 
-    sample(dir, "ptx", ptx_view(read(data / "saxpy_block_sum.nvrtc_lineinfo_sm90.ptx"), read(data / "saxpy_block_sum.cu"),
-                                "cell.cu"));
-    sample(dir, "sass", sass_view("\tcode for sm_90\n\t\tFunction : saxpy\n"
-                                  "        /*0000*/                   LDC R1, c[0x0][0x28] ;             /* 0x00000a00ff017b82 */\n"
-                                  "        /*0010*/                   S2R R0, SR_TID.X ;                 /* 0x0000000000007919 */\n"
-                                  "        /*0020*/                   ISETP.GE.AND P0, PT, R0, UR4, PT ; /* 0x0000000400007c0c */\n"
-                                  "        /*0030*/               @P0 EXIT ;                             /* 0x000000000000094d */\n"
-                                  "        /*0040*/                   BRA `(.L_x_0) ;                    /* 0xfffffffc00fc7947 */\n"
-                                  ".L_x_0:\n"));
-    sample(dir, "tool_missing", tool_missing("nvdisasm", {"/usr/local/cuda/bin", "PATH"}, "cuda-nvdisasm", "to see SASS",
-                                             "PTX is available with --ptx"));
+    sample(
+        dir, "ptx",
+        ptx_view(read(data / "saxpy_block_sum.nvrtc_lineinfo_sm90.ptx"), read(data / "saxpy_block_sum.cu"), "cell.cu"));
+    sample(dir, "sass",
+           sass_view("\tcode for sm_90\n\t\tFunction : saxpy\n"
+                     "        /*0000*/                   LDC R1, c[0x0][0x28] ;             /* 0x00000a00ff017b82 */\n"
+                     "        /*0010*/                   S2R R0, SR_TID.X ;                 /* 0x0000000000007919 */\n"
+                     "        /*0020*/                   ISETP.GE.AND P0, PT, R0, UR4, PT ; /* 0x0000000400007c0c */\n"
+                     "        /*0030*/               @P0 EXIT ;                             /* 0x000000000000094d */\n"
+                     "        /*0040*/                   BRA `(.L_x_0) ;                    /* 0xfffffffc00fc7947 */\n"
+                     ".L_x_0:\n"));
+    sample(dir, "tool_missing",
+           tool_missing("nvdisasm", {"/usr/local/cuda/bin", "PATH"}, "cuda-nvdisasm", "to see SASS",
+                        "PTX is available with --ptx"));
 
     SystemInfo none;
     none.no_device_reason = "libcuda.so.1 not found (no NVIDIA driver on this machine)";

@@ -30,11 +30,14 @@ struct Grid {
 
 Grid read_grid(const std::string& svg) {
     Grid g;
-    std::regex re(R"re(<line class="xcuda-grid" data-axis="([xy])" data-decade="(-?[0-9]+)" x1="([-0-9.]+)" y1="([-0-9.]+)")re");
+    std::regex re(
+        R"re(<line class="xcuda-grid" data-axis="([xy])" data-decade="(-?[0-9]+)" x1="([-0-9.]+)" y1="([-0-9.]+)")re");
     for (auto it = std::sregex_iterator(svg.begin(), svg.end(), re); it != std::sregex_iterator(); ++it) {
         const int decade = std::stoi((*it)[2]);
-        if ((*it)[1] == "x") g.x[decade] = std::stod((*it)[3]);
-        else g.y[decade] = std::stod((*it)[4]);
+        if ((*it)[1] == "x")
+            g.x[decade] = std::stod((*it)[3]);
+        else
+            g.y[decade] = std::stod((*it)[4]);
     }
     return g;
 }
@@ -95,9 +98,9 @@ TEST(Roofline, RidgePointsSitAtRoofOverBandwidthOnTheirRoof) {
 TEST(Roofline, AxesAreLabelledWithDecades) {
     Rich r = counters_report({launch("k", 1e6, 1.2e7, 2e4)}, kH200, "");  // 0.083 FLOP/byte
     const Grid g = read_grid(r.svg);
-    EXPECT_LE(g.x.begin()->first, -2);  // the point's decade and the one below it
-    EXPECT_GE(g.x.rbegin()->first, 2);  // FP16's ridge at 27 FLOP/byte
-    EXPECT_GE(g.y.rbegin()->first, 15); // the 130 TFLOP/s roof, with room above
+    EXPECT_LE(g.x.begin()->first, -2);   // the point's decade and the one below it
+    EXPECT_GE(g.x.rbegin()->first, 2);   // FP16's ridge at 27 FLOP/byte
+    EXPECT_GE(g.y.rbegin()->first, 15);  // the 130 TFLOP/s roof, with room above
     EXPECT_NE(r.svg.find(">0.01</text>"), std::string::npos);
     EXPECT_NE(r.svg.find(">100T</text>"), std::string::npos);
     EXPECT_NE(r.svg.find("Arithmetic intensity (FLOP per byte of DRAM traffic)"), std::string::npos);

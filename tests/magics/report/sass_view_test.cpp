@@ -18,9 +18,7 @@ static const char* kSass =
     "        /*0050*/                   BRA `(.L_x_0) ;                        /* 0xfffffffc00fc7947 */\n"
     ".L_x_0:\n";
 
-TEST(SassView, PlainIsTheDisassemblyAsGiven) {
-    EXPECT_EQ(sass_view(kSass).plain, kSass);
-}
+TEST(SassView, PlainIsTheDisassemblyAsGiven) { EXPECT_EQ(sass_view(kSass).plain, kSass); }
 
 TEST(SassView, HighlightsOpcodesRegistersAddressesAndLabels) {
     const std::string h = sass_view(kSass).html;

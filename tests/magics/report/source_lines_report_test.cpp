@@ -33,11 +33,10 @@ SourceSamples block_sum() {
     SourceSamples s;
     s.kernel = "block_sum";
     s.cell_lines = {"__global__ void block_sum(const float* x, float* out, int n) {",
-                    "    partial[threadIdx.x] = i < n ? x[i] : 0.0f;",
-                    "    __syncthreads();",
-                    "}"};
+                    "    partial[threadIdx.x] = i < n ? x[i] : 0.0f;", "    __syncthreads();", "}"};
     s.lines = {{3, 2000, {{"barrier", 2000}}},
-               {2, 5061,
+               {2,
+                5061,
                 {{"smsp__pcsamp_warps_issue_stalled_long_scoreboard", 3138},
                  {"smsp__pcsamp_warps_issue_stalled_wait", 1012},
                  {"smsp__pcsamp_warps_issue_stalled_selected", 455},
@@ -137,8 +136,8 @@ TEST(SourceLinesReport, CellOfMoreThan200LinesShowsOnlyLinesNearSamplesWithGaps)
         std::smatch m;
         if (std::regex_match(line, m, std::regex(R"(\s*([0-9]+|\.\.\.)(\s.*)?)"))) numbers.push_back(m[1]);
     }
-    const std::vector<std::string> expected = {"...", "97", "98",  "99",  "100", "101", "102", "103", "104", "105",
-                                               "106", "107", "...", "247", "248", "249", "250"};
+    const std::vector<std::string> expected = {"...", "97",  "98",  "99",  "100", "101", "102", "103", "104",
+                                               "105", "106", "107", "...", "247", "248", "249", "250"};
     EXPECT_EQ(numbers, expected);
 }
 
@@ -171,8 +170,8 @@ TEST(SourceLinesReport, HeatFollowsTheShare) {
     std::regex re("class=\"xcuda-heat\" style=\"opacity:([0-9.]+)\"");
     for (auto it = std::sregex_iterator(r.html.begin(), r.html.end(), re); it != std::sregex_iterator(); ++it)
         opacity.push_back(std::stod((*it)[1]));
-    ASSERT_EQ(opacity.size(), 2u);                  // lines 2 and 3; lines 1 and 4 are plain
-    EXPECT_DOUBLE_EQ(opacity[0], 0.55);             // line 2, the hottest
+    ASSERT_EQ(opacity.size(), 2u);       // lines 2 and 3; lines 1 and 4 are plain
+    EXPECT_DOUBLE_EQ(opacity[0], 0.55);  // line 2, the hottest
     EXPECT_NEAR(opacity[1], 0.08 + 0.47 * 2000.0 / 5061.0, 0.006);
     EXPECT_NE(r.html.find("style=\"width:41.0%\""), std::string::npos);
 }

@@ -21,9 +21,7 @@ TEST(SummarizeTiming, EvenCountMedianIsTheMeanOfTheMiddleTwo) {
     EXPECT_DOUBLE_EQ(summarize_timing({1.0, 4.0, 2.0, 3.0}, 1).median, 2.5);
 }
 
-TEST(SummarizeTiming, OneRunHasZeroStdev) {
-    EXPECT_DOUBLE_EQ(summarize_timing({7e-3}, 1).stdev, 0.0);
-}
+TEST(SummarizeTiming, OneRunHasZeroStdev) { EXPECT_DOUBLE_EQ(summarize_timing({7e-3}, 1).stdev, 0.0); }
 
 TEST(SummarizeTiming, RejectsNoRunsAndNonPositiveNumber) {
     EXPECT_THROW(summarize_timing({}, 1), std::invalid_argument);

@@ -18,27 +18,27 @@ struct Header {
 };
 
 struct CompileOptions {
-    std::string program_name = "program.cu";     // appears in the log: "cell_7.cu(3): error: ..."
+    std::string program_name = "program.cu";  // appears in the log: "cell_7.cu(3): error: ..."
     // "sm_90" (PTX + CUBIN) or "compute_90" (PTX only). Empty: the current device's arch
     // (device 0 when no context is current), or fallback_arch when there is no device.
     std::string arch;
-    std::vector<std::string> options;            // passed to NVRTC as given ("-std=c++17", "-G", ...)
-    std::vector<std::string> include_paths;      // each becomes -I<path>
+    std::vector<std::string> options;        // passed to NVRTC as given ("-std=c++17", "-G", ...)
+    std::vector<std::string> include_paths;  // each becomes -I<path>
     std::vector<Header> headers;
-    std::vector<std::string> name_expressions;   // "axpy<float>", "&f<int>": see CompileResult::lowered_names
-    bool toolkit_includes = true;                // -I the CUDA Toolkit's include dirs (and CCCL's)
-    bool resource_usage = true;                  // add -Xptxas=-v and parse it into CompileResult::resources
+    std::vector<std::string> name_expressions;  // "axpy<float>", "&f<int>": see CompileResult::lowered_names
+    bool toolkit_includes = true;               // -I the CUDA Toolkit's include dirs (and CCCL's)
+    bool resource_usage = true;                 // add -Xptxas=-v and parse it into CompileResult::resources
 };
 
 struct CompileResult {
     std::string program_name;
-    std::string arch;                            // the arch actually used
-    std::vector<std::string> options;            // every option NVRTC received
-    std::string log;                             // without the trailing NUL
+    std::string arch;                  // the arch actually used
+    std::vector<std::string> options;  // every option NVRTC received
+    std::string log;                   // without the trailing NUL
     std::string ptx;
-    std::string cubin;                           // ELF bytes; empty for a compute_XX arch
-    std::map<std::string, std::string> lowered_names;   // name expression -> mangled name
-    std::map<std::string, KernelResources> resources;   // mangled kernel name -> usage (sm_XX only)
+    std::string cubin;                                 // ELF bytes; empty for a compute_XX arch
+    std::map<std::string, std::string> lowered_names;  // name expression -> mangled name
+    std::map<std::string, KernelResources> resources;  // mangled kernel name -> usage (sm_XX only)
 };
 
 // Used when arch is empty and no device is reachable.

@@ -13,10 +13,10 @@ namespace xcuda::rt {
 
 // What happened to the device printf FIFO of a device's primary context in this process.
 struct PrintfFifo {
-    bool set = false;              // our size was applied before any launch
+    bool set = false;  // our size was applied before any launch
     std::size_t requested = 0;
-    std::size_t bytes = 0;         // the size in effect (cuCtxGetLimit)
-    std::string why_not;           // when !set: the driver's reason (e.g. a launch came first)
+    std::size_t bytes = 0;  // the size in effect (cuCtxGetLimit)
+    std::string why_not;    // when !set: the driver's reason (e.g. a launch came first)
 };
 
 // Size requested for the printf FIFO of every primary context: 64 MiB (the driver's own default

@@ -41,8 +41,8 @@ struct CounterCollection {
     std::string chip;
     std::vector<std::string> metrics;
     std::vector<MetricDescription> descriptions;  // of `metrics`, in order
-    std::vector<KernelCounters> kernels;  // in launch order
-    std::size_t passes = 0;               // replays of each kernel the metrics needed
+    std::vector<KernelCounters> kernels;          // in launch order
+    std::size_t passes = 0;                       // replays of each kernel the metrics needed
 };
 
 // Runs `work` (which launches kernels in `context`, and may synchronise) with the counters of

@@ -14,10 +14,10 @@ namespace xcuda::rt {
 
 struct DeviceProperties {
     std::string name;
-    int major = 0, minor = 0;              // compute capability
-    std::string arch;                      // "sm_90"
+    int major = 0, minor = 0;  // compute capability
+    std::string arch;          // "sm_90"
     int sm_count = 0;
-    std::size_t total_memory = 0;          // bytes
+    std::size_t total_memory = 0;  // bytes
     int clock_khz = 0;
     int memory_clock_khz = 0;
     int memory_bus_width_bits = 0;
@@ -28,8 +28,8 @@ struct DeviceProperties {
     Dim3 max_grid_dims;
     int max_threads_per_sm = 0;
     int max_blocks_per_sm = 0;
-    int max_shared_per_block = 0;          // without opt-in
-    int max_shared_per_block_optin = 0;    // with cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)
+    int max_shared_per_block = 0;        // without opt-in
+    int max_shared_per_block_optin = 0;  // with cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)
     int max_shared_per_sm = 0;
     int regs_per_block = 0;
     int regs_per_sm = 0;
@@ -39,8 +39,8 @@ struct DeviceProperties {
     bool unified_addressing = false;
     bool managed_memory = false;
     bool cooperative_launch = false;
-    bool cluster_launch = false;           // thread block clusters (compute capability 9.0+)
-    bool kernel_exec_timeout = false;      // a display watchdog kills long kernels
+    bool cluster_launch = false;       // thread block clusters (compute capability 9.0+)
+    bool kernel_exec_timeout = false;  // a display watchdog kills long kernels
 };
 
 // A device ordinal and its properties (read once per process and shared). Owns nothing, so it is

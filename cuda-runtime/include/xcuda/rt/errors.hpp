@@ -35,8 +35,8 @@ class DriverError : public CudaError {
 public:
     DriverError(CUresult code, std::string call, std::string detail = {});
     CUresult code() const noexcept { return code_; }
-    const std::string& name() const noexcept { return name_; }          // "CUDA_ERROR_..."
-    const std::string& call() const noexcept { return call_; }          // "cuMemAlloc"
+    const std::string& name() const noexcept { return name_; }  // "CUDA_ERROR_..."
+    const std::string& call() const noexcept { return call_; }  // "cuMemAlloc"
     const std::string& driver_message() const noexcept { return message_; }
 
 protected:

@@ -46,7 +46,7 @@ public:
 private:
     friend class StreamCapture;
     detail::Handle<CUgraph, detail::GraphDestroy> graph_;
-    detail::Handle<CUgraphExec, detail::GraphExecDestroy> exec_;   // destroyed first, being declared last
+    detail::Handle<CUgraphExec, detail::GraphExecDestroy> exec_;  // destroyed first, being declared last
 };
 
 // Capture of the work queued on `stream` until finish(). The legacy default stream cannot be

@@ -12,7 +12,7 @@ namespace xcuda::rt::detail {
 // primary context is released on), which a moved-from handle keeps. Move-assignment takes the
 // new handle before it releases the old one.
 template <class T, class Release>
-class Handle : private Release {   // a base, not a member: a stateless Release takes no room
+class Handle : private Release {  // a base, not a member: a stateless Release takes no room
     static_assert(noexcept(std::declval<const Release&>()(T{})), "Release runs in destructors: make it noexcept");
 
 public:
@@ -26,7 +26,7 @@ public:
         Handle taken(std::move(other));
         std::swap(static_cast<Release&>(*this), static_cast<Release&>(taken));
         std::swap(value_, taken.value_);
-        return *this;   // what this held goes with `taken`
+        return *this;  // what this held goes with `taken`
     }
 
     T get() const noexcept { return value_; }

@@ -33,8 +33,8 @@ void validate_launch(const Function& function, Dim3 grid, Dim3 block, std::size_
 
 // Validates, then launch_validated. `params` as for cuLaunchKernel: one pointer per kernel
 // parameter, pointing at the argument's value. Does not wait.
-void launch(const Function& function, Dim3 grid, Dim3 block, std::size_t shared_bytes, CUstream stream,
-            void** params, const LaunchOptions& options = {});
+void launch(const Function& function, Dim3 grid, Dim3 block, std::size_t shared_bytes, CUstream stream, void** params,
+            const LaunchOptions& options = {});
 
 // The launch without validate_launch, for a caller that validated this function (in this
 // context) with this configuration before: a launch loop's fixed configuration. Plain launches

@@ -16,7 +16,7 @@ struct LinkInput {
 };
 
 struct LinkResult {
-    std::string cubin;     // the linked, loadable CUBIN
+    std::string cubin;  // the linked, loadable CUBIN
     std::string info_log;
 };
 

@@ -15,17 +15,17 @@ namespace xcuda::rt {
 
 struct FunctionAttributes {
     int num_regs = 0;
-    std::size_t shared_bytes = 0;          // static
-    std::size_t local_bytes = 0;           // per thread
+    std::size_t shared_bytes = 0;  // static
+    std::size_t local_bytes = 0;   // per thread
     std::size_t const_bytes = 0;
-    int max_threads_per_block = 0;         // limited by this kernel's registers
+    int max_threads_per_block = 0;  // limited by this kernel's registers
     int max_dynamic_shared_bytes = 0;
-    int ptx_version = 0;                   // e.g. 90
-    int binary_version = 0;                // e.g. 90
+    int ptx_version = 0;     // e.g. 90
+    int binary_version = 0;  // e.g. 90
 };
 
 struct BlockSizeSuggestion {
-    int min_grid_size = 0;                 // blocks needed to fill the device
+    int min_grid_size = 0;  // blocks needed to fill the device
     int block_size = 0;
 };
 
@@ -35,7 +35,7 @@ public:
     // Reads the attributes every launch checks, once.
     Function(CUfunction handle, std::string name);
     CUfunction handle() const noexcept { return handle_; }
-    const std::string& name() const noexcept { return name_; }   // the mangled name
+    const std::string& name() const noexcept { return name_; }  // the mangled name
 
     FunctionAttributes attributes() const;
     int attribute(CUfunction_attribute attribute) const;

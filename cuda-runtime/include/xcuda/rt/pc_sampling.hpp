@@ -50,7 +50,6 @@ struct SourceLine {
 
 // The source line of `pc_offset` in `function` of `cubin`; nullopt when the CUBIN has no line
 // information for it (built without -lineinfo).
-std::optional<SourceLine> source_line(std::string_view cubin, const std::string& function,
-                                      std::uint64_t pc_offset);
+std::optional<SourceLine> source_line(std::string_view cubin, const std::string& function, std::uint64_t pc_offset);
 
 }  // namespace xcuda::rt

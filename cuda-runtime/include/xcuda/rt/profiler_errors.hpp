@@ -11,10 +11,10 @@ namespace xcuda::rt {
 class ProfilerUnavailable : public CudaError {
 public:
     enum class Why {
-        no_cupti,         // libcupti could not be loaded
-        not_permitted,    // CUPTI_ERROR_INSUFFICIENT_PRIVILEGES (NVreg_RestrictProfilingToAdminUsers)
-        unsupported,      // virtualised GPU without profiling, CMP, WSL, too old an architecture
-        failed            // any other CUPTI error
+        no_cupti,       // libcupti could not be loaded
+        not_permitted,  // CUPTI_ERROR_INSUFFICIENT_PRIVILEGES (NVreg_RestrictProfilingToAdminUsers)
+        unsupported,    // virtualised GPU without profiling, CMP, WSL, too old an architecture
+        failed          // any other CUPTI error
     };
     ProfilerUnavailable(Why why, const std::string& message) : CudaError(message), why_(why) {}
     Why why() const noexcept { return why_; }

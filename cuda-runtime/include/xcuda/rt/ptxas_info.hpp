@@ -10,10 +10,10 @@
 namespace xcuda::rt {
 
 struct KernelResources {
-    std::string arch;                 // "sm_90", as ptxas names it
+    std::string arch;  // "sm_90", as ptxas names it
     int registers = 0;
     int barriers = 0;
-    std::size_t stack_frame_bytes = 0;       // local memory per thread ("stack frame")
+    std::size_t stack_frame_bytes = 0;  // local memory per thread ("stack frame")
     std::size_t spill_store_bytes = 0;
     std::size_t spill_load_bytes = 0;
     std::size_t cumulative_stack_bytes = 0;  // stack including callees

@@ -45,7 +45,7 @@ public:
     CUevent handle() const noexcept { return event_.get(); }
     void record(CUstream stream = nullptr) const;
     bool query() const;
-    void synchronize() const;   // polling, interruptible
+    void synchronize() const;  // polling, interruptible
 
 private:
     detail::Handle<CUevent, detail::EventDestroy> event_;

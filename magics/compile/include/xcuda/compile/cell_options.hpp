@@ -32,8 +32,8 @@ struct CellOptions {
 };
 
 // The member of CellOptions a row sets; its type is the option's: a flag, one text, a list.
-using CellOptionField = std::variant<bool CellOptions::*, std::string CellOptions::*,
-                                     std::vector<std::string> CellOptions::*>;
+using CellOptionField =
+    std::variant<bool CellOptions::*, std::string CellOptions::*, std::vector<std::string> CellOptions::*>;
 
 // A keyword's value once the Python layer has read it: a flag's bool, a text, a list's items.
 // An empty text stands for the option's default (how a pickled state writes "not given").

@@ -35,7 +35,7 @@ struct CompiledKernel {
     std::string name_expression;  // what NVRTC was asked to resolve ("&ns::k"); "" for extern "C"
     std::string instantiation;    // "float" for --instantiate 'axpy<float>' (Python: axpy["float"]); "" otherwise
     std::optional<rt::KernelResources> resources;  // from ptxas -v; absent when ptxas gave none
-    std::vector<ValueLayout> layouts;             // per parameter, from the PTX entry (param_layout.hpp)
+    std::vector<ValueLayout> layouts;              // per parameter, from the PTX entry (param_layout.hpp)
 };
 
 // A __constant__/__device__/__managed__ variable of the cell (Module.get_global).
@@ -49,21 +49,21 @@ struct CompiledGlobal {
 enum class ArchSource { option, device, fallback };
 
 struct CompiledModule {
-    std::string cubin;                      // ELF, what cuModuleLoadData takes
-    std::string ptx;                        // always produced by NVRTC alongside the CUBIN
-    std::string log;                        // NVRTC's raw log (ptxas -v lines included)
-    std::vector<Diagnostic> warnings;       // parsed from log; the cell's are at file == cell_label
-    std::string cell_label;                 // "cell_7"
-    std::vector<CompiledKernel> kernels;    // source order; one per instantiation for templates
-    std::vector<CompiledGlobal> globals;    // source order; one per instantiation for templates
-    std::vector<std::string> notes;         // things the user should know (template without
-                                            // --instantiate, no __global__ in the cell, ...)
-    std::string arch;                       // "sm_90"
+    std::string cubin;                    // ELF, what cuModuleLoadData takes
+    std::string ptx;                      // always produced by NVRTC alongside the CUBIN
+    std::string log;                      // NVRTC's raw log (ptxas -v lines included)
+    std::vector<Diagnostic> warnings;     // parsed from log; the cell's are at file == cell_label
+    std::string cell_label;               // "cell_7"
+    std::vector<CompiledKernel> kernels;  // source order; one per instantiation for templates
+    std::vector<CompiledGlobal> globals;  // source order; one per instantiation for templates
+    std::vector<std::string> notes;       // things the user should know (template without
+                                          // --instantiate, no __global__ in the cell, ...)
+    std::string arch;                     // "sm_90"
     ArchSource arch_source = ArchSource::fallback;
-    std::vector<std::string> nvrtc_options; // the cell's NVRTC options (nvrtc_options()); the arch
-                                            // and toolkit -I dirs are added by rt::compile
-    std::vector<std::string> headers_used;  // registered headers the cell includes
-    std::string cache_key;                  // SHA-256 hex
+    std::vector<std::string> nvrtc_options;  // the cell's NVRTC options (nvrtc_options()); the arch
+                                             // and toolkit -I dirs are added by rt::compile
+    std::vector<std::string> headers_used;   // registered headers the cell includes
+    std::string cache_key;                   // SHA-256 hex
 
     // The kernel bound as `name` (source name) and, for templates, `instantiation` ("float").
     const CompiledKernel* find(std::string_view name, std::string_view instantiation = {}) const;
@@ -97,8 +97,8 @@ public:
     // A -dc/-rdc cell is device-linked (with libcudadevrt and the earlier -dc cells defining what
     // it declares) every time it runs, so it always sees the newest definitions; its
     // relocatable object is what the cache keeps. A failed link is a CellCompileError too.
-    CompileOutcome compile_cell(std::string_view source, const CellOptions& options,
-                                const HeaderRegistry& headers, const std::string& cell_label = "cell");
+    CompileOutcome compile_cell(std::string_view source, const CellOptions& options, const HeaderRegistry& headers,
+                                const std::string& cell_label = "cell");
 
     // The module another process compiled from the same source, options and headers (an
     // unpickled xcuda.Module), bound from its `payload` for `arch` without running the compiler
@@ -146,7 +146,7 @@ private:
 
     std::shared_ptr<CompileCache> cache_;
     CompilerFn compiler_;
-    std::string pch_dir_;             // made on the first -pch cell (add_private_pch_dir)
+    std::string pch_dir_;  // made on the first -pch cell (add_private_pch_dir)
     std::atomic<std::size_t> calls_{0};
     std::string arch_override_;
     std::optional<std::pair<std::string, ArchSource>> resolved_arch_;
@@ -154,8 +154,8 @@ private:
     std::optional<std::vector<std::string>> supported_archs_;
     std::string nvrtc_version_;
     std::pair<int, int> nvrtc_{0, 0};  // major, minor (set with nvrtc_version_)
-    bool minimal_supported_ = false;  // NVRTC 12.4+ knows -minimal (set with nvrtc_version_)
-    DeviceObjects device_objects_;    // -dc cells linked so far, for later cells to link against
+    bool minimal_supported_ = false;   // NVRTC 12.4+ knows -minimal (set with nvrtc_version_)
+    DeviceObjects device_objects_;     // -dc cells linked so far, for later cells to link against
 };
 
 }  // namespace xcuda::compile

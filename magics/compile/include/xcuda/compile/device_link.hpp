@@ -34,7 +34,8 @@ public:
     // The objects defining what `needs` leaves undefined, newest first, and what they in turn
     // need (each object once). `unresolved`: the symbols none of them defines (the device
     // runtime's, or missing).
-    std::vector<rt::LinkInput> providers_for(const ElfSymbols& needs, std::set<std::string>* unresolved = nullptr) const;
+    std::vector<rt::LinkInput> providers_for(const ElfSymbols& needs,
+                                             std::set<std::string>* unresolved = nullptr) const;
     std::size_t size() const { return objects_.size(); }
 
 private:

@@ -18,16 +18,16 @@ namespace xcuda::compile {
 enum class MemorySpace { constant, device, managed };
 
 struct GlobalDecl {
-    std::string name;                     // "table"
-    std::string qualified_name;           // "ns::table" (== name at global scope)
+    std::string name;            // "table"
+    std::string qualified_name;  // "ns::table" (== name at global scope)
     MemorySpace space = MemorySpace::device;
-    std::string type;                     // element type, cv dropped: "float", "float2", "Params", "int*"
-    std::vector<std::string> extents;     // array bounds as written, outermost first ("16", "N"; "" for [])
+    std::string type;                  // element type, cv dropped: "float", "float2", "Params", "int*"
+    std::vector<std::string> extents;  // array bounds as written, outermost first ("16", "N"; "" for [])
     bool is_template = false;
     std::vector<TemplateParam> template_params;
     std::vector<std::string> template_args;  // set by instantiate_global(): {"float"}
-    std::string declaration;              // "__constant__ float coeffs[16]", for listings
-    int line = 0;                         // 1-based line of the declaration in the cell
+    std::string declaration;                 // "__constant__ float coeffs[16]", for listings
+    int line = 0;                            // 1-based line of the declaration in the cell
 
     // What Python calls it: "ns::table", or "lut<float>" for an instantiation.
     std::string key() const;

@@ -20,15 +20,15 @@ enum class ParamKind {
 };
 
 struct Param {
-    std::string type;           // as written, normalised whitespace: "const float* __restrict__"
-    std::string name;           // "" for an unnamed parameter
+    std::string type;  // as written, normalised whitespace: "const float* __restrict__"
+    std::string name;  // "" for an unnamed parameter
     ParamKind kind = ParamKind::other;
     ScalarType scalar = ScalarType::none;
-    std::string pointee;        // pointer: the pointee type without cv ("float", "float*", "MyT")
-    bool pointee_const = false; // pointer: `const T*` / `T const*` (copy-back can be skipped)
-    int pointer_depth = 0;      // 1 for T*, 2 for T**
-    bool is_reference = false;  // T& / const T& (kind is other)
-    std::string default_value;  // text after `=`, "" when none
+    std::string pointee;         // pointer: the pointee type without cv ("float", "float*", "MyT")
+    bool pointee_const = false;  // pointer: `const T*` / `T const*` (copy-back can be skipped)
+    int pointer_depth = 0;       // 1 for T*, 2 for T**
+    bool is_reference = false;   // T& / const T& (kind is other)
+    std::string default_value;   // text after `=`, "" when none
 };
 
 struct TemplateParam {
@@ -47,8 +47,8 @@ struct KernelDecl {
     std::vector<TemplateParam> template_params;
     std::vector<std::string> template_args;  // set by instantiate(): {"float"}
     std::vector<Param> params;
-    std::string signature;       // "void saxpy(float a, const float* x, float* y, int n)"
-    int line = 0;                // 1-based line of the `__global__` keyword in the cell
+    std::string signature;  // "void saxpy(float a, const float* x, float* y, int n)"
+    int line = 0;           // 1-based line of the `__global__` keyword in the cell
 };
 
 // Every __global__ function declared or defined in `source`, in source order (#if 0 blocks

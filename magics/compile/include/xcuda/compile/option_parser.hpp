@@ -44,7 +44,7 @@ struct OptionSpec {
     bool repeatable = false;  // may appear more than once (values accumulate)
     // Checks a value; returns an error message naming the value and the fix, or nullopt.
     std::function<std::optional<std::string>(const std::string& value)> check;
-    std::string example;      // a valid value for messages: "--arch needs a value like sm_90"
+    std::string example;  // a valid value for messages: "--arch needs a value like sm_90"
     // Set for a long option whose value is optional: the value of a bare `--opt`; a value is
     // then only ever given as `--opt=VALUE` (the next word is never taken).
     std::string implicit_value = {};
@@ -62,20 +62,20 @@ enum class Positionals {
 };
 
 struct CommandSpec {
-    std::string magic;          // "%%cuda" (used in messages and the help text)
-    std::string usage;          // "%%cuda [options] [-- NVRTC options]"
-    std::string description;    // first paragraph of the help text
+    std::string magic;        // "%%cuda" (used in messages and the help text)
+    std::string usage;        // "%%cuda [options] [-- NVRTC options]"
+    std::string description;  // first paragraph of the help text
     std::vector<OptionSpec> options;
     Positionals positionals = Positionals::none;
-    std::string positional_name;  // "STMT", "NAME" for the help text and messages
-    bool passthrough = false;     // words after a bare `--` go to ParsedArgs::passthrough
-    std::string passthrough_help; // the help text's line for them
+    std::string positional_name;   // "STMT", "NAME" for the help text and messages
+    bool passthrough = false;      // words after a bare `--` go to ParsedArgs::passthrough
+    std::string passthrough_help;  // the help text's line for them
 };
 
 struct ParsedArgs {
     std::map<std::string, std::vector<std::string>> values;  // key() -> values ("" for flags)
     std::vector<std::string> positionals;
-    std::string rest;                                         // Positionals::rest: raw text
+    std::string rest;  // Positionals::rest: raw text
     std::vector<std::string> passthrough;
 
     bool has(const std::string& key) const { return values.count(key) != 0; }

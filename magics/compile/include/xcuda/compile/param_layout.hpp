@@ -17,8 +17,8 @@ namespace xcuda::compile {
 // One `.param` of a PTX entry.
 struct PtxParam {
     enum class Class { integer, floating, bytes } cls = Class::bytes;  // .u/.s/.b N, .f N, .b8 x[N]
-    std::size_t size = 0;   // bytes
-    std::size_t align = 0;  // bytes (the element width for integer/floating)
+    std::size_t size = 0;                                              // bytes
+    std::size_t align = 0;                                             // bytes (the element width for integer/floating)
 };
 
 // The parameters of `.entry name(...)` in `ptx`, in order; nullopt when there is no such entry.
@@ -39,7 +39,7 @@ struct ValueLayout {
     } kind = Kind::declared;
     ScalarType element = ScalarType::none;  // vector/complex components
     int components = 0;
-    std::size_t size = 0;   // from the PTX; 0 when unknown
+    std::size_t size = 0;  // from the PTX; 0 when unknown
     std::size_t align = 0;
 };
 

@@ -12,8 +12,18 @@ namespace xcuda::compile {
 enum class ScalarType {
     none,  // not a known arithmetic type (void, a struct, a template parameter, ...)
     bool_,
-    int8, uint8, int16, uint16, int32, uint32, int64, uint64,
-    float16, bfloat16, float32, float64,
+    int8,
+    uint8,
+    int16,
+    uint16,
+    int32,
+    uint32,
+    int64,
+    uint64,
+    float16,
+    bfloat16,
+    float32,
+    float64,
 };
 
 // "int32", "float32", ... (numpy dtype names; "bool" for bool_, "" for none).

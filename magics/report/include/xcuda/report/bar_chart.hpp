@@ -16,10 +16,10 @@ struct Bar {
 };
 
 struct BarChartOptions {
-    std::string title;                // the chart's <title> and visible heading
-    int width = 600;                  // px
-    int bar_height = 18;              // px
-    std::size_t max_label_chars = 24; // longer labels end with "…"
+    std::string title;                 // the chart's <title> and visible heading
+    int width = 600;                   // px
+    int bar_height = 18;               // px
+    std::size_t max_label_chars = 24;  // longer labels end with "…"
 };
 
 // Bars in the given order. Each bar is a <rect class="xcuda-bar"> with its full label and

@@ -13,9 +13,9 @@
 namespace xcuda::report {
 
 struct Metric {
-    std::string name;   // raw CUPTI metric, e.g. "dram__bytes_read.sum"
+    std::string name;  // raw CUPTI metric, e.g. "dram__bytes_read.sum"
     double value = 0;
-    std::string unit;   // "byte", "%", "nsecond", ...
+    std::string unit;  // "byte", "%", "nsecond", ...
 };
 
 struct CounterLaunch {
@@ -26,9 +26,9 @@ struct CounterLaunch {
     std::optional<double> sm_throughput_pct, memory_throughput_pct, dram_throughput_pct;
     std::optional<double> achieved_occupancy_pct, theoretical_occupancy_pct;
     std::optional<double> l1_hit_rate_pct, l2_hit_rate_pct;
-    std::optional<double> dram_bytes_read, dram_bytes_write;    // bytes
-    std::optional<double> flops_fp16, flops_fp32, flops_fp64;   // operation counts (an FMA counts 2)
-    std::vector<Metric> metrics;   // every metric collected, in the order asked
+    std::optional<double> dram_bytes_read, dram_bytes_write;   // bytes
+    std::optional<double> flops_fp16, flops_fp32, flops_fp64;  // operation counts (an FMA counts 2)
+    std::vector<Metric> metrics;                               // every metric collected, in the order asked
 };
 
 // Above this share of peak a unit is what bounds the launch.
@@ -38,7 +38,7 @@ enum class Bound { memory, compute, latency, unknown };
 
 struct Verdict {
     Bound bound = Bound::unknown;
-    std::string text;   // "memory-bound: DRAM at 91% of peak, SM at 18%"
+    std::string text;  // "memory-bound: DRAM at 91% of peak, SM at 18%"
 };
 
 // From the throughput percentages: the higher of SM and memory (the larger of memory and

@@ -15,12 +15,12 @@ struct DeviceInfo {
     std::string name;
     int cc_major = 0, cc_minor = 0;
     int sm_count = 0;
-    std::uint64_t total_memory = 0;     // bytes
-    int sm_clock_khz = 0;               // 0 = unknown
-    int memory_clock_khz = 0;           // 0 = unknown
-    int memory_bus_width_bits = 0;      // 0 = unknown
+    std::uint64_t total_memory = 0;  // bytes
+    int sm_clock_khz = 0;            // 0 = unknown
+    int memory_clock_khz = 0;        // 0 = unknown
+    int memory_bus_width_bits = 0;   // 0 = unknown
     std::uint64_t l2_bytes = 0;
-    bool current = false;               // the device %cuda_device selected
+    bool current = false;  // the device %cuda_device selected
 };
 
 struct SystemInfo {
@@ -28,7 +28,7 @@ struct SystemInfo {
     std::optional<int> driver_version;  // cuDriverGetVersion form: 13000 -> "13.0"
     std::string no_device_reason;       // why there is no GPU, when devices is empty
     int nvrtc_major = 0, nvrtc_minor = 0;
-    std::string toolkit_path;           // e.g. /usr/local/cuda
+    std::string toolkit_path;  // e.g. /usr/local/cuda
 };
 
 // A table of devices, then driver / NVRTC / toolkit lines. With no devices:

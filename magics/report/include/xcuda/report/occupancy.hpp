@@ -30,7 +30,7 @@
 namespace xcuda::report {
 
 struct DeviceLimits {
-    std::string arch;                      // "sm_90"
+    std::string arch;  // "sm_90"
     int warp_size = 32;
     int max_threads_per_block = 1024;
     int max_threads_per_sm = 2048;
@@ -38,11 +38,11 @@ struct DeviceLimits {
     int regs_per_sm = 65536;
     int regs_per_block = 65536;
     int max_regs_per_thread = 255;
-    int reg_alloc_unit = 256;              // registers, allocated per warp
-    int sub_partitions = 4;                // register file is split across these
-    std::size_t shared_per_sm = 0;         // largest carveout, bytes
-    std::size_t shared_per_block_optin = 0;// usable by one block after opting in, bytes
-    std::size_t shared_alloc_unit = 128;   // bytes
+    int reg_alloc_unit = 256;                   // registers, allocated per warp
+    int sub_partitions = 4;                     // register file is split across these
+    std::size_t shared_per_sm = 0;              // largest carveout, bytes
+    std::size_t shared_per_block_optin = 0;     // usable by one block after opting in, bytes
+    std::size_t shared_alloc_unit = 128;        // bytes
     std::size_t shared_reserved_per_block = 0;  // the driver's per-block reservation (sm_80+: 1 KiB)
 };
 
@@ -63,25 +63,25 @@ std::string_view limiter_name(Limiter limiter);
 struct Occupancy {
     int block_size = 0;
     int warps_per_block = 0;
-    int active_blocks = 0;            // per SM
-    int active_warps = 0;             // per SM
-    int max_warps = 0;                // per SM
-    double fraction = 0.0;            // active_warps / max_warps
+    int active_blocks = 0;  // per SM
+    int active_warps = 0;   // per SM
+    int max_warps = 0;      // per SM
+    double fraction = 0.0;  // active_warps / max_warps
     // Blocks per SM each resource alone would allow (INT_MAX when it does not bind).
     int blocks_by_threads = 0;
     int blocks_by_block_limit = 0;
     int blocks_by_registers = 0;
     int blocks_by_shared = 0;
-    int registers_per_block = 0;      // allocated
-    std::size_t shared_per_block = 0; // allocated, reservation included
+    int registers_per_block = 0;       // allocated
+    std::size_t shared_per_block = 0;  // allocated, reservation included
     // Every resource whose limit equals active_blocks, in the order of the enum; empty
     // only when the block cannot launch at all.
     std::vector<Limiter> limiters;
-    std::string problem;              // non-empty iff active_blocks == 0: why, and the fix
+    std::string problem;  // non-empty iff active_blocks == 0: why, and the fix
 };
 
-Occupancy occupancy(const DeviceLimits& limits, int regs_per_thread, std::size_t static_shared,
-                    int block_size, std::size_t dynamic_shared = 0);
+Occupancy occupancy(const DeviceLimits& limits, int regs_per_thread, std::size_t static_shared, int block_size,
+                    std::size_t dynamic_shared = 0);
 
 // Block size (a multiple of warp_size, up to max_threads_per_block) with the highest
 // occupancy; among equals the largest, as cudaOccMaxPotentialBlockSize chooses.

@@ -22,10 +22,10 @@ struct ProfiledLaunch {
     int device = 0;
     Dim3 grid;
     Dim3 block;
-    int registers = 0;                 // per thread
-    std::uint64_t shared_bytes = 0;    // static + dynamic, per block
-    std::optional<double> occupancy;   // theoretical, 0..1; absent when unknown
-    double gpu_ms = 0.0;               // CUDA event time of this launch
+    int registers = 0;                         // per thread
+    std::uint64_t shared_bytes = 0;            // static + dynamic, per block
+    std::optional<double> occupancy;           // theoretical, 0..1; absent when unknown
+    double gpu_ms = 0.0;                       // CUDA event time of this launch
     std::optional<std::uint64_t> bytes_moved;  // from array arguments; gives GB/s
 };
 

@@ -13,21 +13,21 @@
 namespace xcuda::report {
 
 struct KernelResources {
-    std::string name;                 // as the user wrote it (demangled)
-    std::string arch;                 // "sm_90"; selects the limits when none are given
-    int registers = 0;                // per thread
+    std::string name;   // as the user wrote it (demangled)
+    std::string arch;   // "sm_90"; selects the limits when none are given
+    int registers = 0;  // per thread
     std::size_t spill_store_bytes = 0;
     std::size_t spill_load_bytes = 0;
-    std::size_t stack_bytes = 0;      // local memory per thread (stack frame)
-    std::size_t shared_bytes = 0;     // static shared memory per block
-    std::size_t constant_bytes = 0;   // cmem[0] bytes the kernel uses
+    std::size_t stack_bytes = 0;     // local memory per thread (stack frame)
+    std::size_t shared_bytes = 0;    // static shared memory per block
+    std::size_t constant_bytes = 0;  // cmem[0] bytes the kernel uses
 };
 
 struct ResourcesOptions {
     // The device's limits when a GPU is present; otherwise taken from each kernel's arch.
     std::optional<DeviceLimits> limits;
-    int block_size = 256;             // the launch the occupancy column describes
-    std::size_t dynamic_shared = 0;   // per block, bytes
+    int block_size = 256;            // the launch the occupancy column describes
+    std::size_t dynamic_shared = 0;  // per block, bytes
 };
 
 // A table (kernel, arch, registers, spills, stack, shared, constant, occupancy at

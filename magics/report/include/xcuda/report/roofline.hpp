@@ -9,19 +9,19 @@
 namespace xcuda::report {
 
 struct Roof {
-    std::string name;               // "FP32"
-    double flops_per_second = 0;    // the device's peak for that precision
+    std::string name;             // "FP32"
+    double flops_per_second = 0;  // the device's peak for that precision
 };
 
 struct Roofline {
-    std::string device;                  // "NVIDIA H200"
-    double dram_bytes_per_second = 0;    // the memory roof
-    std::vector<Roof> compute_roofs;     // FP64, FP32, FP16 as measured from the device's peak metrics
+    std::string device;                // "NVIDIA H200"
+    double dram_bytes_per_second = 0;  // the memory roof
+    std::vector<Roof> compute_roofs;   // FP64, FP32, FP16 as measured from the device's peak metrics
 };
 
 struct RooflinePoint {
-    std::string label;              // "#1 add"
-    double intensity = 0;           // FLOP per byte of DRAM traffic
+    std::string label;     // "#1 add"
+    double intensity = 0;  // FLOP per byte of DRAM traffic
     double flops_per_second = 0;
 };
 

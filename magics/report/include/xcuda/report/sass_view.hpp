@@ -19,8 +19,7 @@ Rich sass_view(std::string_view sass);
 //  cuda-nvdisasm package to see SASS; PTX is available with --ptx."
 // `alternative` may be empty.
 std::string tool_missing_message(std::string_view tool, const std::vector<std::string>& searched,
-                                 std::string_view package, std::string_view purpose,
-                                 std::string_view alternative);
+                                 std::string_view package, std::string_view purpose, std::string_view alternative);
 Rich tool_missing(std::string_view tool, const std::vector<std::string>& searched, std::string_view package,
                   std::string_view purpose, std::string_view alternative);
 

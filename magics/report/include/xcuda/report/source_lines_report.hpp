@@ -12,22 +12,22 @@
 namespace xcuda::report {
 
 struct StallCount {
-    std::string reason;          // CUPTI's name, with or without "smsp__pcsamp_warps_issue_stalled_"
+    std::string reason;  // CUPTI's name, with or without "smsp__pcsamp_warps_issue_stalled_"
     std::uint64_t samples = 0;
 };
 
 struct SampledLine {
-    int line = 0;                // 1-based line of the cell
+    int line = 0;  // 1-based line of the cell
     std::uint64_t samples = 0;
     std::vector<StallCount> stalls;
 };
 
 struct SourceSamples {
     std::string kernel;
-    std::vector<std::string> cell_lines;      // the cell's source, one string per line
-    std::vector<SampledLine> lines;           // lines that got samples, in any order
-    std::uint64_t total_samples = 0;          // including samples that matched no line of the cell
-    std::uint64_t unattributed_samples = 0;   // PCs with no line information or in headers
+    std::vector<std::string> cell_lines;     // the cell's source, one string per line
+    std::vector<SampledLine> lines;          // lines that got samples, in any order
+    std::uint64_t total_samples = 0;         // including samples that matched no line of the cell
+    std::uint64_t unattributed_samples = 0;  // PCs with no line information or in headers
 };
 
 // "smsp__pcsamp_warps_issue_stalled_long_scoreboard" -> "long_scoreboard";

@@ -10,13 +10,13 @@
 namespace xcuda::report {
 
 struct TimingSummary {
-    int repeats = 0;        // runs (one event pair each)
-    int number = 0;         // launches (statement executions) per run
-    double median = 0.0;    // seconds per launch
+    int repeats = 0;      // runs (one event pair each)
+    int number = 0;       // launches (statement executions) per run
+    double median = 0.0;  // seconds per launch
     double min = 0.0;
     double max = 0.0;
     double mean = 0.0;
-    double stdev = 0.0;     // sample standard deviation (n-1); 0 for one run
+    double stdev = 0.0;  // sample standard deviation (n-1); 0 for one run
 };
 
 // per_launch_seconds: one value per run (run time / number). Throws std::invalid_argument
