@@ -73,6 +73,8 @@ compile::CellOptions options_from_kwargs(const py::kwargs& kw) {
         const std::string key = item.first.cast<std::string>();
         const compile::CellOption* option = compile::find_keyword(key);
         if (!option) raise(PyExc_TypeError, compile::unknown_keyword_message(key));
+        // None is the option's default, as for any Python keyword (callers pass arch=None).
+        if (item.second.is_none()) continue;
         try {
             option->set(o, option_value(*option, item.second));
         } catch (const compile::ParseError& e) {
@@ -248,7 +250,7 @@ void define_module_objects(py::module_& m) {
 
     static const std::string compile_doc =
         "Compiles CUDA C++ with NVRTC (cached) and returns an xcuda.Module. Options, each the %%cuda option of the "
-        "same meaning:\n" +
+        "same meaning (None or leaving one out gives its default):\n" +
         compile::keyword_help();
     m.def(
         "compile",

@@ -145,6 +145,11 @@ def test_a_keyword_of_the_wrong_type_says_what_to_pass():
         xcuda.compile(SAXPY, defines=3)
 
 
+def test_none_gives_an_options_default_as_leaving_it_out_does():
+    explicit = xcuda.compile(SAXPY, arch=None, std=None, defines=None, fast_compile=None, name=None)
+    assert explicit.cubin == xcuda.compile(SAXPY).cubin
+
+
 def test_display_options_are_magic_only():
     with pytest.raises(TypeError, match="unexpected option ptx; options: name, arch, std, include_dirs"):
         xcuda.compile(SAXPY, ptx=True)
