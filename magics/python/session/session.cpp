@@ -7,9 +7,4 @@ compile::CompileSession& Session::compiler() {
     return *compiler_;
 }
 
-Session& session() {
-    static auto* s = new Session();  // never destroyed: see session.hpp
-    return *s;
-}
-
 }  // namespace xcuda::magics

@@ -90,6 +90,11 @@ private:
 };
 
 // This process's Session. Needs the GIL, like everything it holds.
-Session& session();
+// Inline: a launch asks for it several times; out of line it cost 16-20 instructions a launch
+// (bench/probes/launch_callgrind.py). Never destroyed: see above.
+inline Session& session() {
+    static Session* const s = new Session();
+    return *s;
+}
 
 }  // namespace xcuda::magics
