@@ -1,7 +1,6 @@
 """SIGINT (the kernelspec's interrupt mode) raises KeyboardInterrupt in the running cell
 within a second, whatever the cell is doing, and the kernel lives on."""
 
-import threading
 import time
 
 import pytest

@@ -89,4 +89,22 @@ std::optional<rt::Dim3> parse_cluster(py::handle value) {
     return parse_dim3(value, "cluster");
 }
 
+bool LaunchKeywords::take(const std::string& key, py::handle value) {
+    if (key == "grid")
+        grid = py::reinterpret_borrow<py::object>(value);
+    else if (key == "block")
+        block = py::reinterpret_borrow<py::object>(value);
+    else if (key == "shared_mem")
+        shared_mem = py::reinterpret_borrow<py::object>(value);
+    else if (key == "stream")
+        stream = py::reinterpret_borrow<py::object>(value);
+    else if (key == "cooperative")
+        options.cooperative = parse_cooperative(value);
+    else if (key == "cluster")
+        options.cluster = parse_cluster(value);
+    else
+        return false;
+    return true;
+}
+
 }  // namespace xcuda::magics

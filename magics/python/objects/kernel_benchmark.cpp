@@ -65,39 +65,28 @@ int checked_count(py::handle value, const char* what, int minimum) {
 }
 
 py::object benchmark_kernel(Kernel& k, py::args args, py::kwargs kwargs) {
-    py::object grid, block, shared = py::int_(0), stream_obj = py::none();
-    rt::LaunchOptions options;
+    LaunchKeywords launch;
     int number = 0, repeat = 7, warmup = 1;
     for (auto item : kwargs) {
         const std::string key = item.first.cast<std::string>();
-        if (key == "grid")
-            grid = py::reinterpret_borrow<py::object>(item.second);
-        else if (key == "block")
-            block = py::reinterpret_borrow<py::object>(item.second);
-        else if (key == "shared_mem")
-            shared = py::reinterpret_borrow<py::object>(item.second);
-        else if (key == "stream")
-            stream_obj = py::reinterpret_borrow<py::object>(item.second);
-        else if (key == "number")
+        if (launch.take(key, item.second)) continue;
+        if (key == "number")
             number = item.second.is_none() ? 0 : checked_count(item.second, "number", 1);
         else if (key == "repeat")
             repeat = checked_count(item.second, "repeat", 1);
         else if (key == "warmup")
             warmup = checked_count(item.second, "warmup", 0);
-        else if (key == "cooperative")
-            options.cooperative = parse_cooperative(item.second);
-        else if (key == "cluster")
-            options.cluster = parse_cluster(item.second);
         else
             raise(PyExc_TypeError, k.name() + ".benchmark() got an unexpected keyword argument '" + key +
                                        "'; options are grid=, block=, shared_mem=, stream=, cooperative=, cluster=, "
                                        "number=, repeat=, warmup=");
     }
-    if (!grid || !block) raise(PyExc_TypeError, k.name() + ".benchmark(...) needs grid= and block=");
-    const rt::Dim3 g = parse_dim3(grid, "grid");
-    const rt::Dim3 b = parse_dim3(block, "block");
-    const std::size_t shared_mem = parse_shared_mem(shared);
-    const CUstream stream = parse_stream(stream_obj);
+    if (!launch.grid || !launch.block) raise(PyExc_TypeError, k.name() + ".benchmark(...) needs grid= and block=");
+    const rt::Dim3 g = parse_dim3(launch.grid, "grid");
+    const rt::Dim3 b = parse_dim3(launch.block, "block");
+    const std::size_t shared_mem = parse_shared_mem(launch.shared_mem);
+    const CUstream stream = parse_stream(launch.stream);
+    const rt::LaunchOptions& options = launch.options;
 
     // Packed and staged once: numpy arrays are copied to the device before the first launch
     // and back after the last, so the figures are kernel time, not copies.

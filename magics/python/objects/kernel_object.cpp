@@ -387,33 +387,20 @@ void define_kernel_objects(py::module_& m) {
         .def(
             "__call__",
             [](Kernel& k, py::args args, py::kwargs kwargs) {
-                py::object grid, block, shared = py::int_(0), stream = py::none();
-                rt::LaunchOptions options;
+                LaunchKeywords launch;
                 for (auto item : kwargs) {
                     const std::string key = item.first.cast<std::string>();
-                    if (key == "grid")
-                        grid = py::reinterpret_borrow<py::object>(item.second);
-                    else if (key == "block")
-                        block = py::reinterpret_borrow<py::object>(item.second);
-                    else if (key == "shared_mem")
-                        shared = py::reinterpret_borrow<py::object>(item.second);
-                    else if (key == "stream")
-                        stream = py::reinterpret_borrow<py::object>(item.second);
-                    else if (key == "cooperative")
-                        options.cooperative = parse_cooperative(item.second);
-                    else if (key == "cluster")
-                        options.cluster = parse_cluster(item.second);
-                    else
+                    if (!launch.take(key, item.second))
                         raise(PyExc_TypeError, k.name() + "() got an unexpected keyword argument '" + key +
                                                    "'; launch options are grid=, block=, shared_mem=, stream=, "
                                                    "cooperative=, cluster=");
                 }
-                if (!grid || !block) {
+                if (!launch.grid || !launch.block) {
                     raise(PyExc_TypeError, k.name() + "(...) needs grid= and block= (or launch with " + k.name() +
                                                "[grid, block](...))");
                 }
-                k.launch(args, parse_dim3(grid, "grid"), parse_dim3(block, "block"), parse_shared_mem(shared),
-                         parse_stream(stream), options);
+                k.launch(args, parse_dim3(launch.grid, "grid"), parse_dim3(launch.block, "block"),
+                         parse_shared_mem(launch.shared_mem), parse_stream(launch.stream), launch.options);
             },
             "__call__(*args, grid, block, shared_mem=0, stream=None, cooperative=False, cluster=None)\n\n"
             "Launches the kernel on `args` (its parameters in order) with the launch configuration as keywords, "
