@@ -5,6 +5,8 @@ configurationDone; then stackTrace, scopes, variables, continue once stopped).""
 
 import itertools
 import os
+import queue
+import re
 import subprocess
 import textwrap
 import time
@@ -40,10 +42,39 @@ def debug(kc, command, arguments=None, *, content=None, timeout=30):
 
 
 def wait_for_event(kc, event, timeout=30):
+    seen = []
     while True:
-        msg = kc.get_iopub_msg(timeout=timeout)
+        try:
+            msg = kc.get_iopub_msg(timeout=timeout)
+        except queue.Empty:
+            # What came instead says where it went wrong: a cell that ran to its end (output,
+            # idle) never met the breakpoint; nothing at all, the event was lost on the way.
+            try:
+                info = debug(kc, "debugInfo", timeout=5)["body"]
+            except queue.Empty:
+                info = "no reply in 5 s"
+            raise AssertionError(f"no {event!r} debug_event in {timeout} s; IOPub had {seen}; "
+                                 f"debugInfo: {info}\n{debugpy_logs()}") from None
         if msg["msg_type"] == "debug_event" and msg["content"].get("event") == event:
             return msg["content"]
+        seen.append((msg["msg_type"], msg["content"].get("event") or msg["content"].get("text")
+                     or msg["content"].get("execution_state")))
+
+
+_log_dirs = []
+
+
+def debugpy_logs(lines=40):
+    """What debugpy's own logs (adapter, server, pydevd) of the kernels started here say last:
+    the requests and events it handled, its warnings and errors."""
+    wanted = re.compile(r"^[IWE]\+|Process \w+Request|sending cmd|[Ss]uspend|Traceback|Error")
+    out = []
+    for log_dir in _log_dirs:
+        for path in sorted(log_dir.glob("debugpy.*.log")):
+            text = [line for line in path.read_text(errors="replace").splitlines() if wanted.search(line)]
+            out.append(f"--- {path.name}, last {lines} of {len(text)} lines that say what happened")
+            out.extend(line[:240] for line in text[-lines:])
+    return "\n".join(out)
 
 
 INITIALIZE = {"clientID": "xcuda-tests", "clientName": "xcuda tests", "adapterID": "", "pathFormat": "path",
@@ -60,8 +91,10 @@ def start_debugging(kc):
 
 
 @pytest.fixture
-def debugged_kernel():
-    km, kc = start_kernel()
+def debugged_kernel(tmp_path):
+    # debugpy logs what it received and sent there: a failed test shows it.
+    _log_dirs[:] = [tmp_path]
+    km, kc = start_kernel(env=dict(package_env(), DEBUGPY_LOG_DIR=str(tmp_path)))
     start_debugging(kc)
     yield km, kc
     stop_kernel(km, kc)
