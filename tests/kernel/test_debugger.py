@@ -216,8 +216,9 @@ def test_the_debugger_can_be_turned_off_and_on_again(debugged_kernel):
     start_debugging(kc)
     code = "def twice(v):\n    w = v * 2\n    return w\n\nprint(twice(21))"
     source = debug(kc, "dumpCell", {"code": code})["body"]["sourcePath"]
-    debug(kc, "setBreakpoints", {"breakpoints": [{"line": 2}], "source": {"path": source}})
-    debug(kc, "configurationDone")
+    reply = debug(kc, "setBreakpoints", {"breakpoints": [{"line": 2}], "source": {"path": source}})
+    assert reply["success"] and reply["body"]["breakpoints"][0]["verified"], reply
+    assert debug(kc, "configurationDone")["success"]
     msg_id = kc.execute(code)
     stopped = wait_for_event(kc, "stopped")
     assert debug(kc, "continue", {"threadId": stopped["body"]["threadId"]})["success"]
