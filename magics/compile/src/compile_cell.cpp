@@ -338,8 +338,8 @@ const std::string& builtin_headers_digest() {
 // NVRTC's automatic precompiled headers (`-- -pch`: a cell including CCCL's <cuda/std/cmath>
 // recompiles in ~0.1 s instead of ~1 s) are written by default to /tmp/__nvrtc_auto_pch_<pid>_0,
 // a name any local user can create first and fill. Unless the cell names a directory, they go
-// to a private one: this process's own under the cache directory (0700), else a fresh mkdtemp.
-// Not part of the cache key (it names the process); NVRTC removes its files at exit.
+// to a private one (PchDir: this process's own under the cache directory, 0700, else a fresh
+// mkdtemp), removed with the session. Not part of the cache key (it names the process).
 void CompileSession::add_private_pch_dir(std::vector<std::string>& options) {
     bool pch = false;
     for (const auto& o : options) {
@@ -347,22 +347,12 @@ void CompileSession::add_private_pch_dir(std::vector<std::string>& options) {
         if (o == "-pch" || o == "--pch") pch = true;
     }
     if (!pch) return;
-    if (pch_dir_.empty()) {
-        std::string pattern;
-        if (cache_ && cache_->dir()) {
-            std::error_code ec;
-            std::filesystem::create_directories(*cache_->dir(), ec);
-            pattern = (*cache_->dir() / "pch-XXXXXX").string();
-        } else {
-            pattern = (std::filesystem::temp_directory_path() / "xcuda-pch-XXXXXX").string();
-        }
-        if (::mkdtemp(pattern.data()) == nullptr) {
-            pattern = (std::filesystem::temp_directory_path() / "xcuda-pch-XXXXXX").string();
-            if (::mkdtemp(pattern.data()) == nullptr) return;  // NVRTC's default then; the compile still works
-        }
-        pch_dir_ = pattern;
+    if (!pch_dir_tried_) {
+        pch_dir_tried_ = true;
+        pch_dir_ = PchDir::make(cache_ ? cache_->dir() : std::optional<std::filesystem::path>{});
     }
-    options.push_back("--pch-dir=" + pch_dir_);
+    if (!pch_dir_) return;  // NVRTC's default then; the compile still works
+    options.push_back("--pch-dir=" + pch_dir_->path().string());
     options.push_back("--pch-messages=false");  // "creating/using precompiled header" on every compile
 }
 

@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 
@@ -582,6 +584,7 @@ TEST(CompileCell, PrecompiledHeadersGoToAPrivateDirectoryUnderTheCacheNotTmp) {
     const std::string dir_option = *dir_at;
     const std::filesystem::path dir = dir_option.substr(10);
     EXPECT_EQ(dir.parent_path(), tmp.path() / "xcuda");
+    EXPECT_EQ(dir.filename().string().rfind("pch-" + std::to_string(::getpid()) + "-", 0), 0u) << dir;
     EXPECT_EQ(std::filesystem::status(dir).permissions() & std::filesystem::perms::all,
               std::filesystem::perms::owner_all);  // mkdtemp: 0700
     EXPECT_NE(std::find(seen.begin(), seen.end(), "--pch-messages=false"), seen.end());
@@ -596,6 +599,28 @@ TEST(CompileCell, PrecompiledHeadersGoToAPrivateDirectoryUnderTheCacheNotTmp) {
     s.compile_cell("extern \"C\" __global__ void k3() {}\n", opts(""), h);
     EXPECT_EQ(std::count_if(seen.begin(), seen.end(), [](const std::string& o) { return o.rfind("--pch", 0) == 0; }),
               0);
+}
+
+TEST(CompileCell, ThePrecompiledHeaderDirectoryGoesWithTheSession) {
+    // NVRTC removes its files at exit but not the directory: one per session piled up.
+    TempDir tmp;
+    std::string dir_option;
+    auto fake = [&](std::string_view, const xcuda::rt::CompileOptions& o) {
+        for (const auto& option : o.options)
+            if (option.rfind("--pch-dir=", 0) == 0) dir_option = option;
+        xcuda::rt::CompileResult r;
+        r.cubin = "fake";
+        return r;
+    };
+    HeaderRegistry h;
+    {
+        CompileSession s(std::make_shared<CompileCache>(tmp.path() / "xcuda"), fake);
+        s.compile_cell("extern \"C\" __global__ void k() {}\n", opts("-- -pch"), h);
+        ASSERT_FALSE(dir_option.empty());
+        EXPECT_TRUE(std::filesystem::is_directory(dir_option.substr(10)));
+    }
+    EXPECT_FALSE(std::filesystem::exists(dir_option.substr(10)));
+    EXPECT_TRUE(std::filesystem::is_directory(tmp.path() / "xcuda"));  // the cache stays
 }
 
 TEST(CompileCell, AdoptedPayloadBindsLikeTheCompileWithoutCallingTheCompiler) {

@@ -10,6 +10,7 @@
 #include "xcuda/compile/header_registry.hpp"
 #include "xcuda/compile/kernel_signature.hpp"
 #include "xcuda/compile/param_layout.hpp"
+#include "xcuda/compile/pch_dir.hpp"
 
 #include "xcuda/rt/compiler.hpp"
 
@@ -146,7 +147,8 @@ private:
 
     std::shared_ptr<CompileCache> cache_;
     CompilerFn compiler_;
-    std::string pch_dir_;  // made on the first -pch cell (add_private_pch_dir)
+    std::optional<PchDir> pch_dir_;  // made on the first -pch cell (add_private_pch_dir)
+    bool pch_dir_tried_ = false;
     std::atomic<std::size_t> calls_{0};
     std::string arch_override_;
     std::optional<std::pair<std::string, ArchSource>> resolved_arch_;

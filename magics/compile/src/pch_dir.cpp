@@ -1,0 +1,91 @@
+#include "xcuda/compile/pch_dir.hpp"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <string>
+#include <system_error>
+#include <utility>
+
+namespace xcuda::compile {
+
+namespace {
+
+const std::string prefix = "pch-";
+
+// The process a `pch-<pid>-XXXXXX` name says made it, or 0 for any other name.
+pid_t owner_of(const std::string& name) {
+    if (name.rfind(prefix, 0) != 0) return 0;
+    std::size_t end = name.find('-', prefix.size());
+    if (end == std::string::npos || end == prefix.size() || end - prefix.size() > 9) return 0;
+    pid_t pid = 0;
+    for (std::size_t i = prefix.size(); i < end; ++i) {
+        if (name[i] < '0' || name[i] > '9') return 0;
+        pid = pid * 10 + (name[i] - '0');
+    }
+    return pid;
+}
+
+bool is_running(pid_t pid) {
+    // EPERM: it runs, as another user.
+    return ::kill(pid, 0) == 0 || errno == EPERM;
+}
+
+std::optional<std::filesystem::path> made_from(std::filesystem::path pattern) {
+    std::string text = pattern.string();
+    if (::mkdtemp(text.data()) == nullptr) return std::nullopt;
+    return std::filesystem::path(text);
+}
+
+}  // namespace
+
+int remove_abandoned_pch_dirs(const std::filesystem::path& cache_dir) {
+    int removed = 0;
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(cache_dir, ec)) {
+        pid_t pid = owner_of(entry.path().filename().string());
+        std::error_code is_dir_ec;
+        if (pid <= 0 || pid == ::getpid() || is_running(pid) || !entry.is_directory(is_dir_ec)) continue;
+        std::error_code remove_ec;  // a directory that cannot go now is tried again next time
+        if (std::filesystem::remove_all(entry.path(), remove_ec) != static_cast<std::uintmax_t>(-1) && !remove_ec)
+            ++removed;
+    }
+    return removed;
+}
+
+std::optional<PchDir> PchDir::make(const std::optional<std::filesystem::path>& cache_dir) {
+    const std::string name = prefix + std::to_string(::getpid()) + "-XXXXXX";
+    if (cache_dir) {
+        std::error_code ec;
+        std::filesystem::create_directories(*cache_dir, ec);
+        remove_abandoned_pch_dirs(*cache_dir);
+        if (auto made = made_from(*cache_dir / name)) return PchDir(std::move(*made));
+    }
+    // Not swept: other users' directories live there too.
+    std::error_code ec;
+    auto tmp = std::filesystem::temp_directory_path(ec);
+    if (ec) return std::nullopt;
+    if (auto made = made_from(tmp / ("xcuda-" + name))) return PchDir(std::move(*made));
+    return std::nullopt;
+}
+
+PchDir::PchDir(PchDir&& other) noexcept : path_(std::exchange(other.path_, {})) {}
+
+PchDir& PchDir::operator=(PchDir&& other) noexcept {
+    if (this != &other) {
+        PchDir gone(std::move(*this));
+        path_ = std::exchange(other.path_, {});
+    }
+    return *this;
+}
+
+PchDir::~PchDir() {
+    if (path_.empty()) return;
+    std::error_code ec;  // a destructor cannot report it; the next process's sweep retries
+    std::filesystem::remove_all(path_, ec);
+}
+
+}  // namespace xcuda::compile
