@@ -162,14 +162,21 @@ def interrupt_when_printed(km, kc, msg_id, text):
             return
 
 
-def test_interrupt_while_ipython_stores_the_input_waits_for_the_cells_code(fresh_kernel):
-    km, kc = fresh_kernel
-    slow_history_step(kc, "store_inputs")
-    code = "import time; time.sleep(30)"
+def interrupt_during_history_step(kernel, step, code):
+    """Runs code with IPython's history `step` slowed, interrupts the kernel while the step
+    runs; returns the cell's reply and its messages."""
+    km, kc = kernel
+    slow_history_step(kc, step)
     msg_id = kc.execute(code)
-    interrupt_when_printed(km, kc, msg_id, "store_inputs begins")
+    interrupt_when_printed(km, kc, msg_id, f"{step} begins")
     reply = shell_reply(kc, msg_id, timeout=10)
-    messages = collect(kc, msg_id)
+    return reply, collect(kc, msg_id)
+
+
+def test_interrupt_while_ipython_stores_the_input_waits_for_the_cells_code(fresh_kernel):
+    code = "import time; time.sleep(30)"
+    reply, messages = interrupt_during_history_step(fresh_kernel, "store_inputs", code)
+    _, kc = fresh_kernel
     # The input was stored whole, then the cell's own code was interrupted.
     assert "store_inputs ends" in stream_text(messages)
     assert reply["content"]["status"] == "error"
@@ -178,13 +185,9 @@ def test_interrupt_while_ipython_stores_the_input_waits_for_the_cells_code(fresh
 
 
 def test_interrupt_after_the_cells_code_ended_is_dropped_and_the_count_still_steps(fresh_kernel):
-    km, kc = fresh_kernel
-    slow_history_step(kc, "store_output")
     code = "finished = True"
-    msg_id = kc.execute(code)
-    interrupt_when_printed(km, kc, msg_id, "store_output begins")
-    reply = shell_reply(kc, msg_id, timeout=10)
-    messages = collect(kc, msg_id)
+    reply, messages = interrupt_during_history_step(fresh_kernel, "store_output", code)
+    _, kc = fresh_kernel
     assert "store_output ends" in stream_text(messages)
     assert reply["content"]["status"] == "ok"
     assert not [m for m in messages if m["msg_type"] == "error"]

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <cstdint>
 #include <string>
 #include <system_error>
@@ -19,13 +20,11 @@ const std::string prefix = "pch-";
 // The process a `pch-<pid>-XXXXXX` name says made it, or 0 for any other name.
 pid_t owner_of(const std::string& name) {
     if (name.rfind(prefix, 0) != 0) return 0;
-    std::size_t end = name.find('-', prefix.size());
-    if (end == std::string::npos || end == prefix.size() || end - prefix.size() > 9) return 0;
+    const char* digits = name.data() + prefix.size();
+    const char* end = name.data() + name.size();
     pid_t pid = 0;
-    for (std::size_t i = prefix.size(); i < end; ++i) {
-        if (name[i] < '0' || name[i] > '9') return 0;
-        pid = pid * 10 + (name[i] - '0');
-    }
+    auto [after, error] = std::from_chars(digits, end, pid);
+    if (error != std::errc() || after == digits || after == end || *after != '-') return 0;
     return pid;
 }
 
