@@ -1,0 +1,96 @@
+#include "shared_race.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace xcuda::cpu {
+namespace {
+
+// An earlier access by `thread` (with its warp's sync count then) is ordered before `now` when
+// both are in one warp and a __syncwarp of that warp came between them. (A barrier between
+// them shows as a different epoch.)
+bool ordered(std::uint16_t thread, std::uint16_t syncs, const Accessor& now) {
+    return thread / 32 == now.thread / 32 && syncs != static_cast<std::uint16_t>(now.warp_syncs);
+}
+
+}  // namespace
+
+void SharedShadow::resize(std::uint32_t bytes) {
+    const std::size_t words = (bytes + 3) / 4;
+    if (words_.size() < words) words_.resize(words);
+}
+
+bool SharedShadow::read(std::uint32_t offset, unsigned size, const Accessor& who, std::uint32_t epoch,
+                        RaceConflict& conflict) {
+    const auto thread = static_cast<std::uint16_t>(who.thread);
+    const auto syncs = static_cast<std::uint16_t>(who.warp_syncs);
+    bool raced = false;
+    for (std::uint32_t at = offset; at < offset + size;) {
+        Word& w = words_[at / 4];
+        const std::uint32_t first = at % 4, last = std::min<std::uint32_t>(4, first + (offset + size - at));
+        const auto bytes = static_cast<std::uint8_t>(((1u << last) - 1) & ~((1u << first) - 1));
+        at += last - first;
+        if (!raced && w.write_epoch == epoch && (w.write_bytes & bytes) != 0 && w.write_thread != thread &&
+            !ordered(w.write_thread, w.write_syncs, who)) {
+            conflict = {Access::write, w.write_thread, w.write_pc};
+            raced = true;
+        }
+        if (w.read_epoch != epoch) {
+            w.read_epoch = epoch;
+            w.first_reader = {thread, syncs, bytes, who.pc};
+            w.has_second = 0;
+        } else if (w.first_reader.thread == thread) {
+            w.first_reader.syncs = syncs;
+            w.first_reader.bytes |= bytes;
+        } else {
+            w.second_reader = {thread, syncs, bytes, who.pc};
+            w.has_second = 1;
+        }
+    }
+    return raced;
+}
+
+bool SharedShadow::write(std::uint32_t offset, unsigned size, const Accessor& who, std::uint32_t epoch,
+                         const std::byte* current, const std::byte* value, RaceConflict& conflict) {
+    // Storing what is already there changes nothing another thread could see: no race with the
+    // accesses before it. It is still a write that later reads must be ordered after.
+    const bool same = std::memcmp(current, value, size) == 0;
+    const auto thread = static_cast<std::uint16_t>(who.thread);
+    const auto syncs = static_cast<std::uint16_t>(who.warp_syncs);
+    bool raced = false;
+    auto conflicts_with = [&](const Reader& r, std::uint8_t bytes) {
+        return (r.bytes & bytes) != 0 && r.thread != thread && !ordered(r.thread, r.syncs, who);
+    };
+    for (std::uint32_t at = offset; at < offset + size;) {
+        Word& w = words_[at / 4];
+        const std::uint32_t first = at % 4, last = std::min<std::uint32_t>(4, first + (offset + size - at));
+        const auto bytes = static_cast<std::uint8_t>(((1u << last) - 1) & ~((1u << first) - 1));
+        at += last - first;
+        if (!same && !raced && w.write_epoch == epoch && (w.write_bytes & bytes) != 0 && w.write_thread != thread &&
+            !ordered(w.write_thread, w.write_syncs, who)) {
+            conflict = {Access::write, w.write_thread, w.write_pc};
+            raced = true;
+        }
+        if (!same && !raced && w.read_epoch == epoch) {
+            if (conflicts_with(w.first_reader, bytes)) {
+                conflict = {Access::read, w.first_reader.thread, w.first_reader.pc};
+                raced = true;
+            } else if (w.has_second && conflicts_with(w.second_reader, bytes)) {
+                conflict = {Access::read, w.second_reader.thread, w.second_reader.pc};
+                raced = true;
+            }
+        }
+        if (w.write_epoch == epoch && w.write_thread == thread) {
+            w.write_bytes |= bytes;
+        } else {
+            w.write_bytes = bytes;
+        }
+        w.write_epoch = epoch;
+        w.write_thread = thread;
+        w.write_syncs = syncs;
+        w.write_pc = who.pc;
+    }
+    return raced;
+}
+
+}  // namespace xcuda::cpu

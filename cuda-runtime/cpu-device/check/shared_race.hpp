@@ -1,0 +1,63 @@
+// The race check of a CTA's shared memory. Each 4-byte word has a shadow: its last writer and its
+// readers in the current barrier interval ("epoch"). Two accesses by different threads, at least
+// one a write, in the same epoch and not ordered by a __syncwarp of their warp, race. Atomics do
+// not take part; a write of the value already there races with nothing before it (threads
+// storing the same flag), though reads after it must still be ordered after it. Epochs are numbers unique to a worker, so a shadow is reused from CTA to CTA without
+// clearing it.
+#pragma once
+
+#include <xcuda/cpu/finding.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace xcuda::cpu {
+
+// Who accessed: the thread's index in the CTA, its warp's __syncwarp count, the instruction.
+struct Accessor {
+    std::uint32_t thread = 0;
+    std::uint32_t warp_syncs = 0;
+    std::uint32_t pc = 0;
+};
+
+struct RaceConflict {
+    Access other_access = Access::none;
+    std::uint32_t other_thread = 0;
+    std::uint32_t other_pc = 0;
+};
+
+class SharedShadow {
+public:
+    // Makes room for a window of `bytes` (keeping what is known: epochs tell old from new).
+    void resize(std::uint32_t bytes);
+
+    // Records a read (write) of [offset, offset + size) by `who` in `epoch`; returns true and
+    // fills `conflict` when it races with an earlier access. `current` is the memory before the
+    // write and `value` what is written (same-value writes are not races).
+    bool read(std::uint32_t offset, unsigned size, const Accessor& who, std::uint32_t epoch, RaceConflict& conflict);
+    bool write(std::uint32_t offset, unsigned size, const Accessor& who, std::uint32_t epoch,
+               const std::byte* current, const std::byte* value, RaceConflict& conflict);
+
+private:
+    struct Reader {
+        std::uint16_t thread = 0;
+        std::uint16_t syncs = 0;
+        std::uint8_t bytes = 0;  // which bytes of the word it read
+        std::uint32_t pc = 0;
+    };
+    // Per 4-byte word: the last writer, and the first reader of the epoch and a later, different one.
+    struct Word {
+        std::uint32_t write_epoch = 0;
+        std::uint32_t write_pc = 0;
+        std::uint16_t write_thread = 0;
+        std::uint16_t write_syncs = 0;
+        std::uint8_t write_bytes = 0;
+        std::uint8_t has_second = 0;
+        std::uint32_t read_epoch = 0;
+        Reader first_reader, second_reader;
+    };
+    std::vector<Word> words_;
+};
+
+}  // namespace xcuda::cpu

@@ -1,0 +1,188 @@
+// run_launch: one kernel launch, from its parameters to its last block, device printf and the
+// line profile.
+#include "device_heap.hpp"
+#include "scheduler.hpp"
+#include "worker_pool.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+
+namespace xcuda::cpu {
+namespace {
+
+std::uint32_t align16(std::uint64_t v) { return static_cast<std::uint32_t>((v + 15u) & ~std::uint64_t{15u}); }
+
+// Local memory per thread: the kernel's own, plus room for every other function's once (a call
+// chain without recursion), plus headroom for recursion; a call beyond it is a stack overflow.
+std::uint32_t local_stride(const Program& p, const KernelInfo& k) {
+    std::uint64_t bytes = align16(p.functions[static_cast<std::size_t>(k.entry_index)].local_bytes);
+    bool calls = false;
+    for (std::size_t i = 0; i < p.functions.size(); ++i) {
+        if (static_cast<int>(i) == k.entry_index || p.functions[i].is_entry || p.functions[i].is_extern) continue;
+        bytes += align16(p.functions[i].local_bytes);
+        calls = true;
+    }
+    if (calls) bytes += 8192;
+    return std::max<std::uint32_t>(16, align16(bytes));
+}
+
+void write_all(int fd, const std::string& text) {
+    const char* p = text.data();
+    std::size_t left = text.size();
+    while (left > 0) {
+        const ssize_t n = ::write(fd, p, left);
+        if (n <= 0) return;  // nowhere to report a failing stdout to
+        p += n;
+        left -= static_cast<std::size_t>(n);
+    }
+}
+
+// The CTAs of unit `u`, by linear block index: one CTA; the CTAs of one cluster in rank order; or
+// (cooperative) the whole grid.
+std::vector<std::uint64_t> unit_blocks(const LaunchSpec& s, std::uint64_t u) {
+    const std::uint64_t per_cluster = s.cluster.count();
+    if (s.cooperative) {
+        std::vector<std::uint64_t> all(s.grid.count());
+        for (std::uint64_t i = 0; i < all.size(); ++i) all[i] = i;
+        return all;
+    }
+    if (per_cluster <= 1) return {u};
+    const Dim3 clusters{s.grid.x / s.cluster.x, s.grid.y / s.cluster.y, s.grid.z / s.cluster.z};
+    const std::uint64_t cx = u % clusters.x, cy = (u / clusters.x) % clusters.y, cz = u / (std::uint64_t{clusters.x} * clusters.y);
+    std::vector<std::uint64_t> blocks;
+    for (std::uint64_t r = 0; r < per_cluster; ++r) {
+        const std::uint64_t rx = r % s.cluster.x, ry = (r / s.cluster.x) % s.cluster.y,
+                            rz = r / (std::uint64_t{s.cluster.x} * s.cluster.y);
+        const std::uint64_t x = cx * s.cluster.x + rx, y = cy * s.cluster.y + ry, z = cz * s.cluster.z + rz;
+        blocks.push_back(x + s.grid.x * (y + std::uint64_t{s.grid.y} * z));
+    }
+    return blocks;
+}
+
+std::shared_ptr<LineProfile> build_profile(const LaunchState& L) {
+    auto profile = std::make_shared<LineProfile>();
+    profile->kernel = L.kernel->name;
+    const Program& p = *L.program;
+    Exec x;
+    x.program = &p;
+    x.code = p.code.data();
+    for (std::size_t pc = 0; pc < L.counts.size(); ++pc) {
+        const InstructionCounts& c = L.counts[pc];
+        if (c.executed == 0) continue;
+        const Site& site = p.sites[p.code[pc].site];
+        LineProfile::Row row;
+        row.function = p.functions[site.function].name;
+        row.where = x.location_of(site.loc);
+        row.instruction = site.opcode;
+        row.counts = c;
+        profile->rows.push_back(std::move(row));
+    }
+    return profile;
+}
+
+}  // namespace
+
+LaunchOutcome run_launch(const LaunchSpec& spec, const RunOptions& options, const std::atomic<bool>& cancel) {
+    LaunchState L;
+    L.program = &spec.module->program();
+    L.kernel = spec.kernel;
+    L.spec = &spec;
+    L.options = options;
+    L.cancel = &cancel;
+    const Program& p = *L.program;
+
+    // The parameter buffer: host memory aligned as a GPU's constant bank would be.
+    std::vector<std::byte> params(std::max<std::size_t>(spec.kernel->param_bytes, 1) + 16);
+    std::byte* params_base = params.data() + ((16 - reinterpret_cast<std::uintptr_t>(params.data()) % 16) % 16);
+    std::memcpy(params_base, spec.params.data(), std::min(spec.params.size(), spec.kernel->param_bytes));
+    L.params_address = reinterpret_cast<std::uint64_t>(params_base);
+
+    if (spec.cooperative) {  // cooperative_groups' grid barrier: { unsigned size; unsigned barrier; }
+        L.grid_workspace = spec.memory->allocate(16, Allocation::Kind::workspace, "cooperative grid workspace");
+        if (L.grid_workspace == 0) {
+            LaunchOutcome out;
+            out.status = CUDA_ERROR_OUT_OF_MEMORY;
+            return out;
+        }
+        const std::uint32_t size = 8;
+        std::memcpy(reinterpret_cast<void*>(L.grid_workspace), &size, 4);
+    }
+    if (p.uses_device_heap && !DeviceHeap::instance().ensure(*spec.memory)) {
+        LaunchOutcome out;
+        out.status = CUDA_ERROR_OUT_OF_MEMORY;
+        return out;
+    }
+    L.table = spec.memory->table();
+    L.threads_per_cta = static_cast<std::uint32_t>(spec.block.count());
+    L.warps_per_cta = (L.threads_per_cta + 31) / 32;
+    L.dynamic_shared_offset = align16(p.static_shared_bytes);
+    L.shared_window_bytes = std::max<std::uint32_t>(p.static_shared_bytes, L.dynamic_shared_offset + spec.dynamic_shared_bytes);
+    L.local_stride = local_stride(p, *spec.kernel);
+    if (options.profile) L.counts.assign(p.code.size(), InstructionCounts{});
+
+    const std::uint64_t units = spec.cooperative ? 1 : spec.grid.count() / std::max<std::uint64_t>(1, spec.cluster.count());
+    const unsigned wanted = options.deterministic ? 1 : (options.workers != 0 ? options.workers : WorkerPool::cores());
+    const auto workers = static_cast<unsigned>(std::min<std::uint64_t>(wanted, std::max<std::uint64_t>(units, 1)));
+    std::atomic<std::uint64_t> next{0};
+    const std::function<void(unsigned)> job = [&](unsigned worker) {
+        thread_local WorkerState ws;
+        Exec x;
+        x.launch = &L;
+        x.program = &p;
+        x.code = p.code.data();
+        x.checks = options.checks;
+        x.worker = worker;
+        std::vector<InstructionCounts> counts;
+        if (options.profile) {
+            counts.assign(p.code.size(), InstructionCounts{});
+            x.counts = counts.data();
+        }
+        for (;;) {
+            if (L.stop.load(std::memory_order_relaxed) || cancel.load(std::memory_order_relaxed)) break;
+            const std::uint64_t u = next.fetch_add(1);
+            if (u >= units) break;
+            if (x.checks) {
+                x.ok_begin = ~std::uint64_t{0};  // nothing known to be live yet
+                x.ok_end = 0;
+            } else {
+                x.ok_begin = spec.memory->arena_begin();
+                x.ok_end = spec.memory->arena_end();
+            }
+            run_unit(x, ws, unit_blocks(spec, u));
+            if (x.faulted) break;
+        }
+        if (options.profile) {
+            std::lock_guard<std::mutex> lock(L.profile_mutex);
+            for (std::size_t i = 0; i < counts.size(); ++i) {
+                InstructionCounts& t = L.counts[i];
+                const InstructionCounts& c = counts[i];
+                t.executed += c.executed;
+                t.lanes += c.lanes;
+                t.divergent += c.divergent;
+                t.requests += c.requests;
+                t.sectors += c.sectors;
+                t.bank_conflicts += c.bank_conflicts;
+            }
+        }
+    };
+    WorkerPool::instance().run(workers, job);
+
+    if (L.grid_workspace != 0) spec.memory->free(L.grid_workspace);
+    if (!L.printf_output.empty()) write_all(1, L.printf_output);
+    if (L.printf_dropped > 0) {
+        write_all(2, "xcuda CPU device: " + std::to_string(L.printf_dropped) +
+                         " bytes of device printf output were dropped: the printf buffer (CU_LIMIT_PRINTF_FIFO_SIZE, " +
+                         std::to_string(options.printf_fifo_bytes) + " bytes) was full\n");
+    }
+    LaunchOutcome out;
+    out.status = L.status;
+    out.failure = L.failure;
+    out.cancelled = L.status == CUDA_SUCCESS && cancel.load();
+    if (options.profile) out.profile = build_profile(L);
+    return out;
+}
+
+}  // namespace xcuda::cpu

@@ -1,0 +1,51 @@
+// Turning a lane's address in a state space into a host pointer, checked. Every access of an
+// emulated kernel comes through here: an address that fails its check is never dereferenced;
+// the finding is recorded and the caller stops the instruction.
+#pragma once
+
+#include "exec_context.hpp"
+
+#include <cstddef>
+#include <cstdint>
+
+namespace xcuda::cpu {
+
+// Slow paths (memory_access.cpp): the allocation lookup, and the findings.
+std::byte* global_address_slow(Exec& x, std::uint64_t address, unsigned size, unsigned lane, Access access,
+                               MemorySpace space);
+
+// A global (or const, or generic-resolved-to-global) access: the host pointer, or nullptr after a
+// finding. The fast path is the allocation the last access hit.
+inline std::byte* global_address(Exec& x, std::uint64_t address, unsigned size, unsigned lane, Access access,
+                                 MemorySpace space = MemorySpace::global) {
+    if (address >= x.ok_begin && address <= x.ok_end - size && (!x.checks || (address & (size - 1)) == 0)) {
+        return reinterpret_cast<std::byte*>(address);
+    }
+    return global_address_slow(x, address, size, lane, access, space);
+}
+
+// A shared-window access (an offset; with clusters, (rank + 1) << 24 | offset names another CTA's
+// window). Reads are race-checked here; writes by shared_store, which needs the value.
+std::byte* shared_address(Exec& x, std::uint64_t offset, unsigned size, unsigned lane, Access access);
+// Writes `size` bytes of `value` to the shared window at `offset`, checked; false after a finding.
+bool shared_store(Exec& x, std::uint64_t offset, unsigned size, unsigned lane, const std::byte* value);
+
+// A local-window access (an offset in the lane's own local memory).
+std::byte* local_address(Exec& x, std::uint64_t offset, unsigned size, unsigned lane, Access access);
+
+// A generic address: the CTA's shared window, the lane's local window, else global memory.
+// Writes go through generic_store (shared writes need the value for the race check).
+std::byte* generic_address(Exec& x, std::uint64_t address, unsigned size, unsigned lane, Access access);
+bool generic_store(Exec& x, std::uint64_t address, unsigned size, unsigned lane, const std::byte* value);
+
+// The kernel's parameter buffer (uniform), by offset.
+std::byte* kernel_param_address(Exec& x, std::uint64_t offset, unsigned size, unsigned lane, Access access);
+
+// Which space a generic address falls in for this lane (for isspacep and cvta.to).
+MemorySpace generic_space(const Exec& x, std::uint64_t address, unsigned lane);
+
+// The generic address of shared offset 0 of the current CTA, and of lane's local offset 0.
+std::uint64_t shared_window_base(const Exec& x);
+std::uint64_t local_window_base(const Exec& x, unsigned lane);
+
+}  // namespace xcuda::cpu

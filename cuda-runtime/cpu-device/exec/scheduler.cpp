@@ -1,0 +1,402 @@
+// A launch: its units of work (a CTA, a cluster, or a cooperative grid) shared out to the worker
+// threads; each unit's warps interleaved on its worker, barriers completed, and the waits that
+// can never complete reported.
+#include "scheduler.hpp"
+#include "worker_pool.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <string>
+
+namespace xcuda::cpu {
+
+// --- FramePool ------------------------------------------------------------------------------
+
+std::byte* FramePool::take(std::uint32_t bytes) {
+    for (Free& f : free_) {
+        if (f.bytes == bytes && !f.frames.empty()) {
+            std::byte* p = f.frames.back();
+            f.frames.pop_back();
+            return p;
+        }
+    }
+    // 64-byte aligned: lane arrays are read with vector instructions.
+    owned_.emplace_back(new (std::align_val_t{64}) std::byte[std::max<std::uint32_t>(bytes, 64)]);
+    return owned_.back().get();
+}
+
+void FramePool::give(std::byte* frame, std::uint32_t bytes) {
+    for (Free& f : free_) {
+        if (f.bytes == bytes) {
+            f.frames.push_back(frame);
+            return;
+        }
+    }
+    free_.push_back({bytes, {frame}});
+}
+
+namespace {
+
+using U32 = std::uint32_t;
+
+// A warp's instructions before it must let the other warps of its unit run: long enough that
+// a warp usually runs from barrier to barrier in one go, short enough that spinning warps share.
+constexpr std::uint64_t quantum = 1u << 16;
+
+Dim3 block_index(const Dim3& grid, std::uint64_t linear) {
+    return {static_cast<unsigned>(linear % grid.x), static_cast<unsigned>((linear / grid.x) % grid.y),
+            static_cast<unsigned>(linear / (std::uint64_t{grid.x} * grid.y))};
+}
+
+bool has_ready_group(const Warp& w) {
+    for (const Group& g : w.groups) {
+        if (g.state == GroupState::ready) return true;
+    }
+    return false;
+}
+
+std::string lanes_text(const Warp& w, U32 lanes) {
+    // "threads 32-47" / "thread 35" (linear thread indices in the block)
+    std::string s;
+    unsigned l = 0;
+    while (l < 32) {
+        if (!((lanes >> l) & 1u)) {
+            ++l;
+            continue;
+        }
+        unsigned e = l;
+        while (e + 1 < 32 && ((lanes >> (e + 1)) & 1u)) ++e;
+        if (!s.empty()) s += ", ";
+        s += std::to_string(w.first_thread + l);
+        if (e > l) s += "-" + std::to_string(w.first_thread + e);
+        l = e + 1;
+    }
+    return s;
+}
+
+std::string line_of(const Exec& x, std::uint32_t pc) {
+    const SourceLocation at = x.location_of(x.program->sites[x.code[pc].site].loc);
+    return at.file.empty() ? "PTX instruction `" + x.program->sites[x.code[pc].site].text + "`" : at.str();
+}
+
+U32 barrier_value(const Exec& x, const Warp& w, const Group& g, std::uint32_t reg, U32 fixed) {
+    if (reg == no_guard) return fixed;
+    U32 v;
+    std::memcpy(&v, w.frames[g.frame].regs + reg + 4 * first_lane(g.mask), 4);
+    (void)x;
+    return v;
+}
+
+// Every warp of the unit waits. Completes the CTA barriers that every expected thread reached;
+// false when none can complete (then a finding says why).
+bool complete_barriers(Exec& x, WorkerState& ws, std::vector<Cta>& ctas) {
+    bool progress = false;
+    for (Cta& cta : ctas) {
+        x.cta = &cta;
+        // Per barrier id: the threads waiting and where.
+        struct Waiting {
+            U32 threads = 0;
+            std::uint32_t expected = 0;
+            std::vector<std::pair<Warp*, std::size_t>> groups;  // warp, group index
+        };
+        std::map<U32, Waiting> waiting;
+        for (std::uint32_t wi : cta.warps) {
+            Warp& w = ws.warps[wi];
+            if (w.done()) continue;
+            for (std::size_t gi = 0; gi < w.groups.size(); ++gi) {
+                const Group& g = w.groups[gi];
+                if (g.state != GroupState::at_barrier) continue;
+                const BarrierSite& b = x.program->barriers[static_cast<std::size_t>(x.code[g.pc].imm)];
+                const U32 id = barrier_value(x, w, g, b.id_reg, b.id) & 15u;
+                const U32 count = barrier_value(x, w, g, b.count_reg, b.count);
+                Waiting& wt = waiting[id];
+                wt.threads += static_cast<U32>(__builtin_popcount(g.mask));
+                wt.expected = count != 0 ? count : cta.live_threads;
+                wt.groups.push_back({&w, gi});
+            }
+        }
+        for (auto& [id, wt] : waiting) {
+            BarrierState& state = cta.barriers[id];
+            if (wt.threads + state.arrived < wt.expected) continue;
+            // Every thread expected is here. All at one barrier instruction?
+            const std::uint32_t pc0 = wt.groups.front().first->groups[wt.groups.front().second].pc;
+            for (const auto& [w, gi] : wt.groups) {
+                const Group& g = w->groups[gi];
+                if (g.pc != pc0) {
+                    x.warp = w;
+                    Finding f;
+                    f.kind = FindingKind::divergent_barrier;
+                    f.detail = "threads of block " + cta.ctaid.str() + " wait at different barriers: " +
+                               lanes_text(*wt.groups.front().first, wt.groups.front().first->groups[wt.groups.front().second].mask) +
+                               " at " + line_of(x, pc0) + ", " + lanes_text(*w, g.mask) + " at " + line_of(x, g.pc);
+                    x.pc = g.pc;
+                    x.fail(std::move(f), first_lane(g.mask), 1, CUDA_ERROR_LAUNCH_FAILED);
+                    return false;
+                }
+            }
+            const BarrierSite& b = x.program->barriers[static_cast<std::size_t>(x.code[pc0].imm)];
+            if (b.aligned) {
+                // Lanes of a warp that were live when it arrived and still are, but wait elsewhere:
+                // bar.sync needs a warp's lanes to execute it together. (Lanes that exited meanwhile
+                // are not waited for, as on a GPU: `if (i >= n) return;` before a barrier works.)
+                for (const auto& [w, gi] : wt.groups) {
+                    const Group& g = w->groups[gi];
+                    const U32 absent = g.wait_mask & ~g.mask & w->live;
+                    if (absent == 0) continue;
+                    x.warp = w;
+                    x.pc = g.pc;
+                    Finding f;
+                    f.kind = FindingKind::divergent_barrier;
+                    f.detail = "threads " + lanes_text(*w, absent) + " of block " + cta.ctaid.str() +
+                               " did not reach the barrier at " + line_of(x, g.pc) + " that threads " +
+                               lanes_text(*w, g.mask) + " of their warp wait at";
+                    x.fail(std::move(f), first_lane(g.mask), 1, CUDA_ERROR_LAUNCH_FAILED);
+                    return false;
+                }
+            }
+            if (b.kind != BarrierSite::Kind::sync) {  // bar.red: the reduction over every waiting thread
+                U32 popc = 0;
+                bool all = true, any = false;
+                for (const auto& [w, gi] : wt.groups) {
+                    const Group& g = w->groups[gi];
+                    U32 p;
+                    std::memcpy(&p, w->frames[g.frame].regs + b.predicate, 4);
+                    if (b.predicate_negated) p = ~p;
+                    p &= g.mask;
+                    popc += static_cast<U32>(__builtin_popcount(p));
+                    all = all && p == g.mask;
+                    any = any || p != 0;
+                }
+                for (const auto& [w, gi] : wt.groups) {
+                    const Group& g = w->groups[gi];
+                    std::byte* regs = w->frames[g.frame].regs;
+                    if (b.kind == BarrierSite::Kind::red_popc) {
+                        for_lanes(g.mask, [&](unsigned l) { std::memcpy(regs + b.result + 4 * l, &popc, 4); });
+                    } else {
+                        const bool v = b.kind == BarrierSite::Kind::red_and ? all : any;
+                        U32 m;
+                        std::memcpy(&m, regs + b.result, 4);
+                        m = (m & ~g.mask) | (v ? g.mask : 0u);
+                        std::memcpy(regs + b.result, &m, 4);
+                    }
+                }
+            }
+            for (const auto& [w, gi] : wt.groups) {
+                Group& g = w->groups[gi];
+                g.state = GroupState::ready;
+                g.pc += 1;
+            }
+            state.arrived = 0;
+            cta.epoch = ++ws.epochs;  // accesses on either side of a barrier are ordered
+            progress = true;
+        }
+    }
+    return progress;
+}
+
+// Cluster barriers (barrier.cluster.arrive/wait): a wait completes when every thread of every CTA
+// of the cluster has arrived. Arrive and wait are one step here: a thread arrives when it waits.
+bool complete_cluster_barriers(Exec& x, WorkerState& ws, std::vector<Cta>& ctas) {
+    const std::uint64_t per_cluster = x.launch->spec->cluster.count();
+    bool progress = false;
+    for (std::size_t first = 0; first < ctas.size(); first += per_cluster) {
+        U32 waiting = 0, live = 0;
+        bool any = false;
+        for (std::size_t c = first; c < first + per_cluster && c < ctas.size(); ++c) {
+            live += ctas[c].live_threads;
+            for (std::uint32_t wi : ctas[c].warps) {
+                for (const Group& g : ws.warps[wi].groups) {
+                    if (g.state == GroupState::at_cluster_barrier) {
+                        waiting += static_cast<U32>(__builtin_popcount(g.mask));
+                        any = true;
+                    }
+                }
+            }
+        }
+        if (!any || waiting < live) continue;
+        for (std::size_t c = first; c < first + per_cluster && c < ctas.size(); ++c) {
+            for (std::uint32_t wi : ctas[c].warps) {
+                for (Group& g : ws.warps[wi].groups) {
+                    if (g.state == GroupState::at_cluster_barrier) {
+                        g.state = GroupState::ready;
+                        g.pc += 1;
+                    }
+                }
+            }
+            ctas[c].epoch = ++ws.epochs;
+        }
+        progress = true;
+    }
+    return progress;
+}
+
+// Nothing can run and no barrier can complete: say what each waiting warp waits for.
+void report_stuck(Exec& x, WorkerState& ws, std::vector<Cta>& ctas) {
+    for (Cta& cta : ctas) {
+        x.cta = &cta;
+        for (std::uint32_t wi : cta.warps) {
+            Warp& w = ws.warps[wi];
+            if (w.done()) continue;
+            x.warp = &w;
+            for (const Group& g : w.groups) {
+                Finding f;
+                x.pc = g.pc;
+                switch (g.state) {
+                    case GroupState::at_collective:
+                    case GroupState::at_warp_sync: {
+                        const U32 missing = g.wait_mask & ~g.mask;
+                        std::string where;
+                        for (const Group& o : w.groups) {
+                            if (&o == &g || (o.mask & missing) == 0) continue;
+                            where += (where.empty() ? "" : "; ") + lanes_text(w, o.mask & missing) + " wait at " +
+                                     line_of(x, o.pc);
+                        }
+                        f.kind = FindingKind::collective_absent_lanes;
+                        f.detail = std::string(g.state == GroupState::at_warp_sync ? "__syncwarp" : "a warp collective") +
+                                   " with mask 0x" + [&] {
+                                       char b[16];
+                                       std::snprintf(b, sizeof b, "%08x", g.wait_mask);
+                                       return std::string(b);
+                                   }() + " waits for threads " + lanes_text(w, missing) + " of block " +
+                                   cta.ctaid.str() + ", which never arrive" + (where.empty() ? "" : " (" + where + ")");
+                        x.fail(std::move(f), first_lane(g.mask), 1, CUDA_ERROR_LAUNCH_FAILED);
+                        return;
+                    }
+                    case GroupState::at_barrier: {
+                        const U32 elsewhere = w.live & ~g.mask;
+                        f.kind = FindingKind::divergent_barrier;
+                        if (elsewhere != 0) {
+                            std::string where;
+                            for (const Group& o : w.groups) {
+                                if (&o != &g) where += (where.empty() ? "" : "; ") + lanes_text(w, o.mask) + " at " + line_of(x, o.pc);
+                            }
+                            f.detail = "threads " + lanes_text(w, g.mask) + " of block " + cta.ctaid.str() +
+                                       " wait at the barrier at " + line_of(x, g.pc) + " while threads of their warp are elsewhere (" +
+                                       where + ")";
+                        } else {
+                            f.detail = "threads " + lanes_text(w, g.mask) + " of block " + cta.ctaid.str() +
+                                       " wait at the barrier at " + line_of(x, g.pc) + ", which the block's other " +
+                                       std::to_string(cta.live_threads - static_cast<U32>(__builtin_popcount(g.mask))) +
+                                       " live threads never reach";
+                        }
+                        x.fail(std::move(f), first_lane(g.mask), 1, CUDA_ERROR_LAUNCH_FAILED);
+                        return;
+                    }
+                    case GroupState::at_cluster_barrier:
+                        f.kind = FindingKind::divergent_barrier;
+                        f.detail = "threads wait at the cluster barrier at " + line_of(x, g.pc) +
+                                   ", which other threads of the cluster never reach";
+                        x.fail(std::move(f), first_lane(g.mask), 1, CUDA_ERROR_LAUNCH_FAILED);
+                        return;
+                    case GroupState::ready: break;
+                }
+            }
+        }
+    }
+}
+
+void give_back_frames(const Exec& x, WorkerState& ws, Warp& w) {
+    for (Frame& f : w.frames) {
+        if (f.regs != nullptr) ws.frames.give(f.regs, x.program->functions[f.function].frame_bytes);
+        f.regs = nullptr;
+        f.in_use = false;
+    }
+    w.frames.clear();
+    w.groups.clear();
+}
+
+}  // namespace
+
+void run_unit(Exec& x, WorkerState& ws, const std::vector<std::uint64_t>& blocks) {
+    LaunchState& L = *x.launch;
+    const Program& p = *x.program;
+    const FunctionInfo& kernel = p.functions[static_cast<std::size_t>(L.kernel->entry_index)];
+    const std::size_t n = blocks.size();
+    const std::uint32_t wpc = L.warps_per_cta;
+
+    // Buffers for n CTAs, kept from unit to unit.
+    if (ws.shared_bytes < L.shared_window_bytes || ws.shared.size() < n) {
+        const std::size_t bytes = std::max<std::size_t>(L.shared_window_bytes, ws.shared_bytes);
+        ws.shared.clear();
+        for (std::size_t i = 0; i < n; ++i) ws.shared.emplace_back(new (std::align_val_t{64}) std::byte[std::max<std::size_t>(bytes, 64)]);
+        ws.shared_bytes = bytes;
+    }
+    while (ws.shadows.size() < n) ws.shadows.push_back(std::make_unique<SharedShadow>());
+    const std::size_t local_needed = n * wpc * 32 * std::size_t{L.local_stride};
+    if (ws.local_bytes < local_needed) {
+        ws.local.reset(new (std::align_val_t{64}) std::byte[std::max<std::size_t>(local_needed, 64)]);
+        ws.local_bytes = local_needed;
+    }
+    ws.ctas.assign(n, Cta{});
+    ws.warps.resize(n * wpc);
+    const std::uint64_t cluster = L.spec->cluster.count();
+    for (std::size_t c = 0; c < n; ++c) {
+        Cta& cta = ws.ctas[c];
+        cta.ctaid = block_index(L.spec->grid, blocks[c]);
+        cta.cluster_rank = static_cast<std::uint32_t>(c % cluster);
+        cta.shared = ws.shared[c].get();
+        cta.live_threads = L.threads_per_cta;
+        cta.epoch = ++ws.epochs;
+        if (x.checks) {
+            ws.shadows[c]->resize(L.shared_window_bytes);
+            cta.shadow = ws.shadows[c].get();
+        }
+        for (std::uint32_t wi = 0; wi < wpc; ++wi) {
+            const std::size_t index = c * wpc + wi;
+            Warp& w = ws.warps[index];
+            w.index = wi;
+            w.cta = static_cast<std::uint32_t>(c);
+            w.first_thread = wi * 32;
+            const std::uint32_t lanes = std::min<std::uint32_t>(32, L.threads_per_cta - wi * 32);
+            w.exists = lanes == 32 ? 0xFFFFFFFFu : ((1u << lanes) - 1);
+            w.live = w.exists;
+            w.warp_syncs = 0;
+            w.polled = false;
+            w.local_stride = L.local_stride;
+            w.local = ws.local.get() + index * 32 * std::size_t{L.local_stride};
+            w.frames.clear();
+            w.frames.emplace_back();
+            Frame& f = w.frames[0];
+            f.function = static_cast<std::uint32_t>(L.kernel->entry_index);
+            f.regs = ws.frames.take(kernel.frame_bytes);
+            std::memcpy(f.regs, kernel.frame_image.data(), kernel.frame_bytes);
+            f.local_base = 0;
+            f.caller = -1;
+            f.lanes = lanes;
+            f.in_use = true;
+            w.groups.assign(1, Group{kernel.entry_pc, w.exists, 0, GroupState::ready, 0});
+            cta.warps.push_back(static_cast<std::uint32_t>(index));
+        }
+    }
+    x.ctas = &ws.ctas;
+
+    for (;;) {
+        bool ran = false, all_done = true;
+        for (Warp& w : ws.warps) {
+            if (w.done()) continue;
+            all_done = false;
+            if (!has_ready_group(w)) continue;
+            x.cta = &ws.ctas[w.cta];
+            const WarpStop stop = run_warp(x, ws, w, quantum);
+            ran = true;
+            if (stop == WarpStop::failed) break;
+            if (L.stop.load(std::memory_order_relaxed) || L.cancel->load(std::memory_order_relaxed)) break;
+        }
+        if (all_done || x.faulted || L.stop.load(std::memory_order_relaxed) ||
+            L.cancel->load(std::memory_order_relaxed)) {
+            break;
+        }
+        if (!ran && !complete_barriers(x, ws, ws.ctas) && !x.faulted &&
+            !complete_cluster_barriers(x, ws, ws.ctas)) {
+            report_stuck(x, ws, ws.ctas);
+            break;
+        }
+        if (x.faulted) break;
+    }
+    for (Warp& w : ws.warps) give_back_frames(x, ws, w);
+}
+
+}  // namespace xcuda::cpu

@@ -1,0 +1,64 @@
+// Running a group of CTAs on one worker thread: their warps interleaved, barriers, and what is
+// found when they cannot all go on. Internal to the engine.
+#pragma once
+
+#include "exec_context.hpp"
+#include "../check/shared_race.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace xcuda::cpu {
+
+// Register frames of one function size, reused across CTAs and launches on a worker.
+class FramePool {
+public:
+    std::byte* take(std::uint32_t bytes);
+    void give(std::byte* frame, std::uint32_t bytes);
+
+private:
+    struct Free {
+        std::uint32_t bytes;
+        std::vector<std::byte*> frames;
+    };
+    std::vector<Free> free_;
+    std::vector<std::unique_ptr<std::byte[]>> owned_;
+};
+
+// What one worker thread keeps between units and launches.
+struct WorkerState {
+    std::vector<Warp> warps;
+    std::vector<Cta> ctas;
+    std::vector<std::unique_ptr<std::byte[]>> shared;  // one window per CTA slot
+    std::size_t shared_bytes = 0;                       // each window's size
+    std::vector<std::unique_ptr<SharedShadow>> shadows;  // one per CTA slot
+    std::unique_ptr<std::byte[]> local;                 // every warp's local windows
+    std::size_t local_bytes = 0;
+    FramePool frames;
+    std::uint32_t epochs = 0;  // the last race-check epoch handed out
+};
+
+enum class WarpStop : std::uint8_t {
+    waiting,  // every group waits (barrier, __syncwarp, collective)
+    done,     // every lane exited
+    yielded,  // used its quantum, or spins on memory: others should run
+    failed,   // a finding stopped the launch
+};
+
+// Runs warp `w` until it stops (exec_context: x.warp, x.cta set by the caller).
+WarpStop run_warp(Exec& x, WorkerState& worker, Warp& w, std::uint64_t quantum);
+
+// Runs CTAs [first, first + count) of the launch (one CTA, a cluster, or a cooperative grid,
+// given by their linear block indices in launch order) on this worker to their end.
+void run_unit(Exec& x, WorkerState& worker, const std::vector<std::uint64_t>& blocks);
+
+// Device printf / __assertfail / malloc / free calls (device_calls.cpp): the lanes `mask` of the
+// current group make the call; results go to the call site's result slots.
+void run_builtin(Exec& x, const CallSite& call, std::uint32_t mask);
+
+// Takes a group's lanes out of the warp (exit): frames, CTA counts.
+void retire_lanes(Exec& x, Warp& w, std::uint16_t frame, std::uint32_t lanes);
+
+}  // namespace xcuda::cpu

@@ -1,0 +1,89 @@
+// What the CPU device's checks found in a launch, in the terms the device knows: PTX locations,
+// addresses, allocations, kernel parameter indices, shared variables by their PTX names. The
+// magics layer renders it in the cell's terms (source names, cell lines).
+#pragma once
+
+#include <cuda.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace xcuda::cpu {
+
+struct Dim3 {
+    unsigned x = 1, y = 1, z = 1;
+    std::uint64_t count() const noexcept { return std::uint64_t{x} * y * z; }
+    std::string str() const;  // "(x,y,z)"
+};
+
+// A source position from the PTX's .loc (file names resolved through its .file table).
+struct SourceLocation {
+    std::string file;  // "" when the PTX has no line information for this instruction
+    int line = 0, column = 0;
+    // Call sites of inlined functions, innermost first: the first one in the cell's file is the
+    // line a user wrote when the finding happened inside an inlined helper or header function.
+    struct Site {
+        std::string file;
+        int line = 0, column = 0;
+    };
+    std::vector<Site> inlined_at;
+    std::string str() const;  // "cell.cu:4:12" (or "<no line information>")
+};
+
+enum class FindingKind : std::uint8_t {
+    out_of_bounds,            // an address outside every allocation (global), the CTA's shared memory or the thread's local memory
+    misaligned,               // an address not a multiple of the access size
+    use_after_free,           // inside an allocation that was freed
+    shared_race,              // two threads of a CTA, one writing, with no barrier between
+    divergent_barrier,        // threads of a CTA (or a warp, for an aligned barrier) at different barriers, or some never arrive
+    collective_absent_lanes,  // a warp collective (shfl/vote/match/redux/__syncwarp) whose mask names lanes that never arrive
+    assertion,                // device assert() (__assertfail)
+    trap,                     // trap / __trap()
+    unsupported,              // an instruction the CPU device does not run (needs a GPU)
+    invalid_operation,        // e.g. an invalid shfl/barrier operand, a call through a bad function pointer
+};
+
+enum class Access : std::uint8_t { none, read, write, atomic };
+enum class MemorySpace : std::uint8_t { none, global, shared, local, param, constant, generic };
+
+// The memory an address belongs to or lies nearest to.
+struct Region {
+    enum class Kind : std::uint8_t { none, allocation, variable } kind = Kind::none;
+    std::uint64_t base = 0;
+    std::uint64_t size = 0;  // bytes
+    int parameter = -1;      // kernel parameter (0-based) whose pointer value lies in [base, base + size]
+    std::string variable;    // a module variable or shared variable (PTX name, mangled)
+    std::int64_t offset = 0;  // address - base (negative: before the start)
+};
+
+struct Finding {
+    FindingKind kind = FindingKind::trap;
+    Access access = Access::none;
+    MemorySpace space = MemorySpace::none;
+    unsigned size = 0;  // bytes accessed
+    std::uint64_t address = 0;
+    std::string function;  // mangled name of the function executing (kernel or device function)
+    SourceLocation where;
+    std::string instruction;  // the PTX instruction as written ("st.global.f32 [%rd7], %f4")
+    Dim3 thread, block;       // the first thread (of the warp instruction) that did it
+    unsigned lanes = 1;       // lanes of that warp instruction that did the same
+    Region region;
+    // shared_race: the earlier access it conflicts with
+    Access other_access = Access::none;
+    Dim3 other_thread;
+    SourceLocation other_where;
+    std::string detail;  // kind-specific text: the assertion's message, which barrier each group waits at, ...
+};
+
+// A launch that failed: the driver-level code its synchronisation returns and what was found.
+struct Failure {
+    CUresult code = CUDA_ERROR_LAUNCH_FAILED;
+    std::string kernel;  // mangled name of the kernel launched
+    Dim3 grid, block;
+    Finding finding;
+    // One paragraph in the PTX's terms, like compute-sanitizer's reports.
+    std::string report() const;
+};
+
+}  // namespace xcuda::cpu
