@@ -1,0 +1,33 @@
+// The CPU device's own API (cpu_device.hpp): what a real driver has no call for.
+#include "scheduler.hpp"
+#include "settings.hpp"
+
+#include <xcuda/cpu/cpu_device.hpp>
+
+#include "exec/worker_pool.hpp"
+
+namespace xcuda::cpu {
+
+std::shared_ptr<const Failure> take_failure() { return driver::detail::Scheduler::instance().take_failure(); }
+
+void cancel_launches() { driver::detail::Scheduler::instance().cancel_launches(); }
+
+void set_checks(bool on) { driver::detail::settings().checks = on; }
+bool checks() { return driver::detail::settings().checks; }
+
+void set_deterministic(bool on) { driver::detail::settings().deterministic = on; }
+bool deterministic() { return driver::detail::settings().deterministic; }
+
+void set_profiling(bool on) { driver::detail::settings().profiling = on; }
+
+std::vector<std::shared_ptr<const LineProfile>> take_profiles() {
+    driver::detail::Settings& s = driver::detail::settings();
+    std::lock_guard<std::mutex> lock(s.profiles_mutex);
+    std::vector<std::shared_ptr<const LineProfile>> taken;
+    taken.swap(s.profiles);
+    return taken;
+}
+
+unsigned worker_threads() { return deterministic() ? 1u : WorkerPool::cores(); }
+
+}  // namespace xcuda::cpu

@@ -1,0 +1,48 @@
+// A kernel launch as the driver checks it, queues it and runs it: the same object for
+// cuLaunchKernel(Ex), a captured kernel node and each replay of that node by cuGraphLaunch.
+#pragma once
+
+#include "kernel_objects.hpp"
+#include "scheduler.hpp"
+
+#include <xcuda/cpu/finding.hpp>
+
+#include <cuda.h>
+
+#include <atomic>
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+namespace xcuda::cpu::driver::detail {
+
+struct KernelLaunch {
+    std::shared_ptr<Function> function;
+    Dim3 grid, block;
+    Dim3 cluster{1, 1, 1};
+    unsigned shared_bytes = 0;
+    bool cooperative = false;
+    std::vector<std::byte> params;  // packed at the kernel's parameter offsets
+};
+
+// What cuLaunchKernel(Ex) and a kernel node's parameters describe.
+struct LaunchRequest {
+    CUfunction function = nullptr;
+    unsigned grid[3] = {1, 1, 1};
+    unsigned block[3] = {1, 1, 1};
+    unsigned shared_bytes = 0;
+    void** kernel_params = nullptr;
+    void** extra = nullptr;
+    const CUlaunchAttribute* attributes = nullptr;
+    unsigned attribute_count = 0;
+};
+
+// Checks `request` as the real driver does (handles, dimensions, the kernel's limits, shared
+// memory, clusters, cooperative grids that cannot all be resident) and packs its parameters.
+CUresult prepare_launch(const LaunchRequest& request, KernelLaunch& launch);
+
+// Runs `launch` on the engine with the current settings; its profile, when profiling, is kept for
+// take_profiles(). Never throws: an engine that does becomes a failed launch.
+Outcome run_kernel(const KernelLaunch& launch, const std::atomic<bool>& cancel);
+
+}  // namespace xcuda::cpu::driver::detail
