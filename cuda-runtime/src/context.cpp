@@ -19,7 +19,7 @@ std::map<int, PrintfFifo> g_fifo;  // by device ordinal; primary contexts are pe
 void size_printf_fifo(const Device& device, CUcontext ctx) {
     std::lock_guard<std::mutex> lock(g_fifo_mutex);
     if (g_fifo.count(device.ordinal()) != 0) return;
-    const auto& d = detail::driver();
+    const auto& d = device.backend().api;
     PrintfFifo fifo;
     fifo.requested = fifo_request;
     // The limit applies to the current context; the caller's current context is put back after.
@@ -48,16 +48,28 @@ std::size_t printf_fifo_size_requested() noexcept { return fifo_request; }
 
 // When sizing the FIFO throws, ctx_ (constructed) releases the context on the way out.
 PrimaryContext::PrimaryContext(const Device& device) : ctx_(nullptr, detail::PrimaryCtxRelease{device}) {
-    detail::call("cuDevicePrimaryCtxRetain", detail::driver().cuDevicePrimaryCtxRetain, ctx_.put(), device.handle());
-    size_printf_fifo(device, ctx_.get());
+    // Calls on the device's own driver: the thread's current one may be the other.
+    detail::Backend& b = device.backend();
+    detail::Backend& previous = detail::current_backend();
+    detail::make_backend_current(b);
+    try {
+        detail::call("cuDevicePrimaryCtxRetain", b.api.cuDevicePrimaryCtxRetain, ctx_.put(), device.handle());
+        size_printf_fifo(device, ctx_.get());
+    } catch (...) {
+        detail::make_backend_current(previous);
+        throw;
+    }
+    detail::make_backend_current(previous);
 }
 
 void detail::PrimaryCtxRelease::operator()(CUcontext) const noexcept {
-    call_noexcept(&DriverApi::cuDevicePrimaryCtxRelease, device.handle());
+    call_noexcept(&device.backend(), &DriverApi::cuDevicePrimaryCtxRelease, device.handle());
 }
 
 void PrimaryContext::make_current() const {
-    detail::call("cuCtxSetCurrent", detail::driver().cuCtxSetCurrent, ctx_.get());
+    detail::Backend& b = device().backend();
+    detail::make_backend_current(b);
+    detail::call("cuCtxSetCurrent", b.api.cuCtxSetCurrent, ctx_.get());
 }
 
 PrintfFifo PrimaryContext::printf_fifo() const {

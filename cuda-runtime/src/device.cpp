@@ -1,6 +1,7 @@
 #include "driver_api.hpp"
 
 #include <xcuda/rt/device.hpp>
+#include <xcuda/rt/driver.hpp>
 
 #include <map>
 #include <mutex>
@@ -10,18 +11,18 @@ namespace xcuda::rt {
 namespace {
 
 DeviceProperties read_properties(const Device& device) {
-    const auto& d = detail::driver();
+    const auto& d = device.backend().api;
     const CUdevice handle = device.handle();
     DeviceProperties p;
     char name[256] = {};
-    detail::call("cuDeviceGetName", d.cuDeviceGetName, name, static_cast<int>(sizeof(name) - 1), handle);
+    check(d.cuDeviceGetName(name, static_cast<int>(sizeof(name) - 1), handle), "cuDeviceGetName");
     p.name = name;
     auto attr = [&](CUdevice_attribute a) { return device.attribute(a); };
     p.major = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
     p.minor = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
     p.arch = "sm_" + std::to_string(p.major * 10 + p.minor);
     p.sm_count = attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
-    detail::call("cuDeviceTotalMem", d.cuDeviceTotalMem, &p.total_memory, handle);
+    check(d.cuDeviceTotalMem(&p.total_memory, handle), "cuDeviceTotalMem");
     p.clock_khz = attr(CU_DEVICE_ATTRIBUTE_CLOCK_RATE);
     p.memory_clock_khz = attr(CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE);
     p.memory_bus_width_bits = attr(CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
@@ -56,12 +57,17 @@ DeviceProperties read_properties(const Device& device) {
 
 }  // namespace
 
-Device::Device(int ordinal) : ordinal_(ordinal), handle_(0) {
+Device::Device(int ordinal)
+    : ordinal_(ordinal),
+      handle_(0),
+      backend_(ordinal == cpu_device_ordinal ? &detail::cpu_backend() : &detail::gpu_backend()) {
     // Properties never change while the process lives; reading ~30 attributes per Device would
     // put microseconds on every launch path that asks for a limit.
     static std::mutex mutex;
     static std::map<int, std::shared_ptr<const DeviceProperties>> cache;
-    detail::call("cuDeviceGet", detail::driver().cuDeviceGet, &handle_, ordinal);
+    if (!backend_->usable) throw NoDeviceError(backend_->why, backend_->reason);
+    // The CPU device is its driver's device 0.
+    check(backend_->api.cuDeviceGet(&handle_, is_cpu() ? 0 : ordinal), "cuDeviceGet");
     std::lock_guard<std::mutex> lock(mutex);
     auto& slot = cache[ordinal];
     if (!slot) slot = std::make_shared<const DeviceProperties>(read_properties(*this));
@@ -69,19 +75,20 @@ Device::Device(int ordinal) : ordinal_(ordinal), handle_(0) {
 }
 
 Device Device::current() {
+    detail::Backend& b = detail::current_backend();
     const auto& d = detail::driver();
     CUcontext ctx = nullptr;
     detail::call("cuCtxGetCurrent", d.cuCtxGetCurrent, &ctx);
-    if (ctx == nullptr) return Device(0);
+    if (ctx == nullptr) return Device(default_device_ordinal());
     CUdevice dev = 0;
     detail::call("cuCtxGetDevice", d.cuCtxGetDevice, &dev);
     // Ordinals and CUdevice handles coincide for devices obtained through cuDeviceGet.
-    return Device(static_cast<int>(dev));
+    return Device(detail::ordinal_of(b, dev));
 }
 
 int Device::attribute(CUdevice_attribute attribute) const {
     int value = 0;
-    detail::call("cuDeviceGetAttribute", detail::driver().cuDeviceGetAttribute, &value, attribute, handle_);
+    check(backend_->api.cuDeviceGetAttribute(&value, attribute, handle_), "cuDeviceGetAttribute");
     return value;
 }
 

@@ -1,5 +1,7 @@
 #include "driver_api.hpp"
 
+#include <xcuda/cpu/cpu_device.hpp>
+#include <xcuda/rt/device.hpp>
 #include <xcuda/rt/driver.hpp>
 
 #include <dlfcn.h>
@@ -15,16 +17,6 @@ namespace xcuda::rt {
 namespace detail {
 namespace {
 
-struct DriverState {
-    DriverApi api;
-    bool loaded = false;  // every symbol resolved
-    bool usable = false;  // cuInit succeeded and a device exists
-    NoDeviceError::Why why = NoDeviceError::Why::no_driver_library;
-    std::string reason;
-    int version = 0;
-    int devices = 0;
-};
-
 std::string library_name() {
     const char* env = std::getenv("XCUDA_CUDA_DRIVER");
     return (env != nullptr && *env != '\0') ? env : "libcuda.so.1";
@@ -39,7 +31,7 @@ std::string error_text(const DriverApi& api, CUresult code) {
            "): " + (text != nullptr ? text : "unknown error");
 }
 
-void load(DriverState& s) {
+void load_gpu(Backend& s) {
     const std::string lib = library_name();
     // Never dlclose'd: function pointers live as long as the process.
     void* handle = dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -93,53 +85,123 @@ void load(DriverState& s) {
     s.usable = true;
 }
 
-// A function-local static rather than std::call_once: every driver call comes through here, and
-// libstdc++'s call_once sets thread-local state on each call, even once done (seen in perf as a
-// measurable share of a launch). Should load() throw (bad_alloc), the next call tries again.
-DriverState& state() {
-    static DriverState& s = []() -> DriverState& {
-        static DriverState loaded;
-        load(loaded);
-        return loaded;
-    }();
-    return s;
+// The CPU device: its entry points are this library's own, and it always has its one device.
+void load_cpu(Backend& s) {
+    s.cpu = true;
+#define XCUDA_TAKE(fn) s.api.fn = &::xcuda::cpu::driver::fn;
+    XCUDA_DRIVER_FUNCTIONS(XCUDA_TAKE)
+#undef XCUDA_TAKE
+    s.loaded = true;
+    s.api.cuDriverGetVersion(&s.version);
+    if (s.api.cuInit(0) != CUDA_SUCCESS || s.api.cuDeviceGetCount(&s.devices) != CUDA_SUCCESS || s.devices == 0) {
+        s.why = NoDeviceError::Why::driver_init_failed;
+        s.reason = "the CPU device could not start";
+        return;
+    }
+    s.usable = true;
 }
+
+enum class Selection { automatic, cpu, gpu };
+
+// $XCUDA_DEVICE, read once: which device runs when the program does not choose one.
+Selection selection() {
+    static const Selection chosen = [] {
+        const char* env = std::getenv("XCUDA_DEVICE");
+        const std::string v = env != nullptr ? env : "";
+        if (v == "cpu") return Selection::cpu;
+        if (v == "gpu" || v == "none") return Selection::gpu;
+        return Selection::automatic;
+    }();
+    return chosen;
+}
+
+thread_local Backend* t_current = nullptr;
 
 }  // namespace
 
-const DriverApi& driver() {
-    DriverState& s = state();
-    if (!s.usable) {
-        throw NoDeviceError(s.why, s.reason);
+// Function-local statics rather than std::call_once: every driver call comes through here, and
+// libstdc++'s call_once sets thread-local state on each call, even once done (seen in perf as a
+// measurable share of a launch). Never destroyed: objects released at exit still call through them.
+Backend& gpu_backend() noexcept {
+    static Backend& b = []() -> Backend& {
+        static Backend* loaded = new Backend();
+        try {
+            load_gpu(*loaded);
+        } catch (...) {  // only std::bad_alloc from load_gpu's messages
+            loaded->usable = false;
+        }
+        return *loaded;
+    }();
+    return b;
+}
+
+Backend& cpu_backend() noexcept {
+    static Backend& b = []() -> Backend& {
+        static Backend* loaded = new Backend();
+        load_cpu(*loaded);
+        return *loaded;
+    }();
+    return b;
+}
+
+Backend& default_backend() noexcept {
+    switch (selection()) {
+        case Selection::cpu: return cpu_backend();
+        case Selection::gpu: return gpu_backend();
+        case Selection::automatic: break;
     }
-    return s.api;
+    return gpu_backend().usable ? gpu_backend() : cpu_backend();
+}
+
+Backend& current_backend() noexcept { return t_current != nullptr ? *t_current : default_backend(); }
+
+void make_backend_current(Backend& backend) noexcept { t_current = &backend; }
+
+Backend* current_backend_pointer() noexcept { return &current_backend(); }
+
+int ordinal_of(const Backend& backend, CUdevice device) noexcept {
+    return backend.cpu ? cpu_device_ordinal : static_cast<int>(device);
+}
+
+const DriverApi& driver() {
+    Backend& b = current_backend();
+    if (!b.usable) throw NoDeviceError(b.why, b.reason);
+    return b.api;
 }
 
 const DriverApi* driver_if_loaded() noexcept {
-    try {
-        DriverState& s = state();
-        return s.loaded ? &s.api : nullptr;
-    } catch (...) {  // only std::bad_alloc from load()'s messages
-        return nullptr;
-    }
+    Backend& b = current_backend();
+    return b.loaded ? &b.api : nullptr;
 }
 
 }  // namespace detail
 
-bool driver_available() noexcept {
-    try {
-        return detail::state().usable;
-    } catch (...) {
-        return false;
-    }
+bool driver_available() noexcept { return detail::default_backend().usable; }
+
+std::string driver_unavailable_reason() {
+    const detail::Backend& b = detail::default_backend();
+    return b.usable ? std::string() : b.reason;
 }
 
-std::string driver_unavailable_reason() { return detail::state().usable ? std::string() : detail::state().reason; }
+bool gpu_available() noexcept { return detail::gpu_backend().usable; }
+
+std::string gpu_unavailable_reason() {
+    const detail::Backend& b = detail::gpu_backend();
+    return b.usable ? std::string() : b.reason;
+}
+
+bool cpu_device_available() noexcept { return detail::cpu_backend().usable; }
+
+int default_device_ordinal() {
+    detail::Backend& b = detail::default_backend();
+    if (!b.usable) throw NoDeviceError(b.why, b.reason);
+    return b.cpu ? cpu_device_ordinal : 0;
+}
 
 void require_driver() { (void)detail::driver(); }
 
 int driver_version() {
-    const auto& s = detail::state();
+    const detail::Backend& s = detail::gpu_backend();
     if (!s.loaded) {  // a driver without devices still has a version
         throw NoDeviceError(s.why, s.reason);
     }
@@ -147,8 +209,9 @@ int driver_version() {
 }
 
 int device_count() {
-    (void)detail::driver();
-    return detail::state().devices;
+    detail::Backend& s = detail::gpu_backend();
+    if (!s.usable) throw NoDeviceError(s.why, s.reason);
+    return s.devices;
 }
 
 }  // namespace xcuda::rt

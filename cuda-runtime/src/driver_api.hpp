@@ -1,33 +1,19 @@
-// The driver entry points this library uses, resolved from the dlopen'ed libcuda.so.1.
-// Each field is declared through cuda.h's own macro (cuMemAlloc -> cuMemAlloc_v2), so its name
-// and signature are exactly the ABI the header describes; the symbol looked up is the same
-// expanded name.
+// The driver entry points this library uses, resolved from the dlopen'ed libcuda.so.1 or taken
+// from the CPU device. Each field is declared through cuda.h's own macro (cuMemAlloc ->
+// cuMemAlloc_v2), so its name and signature are exactly the ABI the header describes; the symbol
+// looked up is the same expanded name.
 #pragma once
+
+#include "driver_functions.hpp"
 
 #include <xcuda/rt/errors.hpp>
 
 #include <cuda.h>
 
+#include <atomic>
+#include <memory>
+#include <mutex>
 #include <string>
-
-// The table keeps its hand-made layout: clang-format indents each continuation line deeper.
-// clang-format off
-#define XCUDA_DRIVER_FUNCTIONS(X)                                                                  \
-    X(cuGetErrorName) X(cuGetErrorString) X(cuInit) X(cuDriverGetVersion) X(cuDeviceGetCount)      \
-    X(cuDeviceGet) X(cuDeviceGetName) X(cuDeviceGetAttribute) X(cuDeviceTotalMem)                  \
-    X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease) X(cuCtxSetCurrent) X(cuCtxGetCurrent) \
-    X(cuCtxGetDevice) X(cuCtxSynchronize) X(cuCtxSetLimit) X(cuCtxGetLimit) X(cuMemGetInfo)        \
-    X(cuModuleLoadDataEx) X(cuModuleUnload) X(cuModuleGetFunction) X(cuModuleGetGlobal)            \
-    X(cuFuncGetAttribute) X(cuFuncSetAttribute) X(cuOccupancyMaxActiveBlocksPerMultiprocessor)     \
-    X(cuOccupancyMaxPotentialBlockSize) X(cuOccupancyMaxActiveClusters) X(cuMemAlloc) X(cuMemFree) \
-    X(cuMemHostAlloc) X(cuMemFreeHost) X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemcpyDtoD) X(cuMemsetD8) \
-    X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync) X(cuMemcpyDtoDAsync) X(cuMemsetD8Async)              \
-    X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamQuery) X(cuEventCreate) X(cuEventDestroy)       \
-    X(cuEventRecord) X(cuEventQuery) X(cuEventElapsedTime) X(cuLaunchKernel) X(cuLaunchKernelEx)   \
-    X(cuStreamBeginCapture) X(cuStreamEndCapture) X(cuStreamIsCapturing) X(cuStreamGetCaptureInfo)  \
-    X(cuGraphInstantiate) X(cuGraphLaunch) X(cuGraphDestroy) X(cuGraphExecDestroy) X(cuGraphGetNodes) \
-    X(cuGraphNodeGetType) X(cuGraphKernelNodeGetParams) X(cuGraphExecKernelNodeSetParams)
-// clang-format on
 
 namespace xcuda::rt::detail {
 
@@ -37,11 +23,42 @@ struct DriverApi {
 #undef XCUDA_DECLARE
 };
 
-// Loads the driver and calls cuInit once (thread-safe); throws NoDeviceError saying why
-// when the library, a symbol, cuInit or every device is missing.
+// A driver the runtime can use: NVIDIA's libcuda.so.1 (dlopen'ed; $XCUDA_CUDA_DRIVER names
+// another), or the CPU device (cpu-device/, linked in). Each has its table and its own sticky-fault
+// state: a lost GPU context leaves the CPU device usable.
+struct Backend {
+    DriverApi api;
+    bool cpu = false;
+    bool loaded = false;  // every entry point resolved
+    bool usable = false;  // cuInit succeeded and a device exists
+    NoDeviceError::Why why = NoDeviceError::Why::no_driver_library;
+    std::string reason;  // why not usable
+    int version = 0;
+    int devices = 0;
+    // The first sticky fault, thrown again by every later call on this backend.
+    std::atomic<bool> lost{false};
+    std::mutex lost_mutex;
+    std::unique_ptr<ContextLostError> lost_error;
+};
+
+// Loaded (and cuInit'ed) on first use; never throw.
+Backend& gpu_backend() noexcept;
+Backend& cpu_backend() noexcept;
+// The backend that runs when nothing chose one: $XCUDA_DEVICE = auto (the GPU when usable, else the
+// CPU device), cpu, or gpu/none (the GPU only).
+Backend& default_backend() noexcept;
+// The backend of this thread's current context (the last PrimaryContext made current here), else
+// the default. Objects remember the backend they were made with.
+Backend& current_backend() noexcept;
+void make_backend_current(Backend& backend) noexcept;
+
+// The current backend's table; throws NoDeviceError saying why when it is not usable.
 const DriverApi& driver();
-// The same table when it loaded (even with zero devices), else nullptr. Never throws.
+// The current backend's table when it loaded (even with zero devices), else nullptr. Never throws.
 const DriverApi* driver_if_loaded() noexcept;
+
+// The ordinal rt::Device uses for `device` of `backend` (cpu_device_ordinal for the CPU device).
+int ordinal_of(const Backend& backend, CUdevice device) noexcept;
 
 // Remembers the kernel for last_launched_kernel(); cheap when the same kernel launches again.
 void note_launch(CUfunction function, const std::string& name);
@@ -53,14 +70,13 @@ void call(const char* name, F fn, Args... args) {
     check(fn(args...), name);
 }
 
-// For destructors: call the driver's `fn` (&DriverApi::cuMemFree) unless it never loaded or a
+// For destructors: call `backend`'s `fn` (&DriverApi::cuMemFree) unless it never loaded or a
 // sticky fault came first; ignore errors (a destructor has no one to report to, and the fault
 // was already reported).
 template <class F, class... Args>
-void call_noexcept(F DriverApi::*fn, Args... args) noexcept {
-    const DriverApi* d = driver_if_loaded();
-    if (d != nullptr && !context_lost()) {
-        (void)(d->*fn)(args...);
+void call_noexcept(const Backend* backend, F DriverApi::*fn, Args... args) noexcept {
+    if (backend != nullptr && backend->loaded && !backend->lost.load()) {
+        (void)(backend->api.*fn)(args...);
     }
 }
 

@@ -1,6 +1,7 @@
 #include "driver_api.hpp"
 #include "nvrtc_api.hpp"
 
+#include <xcuda/cpu/cpu_device.hpp>
 #include <xcuda/rt/errors.hpp>
 
 #include <atomic>
@@ -47,11 +48,6 @@ const char* message_of(CUresult code) {
     }
     return text != nullptr ? text : "no description from the driver";
 }
-
-// The first sticky fault, kept to be thrown again by every later call.
-std::atomic<bool> g_lost{false};
-std::mutex g_lost_mutex;
-std::unique_ptr<ContextLostError> g_lost_error;
 
 std::atomic<CUfunction> g_last_function{nullptr};
 std::mutex g_last_mutex;
@@ -103,25 +99,35 @@ bool is_sticky(CUresult code) noexcept {
     }
 }
 
+KernelCheckError::KernelCheckError(std::shared_ptr<const cpu::Failure> failure, const std::string& call)
+    : LaunchError(failure->code, call, {}, failure->report()), failure_(std::move(failure)) {}
+
 void check(CUresult result, const char* call, const std::string& detail) {
     if (result == CUDA_SUCCESS) {
         return;
     }
+    detail::Backend& backend = detail::current_backend();
+    if (backend.cpu) {
+        // A launch on the CPU device failed a check (or trapped, asserted): its report, once.
+        if (auto failure = cpu::take_failure()) throw KernelCheckError(std::move(failure), call);
+    }
     if (result == CUDA_ERROR_OUT_OF_MEMORY) {
         throw OutOfMemoryError(result, call, detail);
     }
+    // (The CPU device's own faults are reported above and clear; a sticky code without a report
+    // of its is as sticky as a GPU's.)
     if (is_sticky(result)) {
-        std::lock_guard<std::mutex> lock(g_lost_mutex);
-        if (!g_lost_error) {
+        std::lock_guard<std::mutex> lock(backend.lost_mutex);
+        if (!backend.lost_error) {
             std::string why = detail;
             const std::string kernel = last_launched_kernel();
             if (!kernel.empty())
                 why += (why.empty() ? "" : "; ") + std::string("the last kernel launched was ") + kernel;
             why += (why.empty() ? "" : "; ") + std::string(context_lost_advice);
-            g_lost_error = std::make_unique<ContextLostError>(result, call, why);
-            g_lost.store(true);
+            backend.lost_error = std::make_unique<ContextLostError>(result, call, why);
+            backend.lost.store(true);
         }
-        throw *g_lost_error;
+        throw *backend.lost_error;
     }
     throw DriverError(result, call, detail);
 }
@@ -149,12 +155,13 @@ void note_launch(CUfunction function, const std::string& name) {
 
 }  // namespace detail
 
-bool context_lost() noexcept { return g_lost.load(); }
+bool context_lost() noexcept { return detail::current_backend().lost.load(); }
 
 void throw_if_context_lost() {
-    if (g_lost.load()) {
-        std::lock_guard<std::mutex> lock(g_lost_mutex);
-        throw *g_lost_error;
+    detail::Backend& backend = detail::current_backend();
+    if (backend.lost.load()) {
+        std::lock_guard<std::mutex> lock(backend.lost_mutex);
+        throw *backend.lost_error;
     }
 }
 

@@ -21,10 +21,10 @@ KernelNode describe(CUgraphNode node, const CUDA_KERNEL_NODE_PARAMS& p) {
 }  // namespace
 
 void detail::GraphDestroy::operator()(CUgraph graph) const noexcept {
-    call_noexcept(&DriverApi::cuGraphDestroy, graph);
+    call_noexcept(backend, &DriverApi::cuGraphDestroy, graph);
 }
 void detail::GraphExecDestroy::operator()(CUgraphExec exec) const noexcept {
-    call_noexcept(&DriverApi::cuGraphExecDestroy, exec);
+    call_noexcept(backend, &DriverApi::cuGraphExecDestroy, exec);
 }
 
 void Graph::launch(CUstream stream) const {
@@ -62,7 +62,7 @@ void Graph::set_kernel_arguments(const KernelNode& node, void** params) const {
                  static_cast<const CUDA_KERNEL_NODE_PARAMS*>(&p));
 }
 
-StreamCapture::StreamCapture(CUstream stream) : stream_(stream) {
+StreamCapture::StreamCapture(CUstream stream) : stream_(stream), backend_(detail::current_backend_pointer()) {
     if (stream == nullptr) {
         throw std::invalid_argument(
             "the legacy default stream cannot be captured into a graph: capture a stream of its own "
@@ -75,8 +75,8 @@ StreamCapture::StreamCapture(CUstream stream) : stream_(stream) {
 StreamCapture::~StreamCapture() {
     if (!capturing_) return;
     CUgraph dropped = nullptr;
-    detail::call_noexcept(&detail::DriverApi::cuStreamEndCapture, stream_, &dropped);
-    if (dropped != nullptr) detail::call_noexcept(&detail::DriverApi::cuGraphDestroy, dropped);
+    detail::call_noexcept(backend_, &detail::DriverApi::cuStreamEndCapture, stream_, &dropped);
+    if (dropped != nullptr) detail::call_noexcept(backend_, &detail::DriverApi::cuGraphDestroy, dropped);
 }
 
 CUgraphNode StreamCapture::last_node() const {
@@ -98,6 +98,8 @@ CUgraphNode StreamCapture::last_node() const {
 
 Graph StreamCapture::finish() {
     Graph g;
+    g.graph_ = detail::Handle<CUgraph, detail::GraphDestroy>(nullptr, {{detail::current_backend_pointer()}});
+    g.exec_ = detail::Handle<CUgraphExec, detail::GraphExecDestroy>(nullptr, {{detail::current_backend_pointer()}});
     capturing_ = false;
     detail::call("cuStreamEndCapture", detail::driver().cuStreamEndCapture, stream_, g.graph_.put());
     detail::call("cuGraphInstantiate", detail::driver().cuGraphInstantiate, g.exec_.put(), g.graph_.get(),

@@ -43,7 +43,7 @@ const DeviceProperties& current_device_properties() {
     if (ctx != cached_context || !cached_device) {
         CUdevice dev = 0;
         detail::call("cuCtxGetDevice", d.cuCtxGetDevice, &dev);
-        cached_device = std::make_unique<Device>(static_cast<int>(dev));
+        cached_device = std::make_unique<Device>(detail::ordinal_of(detail::current_backend(), dev));
         cached_context = ctx;
     }
     return cached_device->properties();

@@ -8,7 +8,8 @@
 
 namespace xcuda::rt {
 
-DeviceBuffer::DeviceBuffer(std::size_t bytes) : size_(bytes) {
+DeviceBuffer::DeviceBuffer(std::size_t bytes)
+    : ptr_(0, detail::MemFree{{detail::current_backend_pointer()}}), size_(bytes) {
     if (bytes == 0) return;
     const auto& d = detail::driver();
     throw_if_context_lost();
@@ -16,7 +17,8 @@ DeviceBuffer::DeviceBuffer(std::size_t bytes) : size_(bytes) {
           "allocating " + std::to_string(bytes) + " bytes of device memory");
 }
 
-PinnedBuffer::PinnedBuffer(std::size_t bytes) : size_(bytes) {
+PinnedBuffer::PinnedBuffer(std::size_t bytes)
+    : ptr_(nullptr, detail::MemFreeHost{{detail::current_backend_pointer()}}), size_(bytes) {
     if (bytes == 0) return;
     const auto& d = detail::driver();
     throw_if_context_lost();
@@ -24,8 +26,12 @@ PinnedBuffer::PinnedBuffer(std::size_t bytes) : size_(bytes) {
           "allocating " + std::to_string(bytes) + " bytes of pinned host memory");
 }
 
-void detail::MemFree::operator()(CUdeviceptr ptr) const noexcept { call_noexcept(&DriverApi::cuMemFree, ptr); }
-void detail::MemFreeHost::operator()(void* ptr) const noexcept { call_noexcept(&DriverApi::cuMemFreeHost, ptr); }
+void detail::MemFree::operator()(CUdeviceptr ptr) const noexcept {
+    call_noexcept(backend, &DriverApi::cuMemFree, ptr);
+}
+void detail::MemFreeHost::operator()(void* ptr) const noexcept {
+    call_noexcept(backend, &DriverApi::cuMemFreeHost, ptr);
+}
 
 namespace {
 

@@ -1,6 +1,8 @@
 #include "driver_api.hpp"
 #include "launch_config.hpp"
 
+#include <xcuda/cpu/cpu_device.hpp>
+#include <xcuda/rt/cubin.hpp>
 #include <xcuda/rt/module.hpp>
 
 #include <vector>
@@ -22,27 +24,36 @@ const char* attribute_name(CUfunction_attribute a) {
 }
 }  // namespace
 
-Module Module::from_cubin(std::string_view cubin) { return load(cubin, false); }
-Module Module::from_ptx(std::string_view ptx) { return load(ptx, true); }
+Module Module::from_cubin(std::string_view cubin) { return load(cubin, false, nullptr); }
+Module Module::from_ptx(std::string_view ptx) { return load(ptx, true, nullptr); }
 
-Module Module::load(std::string_view image, bool nul_terminate) {
+Module Module::from_image(std::string_view ptx, std::string_view cubin) {
+    if (!detail::current_backend().cpu) return cubin.empty() ? from_ptx(ptx) : from_cubin(cubin);
+    // The CPU device runs PTX; the CUBIN of the same compile tells it ptxas's register counts.
+    const cpu::RegisterCounts counts = kernel_register_counts(cubin);
+    return load(ptx, true, &counts);
+}
+
+Module Module::load(std::string_view image, bool nul_terminate, const cpu::RegisterCounts* registers) {
     const auto& d = detail::driver();
     throw_if_context_lost();
     // PTX is text and must end in NUL; a cubin is an ELF image the driver sizes itself.
     std::string data(image);
     if (nul_terminate) data.push_back('\0');
     std::vector<char> error(16384, '\0');
-    CUjit_option keys[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
-    void* values[] = {error.data(), reinterpret_cast<void*>(error.size() - 1)};
+    CUjit_option keys[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, cpu::jit_option_register_counts};
+    void* values[] = {error.data(), reinterpret_cast<void*>(error.size() - 1),
+                      const_cast<cpu::RegisterCounts*>(registers)};
     Module m;
-    const CUresult rc = d.cuModuleLoadDataEx(m.module_.put(), data.data(), 2, keys, values);
+    m.module_ = detail::Handle<CUmodule, detail::ModuleUnload>(nullptr, {{detail::current_backend_pointer()}});
+    const CUresult rc = d.cuModuleLoadDataEx(m.module_.put(), data.data(), registers != nullptr ? 3 : 2, keys, values);
     const std::string log(error.data());
     check(rc, "cuModuleLoadDataEx", log.empty() ? std::string() : "JIT log: " + log);
     return m;
 }
 
 void detail::ModuleUnload::operator()(CUmodule module) const noexcept {
-    call_noexcept(&DriverApi::cuModuleUnload, module);
+    call_noexcept(backend, &DriverApi::cuModuleUnload, module);
 }
 
 Function Module::function(const std::string& mangled_name) const {

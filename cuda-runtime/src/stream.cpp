@@ -11,22 +11,28 @@ namespace xcuda::rt {
 namespace detail {
 namespace {
 std::mutex g_streams_mutex;
-std::vector<CUstream> g_streams;
+std::vector<std::pair<CUstream, const Backend*>> g_streams;
 }  // namespace
 
 void register_stream(CUstream stream) {
     std::lock_guard<std::mutex> lock(g_streams_mutex);
-    g_streams.push_back(stream);
+    g_streams.emplace_back(stream, &current_backend());
 }
 
 void unregister_stream(CUstream stream) {
     std::lock_guard<std::mutex> lock(g_streams_mutex);
-    g_streams.erase(std::remove(g_streams.begin(), g_streams.end(), stream), g_streams.end());
+    g_streams.erase(std::remove_if(g_streams.begin(), g_streams.end(), [&](const auto& s) { return s.first == stream; }),
+                    g_streams.end());
 }
 
 std::vector<CUstream> live_streams() {
+    const Backend* current = &current_backend();
     std::lock_guard<std::mutex> lock(g_streams_mutex);
-    return g_streams;
+    std::vector<CUstream> mine;
+    for (const auto& [stream, backend] : g_streams) {
+        if (backend == current) mine.push_back(stream);
+    }
+    return mine;
 }
 
 }  // namespace detail
@@ -51,7 +57,7 @@ void synchronize_stream(CUstream stream) {
     poll_until([stream] { return query_stream(stream); }, "a CUDA stream");
 }
 
-Stream::Stream(bool non_blocking) {
+Stream::Stream(bool non_blocking) : stream_(nullptr, detail::StreamDestroy{{detail::current_backend_pointer()}}) {
     detail::call("cuStreamCreate", detail::driver().cuStreamCreate, stream_.put(),
                  non_blocking ? unsigned{CU_STREAM_NON_BLOCKING} : unsigned{CU_STREAM_DEFAULT});
     detail::register_stream(stream_.get());
@@ -59,19 +65,19 @@ Stream::Stream(bool non_blocking) {
 
 void detail::StreamDestroy::operator()(CUstream stream) const noexcept {
     unregister_stream(stream);
-    call_noexcept(&DriverApi::cuStreamDestroy, stream);
+    call_noexcept(backend, &DriverApi::cuStreamDestroy, stream);
 }
 
 bool Stream::query() const { return query_stream(stream_.get()); }
 void Stream::synchronize() const { synchronize_stream(stream_.get()); }
 
-Event::Event(bool timing) {
+Event::Event(bool timing) : event_(nullptr, detail::EventDestroy{{detail::current_backend_pointer()}}) {
     detail::call("cuEventCreate", detail::driver().cuEventCreate, event_.put(),
                  timing ? unsigned{CU_EVENT_DEFAULT} : unsigned{CU_EVENT_DISABLE_TIMING});
 }
 
 void detail::EventDestroy::operator()(CUevent event) const noexcept {
-    call_noexcept(&DriverApi::cuEventDestroy, event);
+    call_noexcept(backend, &DriverApi::cuEventDestroy, event);
 }
 
 void Event::record(CUstream stream) const {

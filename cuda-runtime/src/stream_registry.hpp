@@ -9,6 +9,6 @@ namespace xcuda::rt::detail {
 
 void register_stream(CUstream stream);
 void unregister_stream(CUstream stream);
-std::vector<CUstream> live_streams();
+std::vector<CUstream> live_streams();  // of the current backend
 
 }  // namespace xcuda::rt::detail

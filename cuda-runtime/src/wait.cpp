@@ -1,3 +1,6 @@
+#include "driver_api.hpp"
+
+#include <xcuda/cpu/cpu_device.hpp>
 #include <xcuda/rt/errors.hpp>
 #include <xcuda/rt/wait.hpp>
 
@@ -42,6 +45,12 @@ void poll_until(const std::function<bool()>& ready, const char* what) {
             continue;
         }
         if (check && (*check)()) {
+            if (detail::current_backend().cpu) {
+                // Unlike a GPU's, emulated kernels can be stopped: the work queued so far ends now.
+                cpu::cancel_launches();
+                throw Interrupted(std::string("interrupted while waiting for ") + what +
+                                  " (the CPU device stopped the kernels it was running)");
+            }
             throw Interrupted(std::string("interrupted while waiting for ") + what +
                               " (the GPU work may still be running)");
         }

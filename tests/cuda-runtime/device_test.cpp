@@ -23,8 +23,10 @@ TEST_F(DeviceTest, PropertiesMatchTheDriverAttributes) {
 }
 
 TEST_F(DeviceTest, CountVersionAndCurrentDeviceAreConsistent) {
-    EXPECT_GE(device_count(), 1);
-    EXPECT_GE(driver_version(), 12000);
+    if (!device().is_cpu()) {
+        EXPECT_GE(device_count(), 1);
+        EXPECT_GE(driver_version(), 12000);
+    }
     EXPECT_EQ(Device::current().ordinal(), device().ordinal());
     EXPECT_EQ(default_arch(), device().arch());
     auto [free, total] = Device::memory_info();
@@ -33,6 +35,11 @@ TEST_F(DeviceTest, CountVersionAndCurrentDeviceAreConsistent) {
 }
 
 TEST_F(DeviceTest, OutOfRangeOrdinalIsADriverError) {
+    if (!gpu_available()) {
+        // Without a GPU any GPU ordinal is no device at all, and says why.
+        EXPECT_THROW(Device(5), NoDeviceError);
+        return;
+    }
     EXPECT_THROW(Device(device_count() + 5), DriverError);
     EXPECT_FALSE(context_lost());
 }

@@ -1,4 +1,5 @@
-// Shared set-up of the GPU suites: skip visibly without a device, else one current primary context.
+// Shared set-up of the suites that launch: skip visibly without a device, else one current primary
+// context on the device that runs by default (a GPU; without one, the CPU device: $XCUDA_DEVICE).
 #pragma once
 
 #include <xcuda/rt/runtime.hpp>
@@ -16,7 +17,7 @@ protected:
         if (!driver_available()) {
             GTEST_SKIP() << "no CUDA device: " << driver_unavailable_reason();
         }
-        if (!context()) context() = std::make_unique<PrimaryContext>(Device(0));
+        if (!context()) context() = std::make_unique<PrimaryContext>(Device(default_device_ordinal()));
         context()->make_current();
     }
     static std::unique_ptr<PrimaryContext>& context() {
@@ -24,6 +25,8 @@ protected:
         return ctx;
     }
     static const Device& device() { return context()->device(); }
+    // What the device runs of a compile: the CUBIN on a GPU, the PTX on the CPU device.
+    static Module load(const CompileResult& r) { return Module::from_image(r.ptx, r.cubin); }
     // Compiled for the current device (empty arch).
     static CompileResult build(const std::string& source, std::vector<std::string> names = {}) {
         CompileOptions o;

@@ -12,7 +12,7 @@ protected:
     void SetUp() override {
         GpuTest::SetUp();
         if (IsSkipped()) return;
-        module_ = std::make_unique<Module>(Module::from_cubin(build(saxpy_source).cubin));
+        module_ = std::make_unique<Module>(load(build(saxpy_source)));
     }
     Function saxpy() const { return module_->function("saxpy"); }
     std::unique_ptr<Module> module_;
@@ -65,15 +65,14 @@ TEST_F(LaunchTest, ZeroAndOversizedDimensionsAreRefusedBeforeTheDriver) {
 
 TEST_F(LaunchTest, DynamicSharedMemoryUpToTheOptInMaximumIsRaisedAndBeyondItRefused) {
     // Fills `n` floats of dynamic shared memory and writes their sum: every byte is touched.
-    Module m = Module::from_cubin(build(R"(
+    Module m = load(build(R"(
 extern "C" __global__ void fill_shared(float* out, int n) {
     extern __shared__ float s[];
     for (int i = threadIdx.x; i < n; i += blockDim.x) s[i] = 1.0f;
     __syncthreads();
     if (threadIdx.x == 0) { float t = 0; for (int i = 0; i < n; ++i) t += s[i]; *out = t; }
 }
-)")
-                                      .cubin);
+)"));
     Function f = m.function("fill_shared");
     const std::size_t optin = static_cast<std::size_t>(device().properties().max_shared_per_block_optin);
     const std::size_t bytes = std::min<std::size_t>(optin, 100 * 1024);

@@ -11,7 +11,7 @@ using xcuda::rt::testing::saxpy_source;
 using StreamTest = GpuTest;
 
 TEST_F(StreamTest, EventsTimeWorkOnAStream) {
-    auto m = Module::from_cubin(build(saxpy_source).cubin);
+    auto m = load(build(saxpy_source));
     const int n = 1 << 24;
     DeviceBuffer x(n * sizeof(float)), y(n * sizeof(float));
     memset_d8(x.get(), 0, n * sizeof(float));
@@ -41,7 +41,7 @@ TEST_F(StreamTest, TimingDisabledEventRefusesElapsedTime) {
 }
 
 TEST_F(StreamTest, InterruptCheckAbandonsAWaitOnASpinningKernelWithinASecond) {
-    auto m = Module::from_cubin(build(saxpy_source).cubin);
+    auto m = load(build(saxpy_source));
     DeviceBuffer flag(sizeof(int));
     memset_d8(flag.get(), 0, sizeof(int));
     CUdeviceptr pflag = flag.get();

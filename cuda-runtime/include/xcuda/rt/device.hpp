@@ -12,6 +12,13 @@
 
 namespace xcuda::rt {
 
+namespace detail {
+struct Backend;  // driver_api.hpp: NVIDIA's driver or the CPU device
+}  // namespace detail
+
+// The CPU device's ordinal: GPUs are 0, 1, ...; the CPU device (cpu-device/) is this.
+inline constexpr int cpu_device_ordinal = -1;
+
 struct DeviceProperties {
     std::string name;
     int major = 0, minor = 0;  // compute capability
@@ -47,12 +54,15 @@ struct DeviceProperties {
 // copyable and cheap to construct again.
 class Device {
 public:
-    // Throws NoDeviceError, or DriverError(INVALID_DEVICE) for an ordinal out of range.
+    // A GPU (0, 1, ...) or the CPU device (cpu_device_ordinal). Throws NoDeviceError, or
+    // DriverError(INVALID_DEVICE) for an ordinal out of range.
     explicit Device(int ordinal);
-    // The device of the calling thread's current context; device 0 when none is current.
+    // The device of the calling thread's current context; the default device when none is current.
     static Device current();
 
     int ordinal() const noexcept { return ordinal_; }
+    bool is_cpu() const noexcept { return ordinal_ == cpu_device_ordinal; }
+    detail::Backend& backend() const noexcept { return *backend_; }
     CUdevice handle() const noexcept { return handle_; }
     const DeviceProperties& properties() const noexcept { return *props_; }
     const std::string& name() const noexcept { return props_->name; }
@@ -65,6 +75,7 @@ public:
 private:
     int ordinal_;
     CUdevice handle_;
+    detail::Backend* backend_;
     std::shared_ptr<const DeviceProperties> props_;
 };
 

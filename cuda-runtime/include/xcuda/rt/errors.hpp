@@ -1,8 +1,12 @@
 // The one exception tree of the CUDA layer, and the check() overloads that feed it.
 #pragma once
 
+#include <xcuda/cpu/finding.hpp>
+
 #include <cuda.h>
 #include <nvrtc.h>
+
+#include <memory>
 
 #include <stdexcept>
 #include <string>
@@ -57,6 +61,21 @@ public:
     LaunchError(std::string call, std::string what);
 };
 
+// A launch on the CPU device failed one of its checks: an out-of-bounds or misaligned access, a
+// use after free, a shared-memory race, a divergent barrier, a warp collective with absent lanes,
+// a device assert or trap, an instruction the CPU device cannot run. what() is the report in the
+// PTX's terms; failure() has its parts (the magics layer renders them in the cell's). Not sticky:
+// the CPU device stays usable, unlike a GPU after such a fault.
+class KernelCheckError : public LaunchError {
+public:
+    KernelCheckError(std::shared_ptr<const cpu::Failure> failure, const std::string& call);
+    const cpu::Failure& failure() const noexcept { return *failure_; }
+    std::shared_ptr<const cpu::Failure> failure_shared() const noexcept { return failure_; }
+
+private:
+    std::shared_ptr<const cpu::Failure> failure_;
+};
+
 // CUDA_ERROR_OUT_OF_MEMORY. Not sticky: later allocations can succeed.
 class OutOfMemoryError : public DriverError {
 public:
@@ -105,7 +124,8 @@ void check(nvrtcResult result, const char* call);
 // almost always that kernel's doing, so ContextLostError names it.
 std::string last_launched_kernel();
 
-// Once a sticky fault has been seen, every driver call of this library fails fast.
+// Once a sticky fault has been seen, every driver call of this library fails fast (on the backend
+// that faulted: the CPU device stays usable after a lost GPU).
 bool context_lost() noexcept;
 // Throws ContextLostError (the first fault again) when context_lost(); used before driver calls.
 void throw_if_context_lost();

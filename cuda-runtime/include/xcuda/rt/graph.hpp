@@ -20,10 +20,10 @@ struct KernelNode {
 };
 
 namespace detail {
-struct GraphDestroy {
+struct GraphDestroy : BackendRelease {
     void operator()(CUgraph graph) const noexcept;
 };
-struct GraphExecDestroy {
+struct GraphExecDestroy : BackendRelease {
     void operator()(CUgraphExec exec) const noexcept;
 };
 }  // namespace detail
@@ -67,6 +67,7 @@ public:
 
 private:
     CUstream stream_ = nullptr;
+    detail::Backend* backend_ = nullptr;  // the driver the capture runs on, for the destructor
     bool capturing_ = false;
 };
 

@@ -6,6 +6,16 @@
 
 namespace xcuda::rt::detail {
 
+struct Backend;  // driver_api.hpp: NVIDIA's driver or the CPU device
+
+// What a handle's release needs beyond the handle: the driver it was made with (objects of both
+// devices live side by side; each goes back to its own).
+struct BackendRelease {
+    Backend* backend = nullptr;
+};
+// The backend current on this thread: what a handle made now belongs to.
+Backend* current_backend_pointer() noexcept;
+
 // std::unique_ptr's model for handles that need not be pointers (a CUdeviceptr is an integer):
 // owns one T, T{} meaning none, and calls `Release` on it once, when destroyed or assigned
 // another. Release must not throw (destructors call it); it may carry state (the device a

@@ -10,10 +10,10 @@
 namespace xcuda::rt {
 
 namespace detail {
-struct MemFree {
+struct MemFree : BackendRelease {
     void operator()(CUdeviceptr ptr) const noexcept;
 };
-struct MemFreeHost {
+struct MemFreeHost : BackendRelease {
     void operator()(void* ptr) const noexcept;
 };
 }  // namespace detail

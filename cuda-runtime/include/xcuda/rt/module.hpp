@@ -7,6 +7,7 @@
 #include <cuda.h>
 
 #include <cstddef>
+#include <map>
 #include <string>
 #include <utility>
 #include <string_view>
@@ -68,7 +69,7 @@ struct DeviceSymbol {
 };
 
 namespace detail {
-struct ModuleUnload {
+struct ModuleUnload : BackendRelease {
     void operator()(CUmodule module) const noexcept;
 };
 }  // namespace detail
@@ -80,6 +81,10 @@ public:
     // Throws DriverError with the JIT error log appended when loading fails.
     static Module from_cubin(std::string_view cubin);
     static Module from_ptx(std::string_view ptx);
+    // What the current device runs of one compile: its CUBIN on a GPU (its PTX when there is no
+    // CUBIN, for the driver to JIT), its PTX on the CPU device (told ptxas's register counts by the
+    // CUBIN, so attributes and occupancy match the GPU's).
+    static Module from_image(std::string_view ptx, std::string_view cubin);
 
     // Throws DriverError(NOT_FOUND) naming the kernel when it is not in the module.
     Function function(const std::string& mangled_name) const;
@@ -89,7 +94,7 @@ public:
 
 private:
     Module() = default;
-    static Module load(std::string_view image, bool nul_terminate);
+    static Module load(std::string_view image, bool nul_terminate, const std::map<std::string, int>* registers);
     detail::Handle<CUmodule, detail::ModuleUnload> module_;
 };
 

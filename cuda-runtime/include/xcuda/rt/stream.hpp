@@ -8,10 +8,10 @@
 namespace xcuda::rt {
 
 namespace detail {
-struct StreamDestroy {
+struct StreamDestroy : BackendRelease {
     void operator()(CUstream stream) const noexcept;
 };
-struct EventDestroy {
+struct EventDestroy : BackendRelease {
     void operator()(CUevent event) const noexcept;
 };
 }  // namespace detail
