@@ -306,6 +306,8 @@ CounterCollection collect_counters(const PrimaryContext& context, const std::vec
                                    std::size_t max_kernels, const std::function<void()>& work) {
     if (metrics.empty()) throw std::invalid_argument("collect_counters: no metrics asked for");
     if (max_kernels == 0) throw std::invalid_argument("collect_counters: max_kernels must be at least 1");
+    if (context.device().is_cpu())
+        throw ProfilerUnavailable(ProfilerUnavailable::Why::unsupported, cpu_device_has_no_counters);
     context.make_current();
     const Prepared& prepared = prepare(context, metrics);
     CounterCollection out;

@@ -25,7 +25,12 @@ struct Section {
 };
 
 std::optional<std::vector<Section>> sections(std::string_view cubin) {
-    if (cubin.size() < 64 || std::memcmp(cubin.data(), "\x7f" "ELF", 4) != 0 || cubin[4] != 2 || cubin[5] != 1) {
+    if (cubin.size() < 64 ||
+        std::memcmp(cubin.data(),
+                    "\x7f"
+                    "ELF",
+                    4) != 0 ||
+        cubin[4] != 2 || cubin[5] != 1) {
         return std::nullopt;
     }
     std::uint64_t shoff = 0, shentsize = 0, shnum = 0, shstrndx = 0;

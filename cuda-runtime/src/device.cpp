@@ -66,6 +66,7 @@ Device::Device(int ordinal)
     static std::mutex mutex;
     static std::map<int, std::shared_ptr<const DeviceProperties>> cache;
     if (!backend_->usable) throw NoDeviceError(backend_->why, backend_->reason);
+    detail::throw_if_lost(*backend_);
     // The CPU device is its driver's device 0.
     check(backend_->api.cuDeviceGet(&handle_, is_cpu() ? 0 : ordinal), "cuDeviceGet");
     std::lock_guard<std::mutex> lock(mutex);
@@ -87,6 +88,7 @@ Device Device::current() {
 }
 
 int Device::attribute(CUdevice_attribute attribute) const {
+    detail::throw_if_lost(*backend_);
     int value = 0;
     check(backend_->api.cuDeviceGetAttribute(&value, attribute, handle_), "cuDeviceGetAttribute");
     return value;

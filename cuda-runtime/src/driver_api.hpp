@@ -63,6 +63,9 @@ int ordinal_of(const Backend& backend, CUdevice device) noexcept;
 // Remembers the kernel for last_launched_kernel(); cheap when the same kernel launches again.
 void note_launch(CUfunction function, const std::string& name);
 
+// Throws the backend's sticky fault again, if it had one.
+void throw_if_lost(Backend& backend);
+
 // Fail fast after a sticky fault, then call and check. `name` is the unversioned call name.
 template <class F, class... Args>
 void call(const char* name, F fn, Args... args) {

@@ -157,12 +157,13 @@ void note_launch(CUfunction function, const std::string& name) {
 
 bool context_lost() noexcept { return detail::current_backend().lost.load(); }
 
-void throw_if_context_lost() {
-    detail::Backend& backend = detail::current_backend();
+void detail::throw_if_lost(Backend& backend) {
     if (backend.lost.load()) {
         std::lock_guard<std::mutex> lock(backend.lost_mutex);
         throw *backend.lost_error;
     }
 }
+
+void throw_if_context_lost() { detail::throw_if_lost(detail::current_backend()); }
 
 }  // namespace xcuda::rt

@@ -26,9 +26,7 @@ PinnedBuffer::PinnedBuffer(std::size_t bytes)
           "allocating " + std::to_string(bytes) + " bytes of pinned host memory");
 }
 
-void detail::MemFree::operator()(CUdeviceptr ptr) const noexcept {
-    call_noexcept(backend, &DriverApi::cuMemFree, ptr);
-}
+void detail::MemFree::operator()(CUdeviceptr ptr) const noexcept { call_noexcept(backend, &DriverApi::cuMemFree, ptr); }
 void detail::MemFreeHost::operator()(void* ptr) const noexcept {
     call_noexcept(backend, &DriverApi::cuMemFreeHost, ptr);
 }

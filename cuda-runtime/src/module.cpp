@@ -41,7 +41,8 @@ Module Module::load(std::string_view image, bool nul_terminate, const cpu::Regis
     std::string data(image);
     if (nul_terminate) data.push_back('\0');
     std::vector<char> error(16384, '\0');
-    CUjit_option keys[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, cpu::jit_option_register_counts};
+    CUjit_option keys[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+                           cpu::jit_option_register_counts};
     void* values[] = {error.data(), reinterpret_cast<void*>(error.size() - 1),
                       const_cast<cpu::RegisterCounts*>(registers)};
     Module m;

@@ -174,6 +174,8 @@ std::uint64_t SampledPc::samples() const {
 }
 
 PcSamples sample_pcs(const PrimaryContext& context, const std::function<void()>& work, unsigned period) {
+    if (context.device().is_cpu())
+        throw ProfilerUnavailable(ProfilerUnavailable::Why::unsupported, cpu_device_has_no_counters);
     if (period < 5 || period > 31) {
         throw std::invalid_argument("sampling period " + std::to_string(period) +
                                     " is out of range: CUPTI samples every 2^(period + 5) cycles, period 5..31");

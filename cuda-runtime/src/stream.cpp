@@ -21,8 +21,9 @@ void register_stream(CUstream stream) {
 
 void unregister_stream(CUstream stream) {
     std::lock_guard<std::mutex> lock(g_streams_mutex);
-    g_streams.erase(std::remove_if(g_streams.begin(), g_streams.end(), [&](const auto& s) { return s.first == stream; }),
-                    g_streams.end());
+    g_streams.erase(
+        std::remove_if(g_streams.begin(), g_streams.end(), [&](const auto& s) { return s.first == stream; }),
+        g_streams.end());
 }
 
 std::vector<CUstream> live_streams() {

@@ -1,5 +1,9 @@
 #include "errors.hpp"
 #include "interrupt.hpp"
+#include "kernel_check_report.hpp"
+#include "kernel_object.hpp"
+#include "module_object.hpp"
+#include "session.hpp"
 
 #include <xcuda/rt/errors.hpp>
 #include <xcuda/rt/profiler_errors.hpp>
@@ -44,6 +48,55 @@ py::list render_compile_error(py::handle self) {
     return lines;
 }
 
+const char* kind_name(cpu::FindingKind k) {
+    switch (k) {
+        case cpu::FindingKind::out_of_bounds: return "out_of_bounds";
+        case cpu::FindingKind::misaligned: return "misaligned";
+        case cpu::FindingKind::use_after_free: return "use_after_free";
+        case cpu::FindingKind::shared_race: return "shared_race";
+        case cpu::FindingKind::divergent_barrier: return "divergent_barrier";
+        case cpu::FindingKind::collective_absent_lanes: return "collective_absent_lanes";
+        case cpu::FindingKind::assertion: return "assertion";
+        case cpu::FindingKind::trap: return "trap";
+        case cpu::FindingKind::unsupported: return "unsupported";
+        case cpu::FindingKind::invalid_operation: break;
+    }
+    return "invalid_operation";
+}
+
+py::tuple dims(const cpu::Dim3& d) { return py::make_tuple(d.x, d.y, d.z); }
+
+// The failure in the cell's terms, with the kernel the session launched under that name.
+void raise_kernel_check(const rt::KernelCheckError& e) {
+    const cpu::Failure& f = e.failure();
+    KernelContext k;
+    std::shared_ptr<const KernelBinding> binding;
+    auto& launched = session().cpu_launched;
+    if (auto it = launched.find(f.kernel); it != launched.end()) {
+        binding = it->second.binding;
+        k.decl = &binding->kernel.decl;
+        if (auto module = it->second.module.lock()) k.cell_source = module->source();
+    }
+    py::object exc = classes.kernel_check(kernel_check_message(f, k));
+    exc.attr("code") = static_cast<int>(e.code());
+    exc.attr("name") = e.name();
+    exc.attr("call") = e.call();
+    exc.attr("kind") = kind_name(f.finding.kind);
+    const int line = kernel_check_line(f), other = kernel_check_other_line(f);
+    exc.attr("line") = line > 0 ? py::object(py::int_(line)) : py::none();
+    exc.attr("other_line") = other > 0 ? py::object(py::int_(other)) : py::none();
+    exc.attr("thread") = dims(f.finding.thread);
+    exc.attr("block") = dims(f.finding.block);
+    py::object parameter = py::none();
+    if (f.finding.region.parameter >= 0 && k.decl != nullptr &&
+        static_cast<std::size_t>(f.finding.region.parameter) < k.decl->params.size()) {
+        parameter = py::str(k.decl->params[static_cast<std::size_t>(f.finding.region.parameter)].name);
+    }
+    exc.attr("parameter") = parameter;
+    exc.attr("report") = f.report();
+    PyErr_SetObject(classes.kernel_check.ptr(), exc.ptr());
+}
+
 }  // namespace
 
 const ErrorClasses& error_classes() { return classes; }
@@ -75,6 +128,15 @@ void define_errors(py::module_& m) {
                   py::make_tuple(classes.cuda_error));
     classes.launch_error = new_class(m, "LaunchError", "A launch was refused (configuration, resources). Not sticky.",
                                      py::make_tuple(classes.driver_error));
+    classes.kernel_check = new_class(
+        m, "KernelCheckError",
+        "A kernel launched on the CPU device failed one of its checks: an out-of-bounds, misaligned or freed "
+        "access, a shared-memory race, a divergent barrier, a warp collective with absent threads, a device assert "
+        "or trap, or an instruction it cannot run. The message says where in the cell's terms; .kind "
+        "('out_of_bounds', 'shared_race', ...), .line and .other_line (cell lines), .thread and .block (x, y, z), "
+        ".parameter (the array parameter's name), .report (the device's own words). Not sticky: the device stays "
+        "usable.",
+        py::make_tuple(classes.launch_error));
     classes.out_of_memory =
         new_class(m, "OutOfMemoryError", "The device ran out of memory. Not sticky: free memory and retry.",
                   py::make_tuple(classes.driver_error, py::handle(PyExc_MemoryError)));
@@ -107,6 +169,8 @@ void define_errors(py::module_& m) {
             py::object exc = classes.compile_error(info.message);
             exc.attr("log") = info.log;
             PyErr_SetObject(classes.compile_error.ptr(), exc.ptr());
+        } catch (const rt::KernelCheckError& e) {
+            raise_kernel_check(e);
         } catch (const rt::LaunchError& e) {
             set_driver_error(classes.launch_error, e);
         } catch (const rt::OutOfMemoryError& e) {

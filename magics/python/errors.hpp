@@ -5,6 +5,7 @@
 //     CompileError          .log, .line, .column, .source_line; IPython renders it without traceback
 //     DriverError           .code, .name, .call
 //       LaunchError
+//         KernelCheckError  the CPU device's checks: .kind, .line, .thread, .block, .parameter, ...
 //       OutOfMemoryError    (also a MemoryError)
 //       ContextLostError
 //     NoDeviceError
@@ -19,6 +20,7 @@ struct ErrorClasses {
     pybind11::handle compile_error;
     pybind11::handle driver_error;
     pybind11::handle launch_error;
+    pybind11::handle kernel_check;
     pybind11::handle out_of_memory;
     pybind11::handle no_device;
     pybind11::handle profiler_unavailable;

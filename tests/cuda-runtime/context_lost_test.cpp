@@ -6,7 +6,43 @@
 using namespace xcuda::rt;
 using xcuda::rt::testing::GpuTest;
 
-using ContextLostTest = GpuTest;
+// A GPU's sticky faults. The CPU device reports its faults as findings and stays usable: the
+// last test checks that instead.
+class ContextLostTest : public GpuTest {
+protected:
+    void SetUp() override {
+        GpuTest::SetUp();
+        if (!IsSkipped() && device().is_cpu()) {
+            GTEST_SKIP() << "a GPU's sticky faults; this run uses the CPU device, whose faults are not sticky";
+        }
+    }
+};
+
+using CpuDeviceFaultTest = GpuTest;
+
+TEST_F(CpuDeviceFaultTest, ATrapIsAKernelCheckErrorNamingTheKernelAndTheDeviceStaysUsable) {
+    if (!device().is_cpu()) GTEST_SKIP() << "checks the CPU device; this run uses a GPU";
+    auto r = build(R"(
+extern "C" __global__ void t(int* p) { if (threadIdx.x == 3) __trap(); p[threadIdx.x] = 1; }
+)");
+    auto m = load(r);
+    DeviceBuffer buf(32 * sizeof(int));
+    CUdeviceptr p = buf.get();
+    void* params[] = {&p};
+    launch(m.function("t"), Dim3(1), Dim3(32), 0, nullptr, params);
+    try {
+        synchronize_current_context();
+        FAIL() << "the trap was not reported";
+    } catch (const KernelCheckError& e) {
+        EXPECT_EQ(e.code(), CUDA_ERROR_LAUNCH_FAILED);
+        EXPECT_EQ(e.failure().kernel, "t");
+        EXPECT_EQ(e.failure().finding.thread.x, 3u);
+    }
+    EXPECT_FALSE(context_lost());
+    synchronize_current_context();  // reported once: the device is clean again
+    launch(m.function("t"), Dim3(1), Dim3(3), 0, nullptr, params);
+    EXPECT_NO_THROW(synchronize_current_context());
+}
 
 TEST_F(ContextLostTest, TrapIsContextLost) {
     // Runs in a re-executed death-test child, so its fault leaves this process usable for the next test.

@@ -85,8 +85,10 @@ protected:
     void SetUp() override {
         GpuTest::SetUp();
         if (IsSkipped()) return;
-        if (device().is_cpu()) GTEST_SKIP() << "hardware counters and PC sampling read NVIDIA's GPU through CUPTI; "
-                                               "this run uses the CPU device (" << gpu_unavailable_reason() << ")";
+        if (device().is_cpu())
+            GTEST_SKIP() << "hardware counters and PC sampling read NVIDIA's GPU through CUPTI; "
+                            "this run uses the CPU device ("
+                         << gpu_unavailable_reason() << ")";
         CompileOptions o;
         o.program_name = "profiled.cu";
         o.options = {"-lineinfo"};

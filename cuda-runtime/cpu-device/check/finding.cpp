@@ -44,9 +44,9 @@ std::string region_text(const Finding& f) {
     const Region& r = f.region;
     if (r.kind == Region::Kind::none) return "no allocation near it";
     std::string what = r.kind == Region::Kind::variable ? "variable " + r.variable
-                       : r.parameter >= 0 ? "the allocation kernel parameter " + std::to_string(r.parameter) +
-                                                " points into"
-                                          : "an allocation";
+                       : r.parameter >= 0
+                           ? "the allocation kernel parameter " + std::to_string(r.parameter) + " points into"
+                           : "an allocation";
     what += " (" + std::to_string(r.size) + " bytes at 0x";
     std::ostringstream hex;
     hex << std::hex << r.base;
@@ -76,8 +76,8 @@ std::string Failure::report() const {
         case FindingKind::shared_race:
             s << "Race on __shared__ memory: " << access_text(f.access) << " of size " << f.size << " bytes"
               << (f.region.variable.empty() ? "" : " in " + f.region.variable) << " by thread " << f.thread.str()
-              << " conflicts with a " << access_text(f.other_access) << " by thread " << f.other_thread.str()
-              << " at " << f.other_where.str() << " with no barrier between";
+              << " conflicts with a " << access_text(f.other_access) << " by thread " << f.other_thread.str() << " at "
+              << f.other_where.str() << " with no barrier between";
             break;
         case FindingKind::divergent_barrier: s << "Divergent barrier: " << f.detail; break;
         case FindingKind::collective_absent_lanes: s << "Warp collective with absent lanes: " << f.detail; break;

@@ -2,8 +2,8 @@
 // readers in the current barrier interval ("epoch"). Two accesses by different threads, at least
 // one a write, in the same epoch and not ordered by a __syncwarp of their warp, race. Atomics do
 // not take part; a write of the value already there races with nothing before it (threads
-// storing the same flag), though reads after it must still be ordered after it. Epochs are numbers unique to a worker, so a shadow is reused from CTA to CTA without
-// clearing it.
+// storing the same flag), though reads after it must still be ordered after it. Epochs are numbers unique to a worker,
+// so a shadow is reused from CTA to CTA without clearing it.
 #pragma once
 
 #include <xcuda/cpu/finding.hpp>
@@ -36,8 +36,8 @@ public:
     // fills `conflict` when it races with an earlier access. `current` is the memory before the
     // write and `value` what is written (same-value writes are not races).
     bool read(std::uint32_t offset, unsigned size, const Accessor& who, std::uint32_t epoch, RaceConflict& conflict);
-    bool write(std::uint32_t offset, unsigned size, const Accessor& who, std::uint32_t epoch,
-               const std::byte* current, const std::byte* value, RaceConflict& conflict);
+    bool write(std::uint32_t offset, unsigned size, const Accessor& who, std::uint32_t epoch, const std::byte* current,
+               const std::byte* value, RaceConflict& conflict);
 
 private:
     struct Reader {

@@ -19,12 +19,32 @@ namespace xcuda::cpu {
 
 // PTX fundamental types, as instructions name them.
 enum class Ty : std::uint8_t {
-    none, pred,
-    b8, b16, b32, b64, b128,
-    u8, u16, u32, u64,
-    s8, s16, s32, s64,
-    f16, f16x2, bf16, bf16x2, f32, f64, tf32,
-    e4m3, e5m2, e4m3x2, e5m2x2,
+    none,
+    pred,
+    b8,
+    b16,
+    b32,
+    b64,
+    b128,
+    u8,
+    u16,
+    u32,
+    u64,
+    s8,
+    s16,
+    s32,
+    s64,
+    f16,
+    f16x2,
+    bf16,
+    bf16x2,
+    f32,
+    f64,
+    tf32,
+    e4m3,
+    e5m2,
+    e4m3x2,
+    e5m2x2,
 };
 Ty parse_type(std::string_view name) noexcept;  // Ty::none when not a type
 unsigned type_size(Ty t) noexcept;              // bytes; pred: 4 (a lane mask); none: 0

@@ -20,18 +20,33 @@ std::uint32_t align_up(std::uint32_t v, std::uint32_t a) { return (v + a - 1) / 
 // a launch reaches it; a word that is none of these is a PTX error, refused at load, as ptxas would.
 bool is_ptx_instruction(std::string_view opcode) {
     static const char* const all[] = {
-        "abs", "activemask", "add", "addc", "alloca", "and", "applypriority", "atom", "bar", "barrier", "bfe", "bfi",
-        "bfind", "bmsk", "bra", "brev", "brkpt", "brx", "call", "clusterlaunchcontrol", "clz", "cnot", "copysign",
-        "cos", "cp", "createpolicy", "cvt", "cvta", "discard", "div", "dp2a", "dp4a", "elect", "ex2", "exit",
-        "fence", "fma", "fns", "getctarank", "griddepcontrol", "isspacep", "istypep", "ld", "ldmatrix", "ldu", "lg2",
-        "lop3", "mad", "mad24", "madc", "mapa", "match", "max", "mbarrier", "membar", "min", "mma", "mov",
-        "movmatrix", "multimem", "mul", "mul24", "nanosleep", "neg", "not", "or", "pmevent", "popc", "prefetch",
-        "prefetchu", "prmt", "rcp", "red", "redux", "rem", "ret", "rsqrt", "sad", "selp", "set", "setmaxnreg", "setp",
-        "shf", "shfl", "shl", "shr", "sin", "slct", "sqrt", "st", "stackrestore", "stacksave", "stmatrix", "sub",
-        "subc", "suld", "suq", "sured", "sust", "szext", "tanh", "tcgen05", "tensormap", "testp", "tex", "tld4",
-        "trap", "txq", "vabsdiff", "vabsdiff2", "vabsdiff4", "vadd", "vadd2", "vadd4", "vavrg2", "vavrg4", "vmad",
-        "vmax", "vmax2", "vmax4", "vmin", "vmin2", "vmin4", "vote", "vset", "vset2", "vset4", "vshl", "vshr", "vsub",
-        "vsub2", "vsub4", "wgmma", "wmma", "xor",
+        "abs",          "activemask",    "add",       "addc",       "alloca",
+        "and",          "applypriority", "atom",      "bar",        "barrier",
+        "bfe",          "bfi",           "bfind",     "bmsk",       "bra",
+        "brev",         "brkpt",         "brx",       "call",       "clusterlaunchcontrol",
+        "clz",          "cnot",          "copysign",  "cos",        "cp",
+        "createpolicy", "cvt",           "cvta",      "discard",    "div",
+        "dp2a",         "dp4a",          "elect",     "ex2",        "exit",
+        "fence",        "fma",           "fns",       "getctarank", "griddepcontrol",
+        "isspacep",     "istypep",       "ld",        "ldmatrix",   "ldu",
+        "lg2",          "lop3",          "mad",       "mad24",      "madc",
+        "mapa",         "match",         "max",       "mbarrier",   "membar",
+        "min",          "mma",           "mov",       "movmatrix",  "multimem",
+        "mul",          "mul24",         "nanosleep", "neg",        "not",
+        "or",           "pmevent",       "popc",      "prefetch",   "prefetchu",
+        "prmt",         "rcp",           "red",       "redux",      "rem",
+        "ret",          "rsqrt",         "sad",       "selp",       "set",
+        "setmaxnreg",   "setp",          "shf",       "shfl",       "shl",
+        "shr",          "sin",           "slct",      "sqrt",       "st",
+        "stackrestore", "stacksave",     "stmatrix",  "sub",        "subc",
+        "suld",         "suq",           "sured",     "sust",       "szext",
+        "tanh",         "tcgen05",       "tensormap", "testp",      "tex",
+        "tld4",         "trap",          "txq",       "vabsdiff",   "vabsdiff2",
+        "vabsdiff4",    "vadd",          "vadd2",     "vadd4",      "vavrg2",
+        "vavrg4",       "vmad",          "vmax",      "vmax2",      "vmax4",
+        "vmin",         "vmin2",         "vmin4",     "vote",       "vset",
+        "vset2",        "vset4",         "vshl",      "vshr",       "vsub",
+        "vsub2",        "vsub4",         "wgmma",     "wmma",       "xor",
     };
     for (const char* name : all) {
         if (opcode == name) return true;
@@ -161,7 +176,8 @@ void decode_variables(const ptx::Module& module, Program& p) {
     }
     for (const ptx::Function& f : module.functions) {
         for (const ptx::Statement& s : f.body) {
-            if (s.kind == ptx::Statement::Kind::variable && s.variable.space == ptx::Space::shared) add_shared(s.variable);
+            if (s.kind == ptx::Statement::Kind::variable && s.variable.space == ptx::Space::shared)
+                add_shared(s.variable);
         }
     }
     p.static_shared_bytes = shared_end;
@@ -232,7 +248,8 @@ const FunctionDecoder::Decl* FunctionDecoder::find(const std::string& name) cons
 
 void FunctionDecoder::declare_registers(const ptx::RegisterDecl& r) {
     const Ty t = parse_type(r.type);
-    if (t == Ty::none) throw DecodeError("PTX line " + std::to_string(r.source_line) + ": unknown register type ." + r.type);
+    if (t == Ty::none)
+        throw DecodeError("PTX line " + std::to_string(r.source_line) + ": unknown register type ." + r.type);
     const unsigned size = type_size(t);
     auto one = [&](const std::string& name) {
         Decl d;
@@ -427,7 +444,8 @@ void FunctionDecoder::run() {
     }
     for (const auto& [table, i, label] : table_fixups_) {
         auto it = labels_.find(label);
-        if (it == labels_.end()) throw DecodeError("in " + function_.name + ": .branchtargets names undefined label " + label);
+        if (it == labels_.end())
+            throw DecodeError("in " + function_.name + ": .branchtargets names undefined label " + label);
         program_.branch_tables[table][i] = it->second;
     }
     frame_bytes_ = align_up(frame_bytes_, 64);
@@ -544,7 +562,8 @@ std::uint32_t Emitter::source(const ptx::Operand& o_in, Ty t) {
                 in.imm = sr->argument;
                 in.guard = no_guard;  // materialising is harmless for every lane
                 in.guard_xor = 0;
-                if (sr->bytes != size) error("special register " + full + " is " + std::to_string(sr->bytes * 8) + " bits");
+                if (sr->bytes != size)
+                    error("special register " + full + " is " + std::to_string(sr->bytes * 8) + " bits");
                 return tmp;
             }
             error("undeclared register " + o.name);
@@ -717,7 +736,8 @@ void Emitter::unsupported(const std::string& why) {
 
 namespace xcuda::cpu {
 
-void decode_functions(const ptx::Module& module, Program& program, const std::vector<std::uint64_t>& variable_addresses) {
+void decode_functions(const ptx::Module& module, Program& program,
+                      const std::vector<std::uint64_t>& variable_addresses) {
     ModuleSymbols symbols;
     for (std::size_t i = 0; i < program.variables.size(); ++i) {
         const ModuleVariable& v = program.variables[i];

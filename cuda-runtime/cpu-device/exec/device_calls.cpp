@@ -125,7 +125,8 @@ bool format_printf(Exec& x, U64 format_address, U64 args, unsigned lane, std::st
                 if (wide) {
                     U64 v;
                     if (!take(8, &v)) return missing();
-                    n = std::snprintf(buffer, sizeof buffer, (spec + "ll" + c).c_str(), static_cast<unsigned long long>(v));
+                    n = std::snprintf(buffer, sizeof buffer, (spec + "ll" + c).c_str(),
+                                      static_cast<unsigned long long>(v));
                 } else {
                     U32 v;
                     if (!take(4, &v)) return missing();

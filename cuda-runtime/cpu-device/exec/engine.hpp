@@ -97,10 +97,10 @@ struct LaunchSpec {
 };
 
 struct RunOptions {
-    bool checks = true;         // every access checked, races, divergence (else only the arena's bounds)
+    bool checks = true;          // every access checked, races, divergence (else only the arena's bounds)
     bool deterministic = false;  // one worker, blocks in order
-    unsigned workers = 0;       // 0: one per core
-    bool profile = false;       // fill LaunchOutcome::profile
+    unsigned workers = 0;        // 0: one per core
+    bool profile = false;        // fill LaunchOutcome::profile
     std::size_t printf_fifo_bytes = std::size_t{64} << 20;
 };
 

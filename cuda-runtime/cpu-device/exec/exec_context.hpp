@@ -30,7 +30,7 @@ struct LaunchState {
     RunOptions options;
     const std::atomic<bool>* cancel = nullptr;
     std::shared_ptr<const AllocationTable> table;
-    std::uint64_t params_address = 0;  // the parameter buffer, an allocation of the arena
+    std::uint64_t params_address = 0;         // the parameter buffer, an allocation of the arena
     std::uint32_t dynamic_shared_offset = 0;  // where extern .shared arrays start in the CTA window
     std::uint32_t shared_window_bytes = 0;    // static + dynamic
     std::uint32_t local_stride = 0;           // bytes of local memory per thread
@@ -67,10 +67,10 @@ struct Cta {
     std::uint32_t cluster_rank = 0;
     std::byte* shared = nullptr;  // the CTA's shared window
     std::uint32_t live_threads = 0;
-    std::uint32_t epoch = 0;      // the race check's barrier interval (unique across this worker's CTAs)
+    std::uint32_t epoch = 0;           // the race check's barrier interval (unique across this worker's CTAs)
     std::vector<std::uint32_t> warps;  // indices into the worker's warp array
     BarrierState barriers[16];
-    SharedShadow* shadow = nullptr;    // the race check's (nullptr with checks off)
+    SharedShadow* shadow = nullptr;  // the race check's (nullptr with checks off)
 };
 
 struct Exec {
@@ -83,16 +83,16 @@ struct Exec {
     // The warp being executed.
     Warp* warp = nullptr;
     Cta* cta = nullptr;
-    std::vector<Cta>* ctas = nullptr;  // the CTAs this worker runs together (a cluster, a cooperative grid)
-    std::byte* regs = nullptr;  // the running group's frame
-    std::uint32_t pc = 0;       // the instruction being executed (for reports)
+    std::vector<Cta>* ctas = nullptr;    // the CTAs this worker runs together (a cluster, a cooperative grid)
+    std::byte* regs = nullptr;           // the running group's frame
+    std::uint32_t pc = 0;                // the instruction being executed (for reports)
     std::uint32_t frame_local_base = 0;  // the running frame's .local base
 
     // The last global allocation an access hit: [ok_begin, ok_end) is known to be live.
     std::uint64_t ok_begin = 1, ok_end = 0;
     const Allocation* ok_allocation = nullptr;
 
-    bool faulted = false;  // a finding stopped the current instruction
+    bool faulted = false;                 // a finding stopped the current instruction
     InstructionCounts* counts = nullptr;  // per pc, when profiling (this worker's)
 
     // --- operand access: every operand is a slot of the current frame

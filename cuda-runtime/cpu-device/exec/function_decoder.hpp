@@ -22,7 +22,7 @@ struct ModuleSymbols {
         std::uint64_t address = 0;
         MemorySpace space = MemorySpace::global;
     };
-    std::map<std::string, Address, std::less<>> addresses;         // .global / .const variables
+    std::map<std::string, Address, std::less<>> addresses;             // .global / .const variables
     std::map<std::string, std::uint32_t, std::less<>> shared_offsets;  // .shared variables in the CTA window
 };
 

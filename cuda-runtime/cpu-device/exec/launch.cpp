@@ -51,7 +51,8 @@ std::vector<std::uint64_t> unit_blocks(const LaunchSpec& s, std::uint64_t u) {
     }
     if (per_cluster <= 1) return {u};
     const Dim3 clusters{s.grid.x / s.cluster.x, s.grid.y / s.cluster.y, s.grid.z / s.cluster.z};
-    const std::uint64_t cx = u % clusters.x, cy = (u / clusters.x) % clusters.y, cz = u / (std::uint64_t{clusters.x} * clusters.y);
+    const std::uint64_t cx = u % clusters.x, cy = (u / clusters.x) % clusters.y,
+                        cz = u / (std::uint64_t{clusters.x} * clusters.y);
     std::vector<std::uint64_t> blocks;
     for (std::uint64_t r = 0; r < per_cluster; ++r) {
         const std::uint64_t rx = r % s.cluster.x, ry = (r / s.cluster.x) % s.cluster.y,
@@ -119,11 +120,13 @@ LaunchOutcome run_launch(const LaunchSpec& spec, const RunOptions& options, cons
     L.threads_per_cta = static_cast<std::uint32_t>(spec.block.count());
     L.warps_per_cta = (L.threads_per_cta + 31) / 32;
     L.dynamic_shared_offset = align16(p.static_shared_bytes);
-    L.shared_window_bytes = std::max<std::uint32_t>(p.static_shared_bytes, L.dynamic_shared_offset + spec.dynamic_shared_bytes);
+    L.shared_window_bytes =
+        std::max<std::uint32_t>(p.static_shared_bytes, L.dynamic_shared_offset + spec.dynamic_shared_bytes);
     L.local_stride = local_stride(p, *spec.kernel);
     if (options.profile) L.counts.assign(p.code.size(), InstructionCounts{});
 
-    const std::uint64_t units = spec.cooperative ? 1 : spec.grid.count() / std::max<std::uint64_t>(1, spec.cluster.count());
+    const std::uint64_t units =
+        spec.cooperative ? 1 : spec.grid.count() / std::max<std::uint64_t>(1, spec.cluster.count());
     const unsigned wanted = options.deterministic ? 1 : (options.workers != 0 ? options.workers : WorkerPool::cores());
     const auto workers = static_cast<unsigned>(std::min<std::uint64_t>(wanted, std::max<std::uint64_t>(units, 1)));
     std::atomic<std::uint64_t> next{0};

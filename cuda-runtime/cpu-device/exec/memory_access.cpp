@@ -244,7 +244,8 @@ bool cluster_window_offset(const Exec& x, std::uint64_t address, std::uint64_t& 
 
 std::byte* generic_address(Exec& x, std::uint64_t address, unsigned size, unsigned lane, Access access) {
     const std::uint64_t shared = shared_window_base(x);
-    if (address - shared < x.launch->shared_window_bytes) return shared_address(x, address - shared, size, lane, access);
+    if (address - shared < x.launch->shared_window_bytes)
+        return shared_address(x, address - shared, size, lane, access);
     const std::uint64_t local = local_window_base(x, lane);
     if (address - local < x.warp->local_stride) return local_address(x, address - local, size, lane, access);
     std::uint64_t offset = 0;

@@ -51,7 +51,8 @@ std::shared_ptr<Module> Module::load(std::string_view ptx_text, DeviceMemory& me
                 throw ModuleLoadError("the module declares .extern variable " + v.name +
                                       " without defining it (link it with -rdc and a device link)");
             }
-            const std::uint64_t a = memory.allocate(std::max<std::size_t>(v.bytes, 1), Allocation::Kind::module_variable, v.name);
+            const std::uint64_t a =
+                memory.allocate(std::max<std::size_t>(v.bytes, 1), Allocation::Kind::module_variable, v.name);
             if (a == 0) throw ModuleLoadError("out of device memory for variable " + v.name);
             m->owned_.push_back(a);
             if (!v.image.empty()) std::memcpy(reinterpret_cast<void*>(a), v.image.data(), v.image.size());
@@ -72,7 +73,8 @@ std::shared_ptr<Module> Module::load(std::string_view ptx_text, DeviceMemory& me
                                           r.symbol + ", which the module does not define");
                 }
                 target += static_cast<std::uint64_t>(r.addend);
-                std::memcpy(reinterpret_cast<std::byte*>(addresses[i]) + r.at, &target, std::min<std::size_t>(r.size, 8));
+                std::memcpy(reinterpret_cast<std::byte*>(addresses[i]) + r.at, &target,
+                            std::min<std::size_t>(r.size, 8));
             }
         }
         for (const ptx::Function& f : parsed.functions) {

@@ -49,7 +49,7 @@ std::uint16_t float_to_half(float f) {
     const U32 absx = x & 0x7FFFFFFFu;
     if (absx > 0x7F800000u) return static_cast<std::uint16_t>(sign | 0x7FFFu);
     if (absx >= 0x477FF000u) return static_cast<std::uint16_t>(sign | 0x7C00u);  // rounds to infinity
-    if (absx < 0x33000001u) return static_cast<std::uint16_t>(sign);              // rounds to zero
+    if (absx < 0x33000001u) return static_cast<std::uint16_t>(sign);             // rounds to zero
     int e = static_cast<int>(absx >> 23) - 127;
     U32 mant = (absx & 0x7FFFFFu) | 0x800000u;
     int shift;
@@ -188,10 +188,9 @@ bool decode_atomic(Emitter& e, bool has_result) {
         e.unsupported("vector atomics (atom.v2/.v4, sm_90) are not implemented by the CPU device");
         return true;
     }
-    static const std::pair<const char*, Op> ops[] = {{"add", Op::add}, {"min", Op::min}, {"max", Op::max},
-                                                     {"inc", Op::inc}, {"dec", Op::dec}, {"and", Op::and_},
-                                                     {"or", Op::or_},  {"xor", Op::xor_}, {"exch", Op::exch},
-                                                     {"cas", Op::cas}};
+    static const std::pair<const char*, Op> ops[] = {
+        {"add", Op::add},  {"min", Op::min}, {"max", Op::max},  {"inc", Op::inc},   {"dec", Op::dec},
+        {"and", Op::and_}, {"or", Op::or_},  {"xor", Op::xor_}, {"exch", Op::exch}, {"cas", Op::cas}};
     Op op = Op::add;
     bool found = false;
     for (const auto& [name, o] : ops) {

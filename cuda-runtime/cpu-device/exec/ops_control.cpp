@@ -121,7 +121,7 @@ bool decode_bar(Emitter& e) {
     std::size_t next = 0;
     if (s.has("red")) {
         // bar.red.popc.u32 d, a{, b}, {!}c | bar.red.{and,or}.pred p, a{, b}, {!}c
-        b.kind = s.has("popc") ? BarrierSite::Kind::red_popc
+        b.kind = s.has("popc")  ? BarrierSite::Kind::red_popc
                  : s.has("and") ? BarrierSite::Kind::red_and
                                 : BarrierSite::Kind::red_or;
         next = 1;
@@ -142,7 +142,7 @@ bool decode_bar(Emitter& e) {
         b.predicate = e.predicate(e.operand(operands - 1), &negated);
         b.predicate_negated = negated;
         b.result = b.kind == BarrierSite::Kind::red_popc ? e.destination(e.operand(0), Ty::u32)
-                                                          : e.predicate_destination(e.operand(0));
+                                                         : e.predicate_destination(e.operand(0));
     }
     e.program().barriers.push_back(b);
     Inst& in = e.emit(nullptr, Flow::barrier);

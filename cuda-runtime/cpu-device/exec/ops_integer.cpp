@@ -19,11 +19,15 @@ using U32 = std::uint32_t;
 
 template <class T>
 struct Add {
-    static void run(Exec& x, const Inst& in, U32 m) { binary<T, T, T>(x, in, m, [](T a, T b) { return wrap_add(a, b); }); }
+    static void run(Exec& x, const Inst& in, U32 m) {
+        binary<T, T, T>(x, in, m, [](T a, T b) { return wrap_add(a, b); });
+    }
 };
 template <class T>
 struct Sub {
-    static void run(Exec& x, const Inst& in, U32 m) { binary<T, T, T>(x, in, m, [](T a, T b) { return wrap_sub(a, b); }); }
+    static void run(Exec& x, const Inst& in, U32 m) {
+        binary<T, T, T>(x, in, m, [](T a, T b) { return wrap_sub(a, b); });
+    }
 };
 
 template <class T>
@@ -42,7 +46,9 @@ void sub_sat_s32(Exec& x, const Inst& in, U32 m) {
 
 template <class T>
 struct MulLo {
-    static void run(Exec& x, const Inst& in, U32 m) { binary<T, T, T>(x, in, m, [](T a, T b) { return wrap_mul(a, b); }); }
+    static void run(Exec& x, const Inst& in, U32 m) {
+        binary<T, T, T>(x, in, m, [](T a, T b) { return wrap_mul(a, b); });
+    }
 };
 template <class T>
 struct MulHi {
@@ -79,23 +85,25 @@ template <class T>
 struct MadWide {
     static void run(Exec& x, const Inst& in, U32 m) {
         using W = typename Wider<T>::type;
-        ternary<W, T, T, W>(x, in, m, [](T a, T b, W c) { return wrap_add<W>(static_cast<W>(a) * static_cast<W>(b), c); });
+        ternary<W, T, T, W>(x, in, m,
+                            [](T a, T b, W c) { return wrap_add<W>(static_cast<W>(a) * static_cast<W>(b), c); });
     }
 };
 
 // mad.hi.sat.s32: the high word of a*b, plus c, saturated.
 void mad_hi_sat_s32(Exec& x, const Inst& in, U32 m) {
-    ternary<std::int32_t, std::int32_t, std::int32_t, std::int32_t>(x, in, m, [](std::int32_t a, std::int32_t b,
-                                                                                 std::int32_t c) {
-        const std::int64_t hi = (std::int64_t{a} * b) >> 32;
-        return saturate_to<std::int32_t>(hi + c);
-    });
+    ternary<std::int32_t, std::int32_t, std::int32_t, std::int32_t>(
+        x, in, m, [](std::int32_t a, std::int32_t b, std::int32_t c) {
+            const std::int64_t hi = (std::int64_t{a} * b) >> 32;
+            return saturate_to<std::int32_t>(hi + c);
+        });
 }
 
 // mul24/mad24: the low 24 bits of each operand (sign-extended for .s32), 48-bit product.
 template <class T>
 std::int64_t low24(T v) {
-    if constexpr (std::is_signed_v<T>) return static_cast<std::int64_t>(static_cast<std::int32_t>(static_cast<U32>(v) << 8) >> 8);
+    if constexpr (std::is_signed_v<T>)
+        return static_cast<std::int64_t>(static_cast<std::int32_t>(static_cast<U32>(v) << 8) >> 8);
     return static_cast<std::int64_t>(v & 0xFFFFFFu);
 }
 template <class T>
@@ -107,14 +115,15 @@ struct Mul24Lo {
 template <class T>
 struct Mul24Hi {
     static void run(Exec& x, const Inst& in, U32 m) {
-        binary<T, T, T>(x, in, m, [](T a, T b) { return static_cast<T>(static_cast<U32>((low24(a) * low24(b)) >> 16)); });
+        binary<T, T, T>(x, in, m,
+                        [](T a, T b) { return static_cast<T>(static_cast<U32>((low24(a) * low24(b)) >> 16)); });
     }
 };
 template <class T>
 struct Mad24Lo {
     static void run(Exec& x, const Inst& in, U32 m) {
-        ternary<T, T, T, T>(x, in, m,
-                            [](T a, T b, T c) { return wrap_add(static_cast<T>(static_cast<U32>(low24(a) * low24(b))), c); });
+        ternary<T, T, T, T>(
+            x, in, m, [](T a, T b, T c) { return wrap_add(static_cast<T>(static_cast<U32>(low24(a) * low24(b))), c); });
     }
 };
 
@@ -137,7 +146,9 @@ T remainder_of(T a, T b) {
 }
 template <class T>
 struct Div {
-    static void run(Exec& x, const Inst& in, U32 m) { binary<T, T, T>(x, in, m, [](T a, T b) { return divide(a, b); }); }
+    static void run(Exec& x, const Inst& in, U32 m) {
+        binary<T, T, T>(x, in, m, [](T a, T b) { return divide(a, b); });
+    }
 };
 template <class T>
 struct Rem {
@@ -154,19 +165,26 @@ struct Abs {
 };
 template <class T>
 struct Neg {
-    static void run(Exec& x, const Inst& in, U32 m) { unary<T, T>(x, in, m, [](T a) { return wrap_neg(a); }); }
+    static void run(Exec& x, const Inst& in, U32 m) {
+        unary<T, T>(x, in, m, [](T a) { return wrap_neg(a); });
+    }
 };
 template <class T>
 struct Min {
-    static void run(Exec& x, const Inst& in, U32 m) { binary<T, T, T>(x, in, m, [](T a, T b) { return a < b ? a : b; }); }
+    static void run(Exec& x, const Inst& in, U32 m) {
+        binary<T, T, T>(x, in, m, [](T a, T b) { return a < b ? a : b; });
+    }
 };
 template <class T>
 struct Max {
-    static void run(Exec& x, const Inst& in, U32 m) { binary<T, T, T>(x, in, m, [](T a, T b) { return a > b ? a : b; }); }
+    static void run(Exec& x, const Inst& in, U32 m) {
+        binary<T, T, T>(x, in, m, [](T a, T b) { return a > b ? a : b; });
+    }
 };
 void max_relu_s32(Exec& x, const Inst& in, U32 m) {
-    binary<std::int32_t, std::int32_t, std::int32_t>(x, in, m,
-                                                     [](std::int32_t a, std::int32_t b) { return std::max({a, b, 0}); });
+    binary<std::int32_t, std::int32_t, std::int32_t>(x, in, m, [](std::int32_t a, std::int32_t b) {
+        return std::max({a, b, 0});
+    });
 }
 void min_relu_s32(Exec& x, const Inst& in, U32 m) {
     binary<std::int32_t, std::int32_t, std::int32_t>(
@@ -176,7 +194,9 @@ void min_relu_s32(Exec& x, const Inst& in, U32 m) {
 template <class T>
 struct Sad {  // |a - b| + c
     static void run(Exec& x, const Inst& in, U32 m) {
-        ternary<T, T, T, T>(x, in, m, [](T a, T b, T c) { return wrap_add(static_cast<T>(a > b ? wrap_sub(a, b) : wrap_sub(b, a)), c); });
+        ternary<T, T, T, T>(x, in, m, [](T a, T b, T c) {
+            return wrap_add(static_cast<T>(a > b ? wrap_sub(a, b) : wrap_sub(b, a)), c);
+        });
     }
 };
 
@@ -241,23 +261,33 @@ struct MadCarry {  // mad{c}.{lo,hi}{.cc}: op[4] the carry flag; `size` 1: .hi
 
 template <class T>
 struct And {
-    static void run(Exec& x, const Inst& in, U32 m) { binary<T, T, T>(x, in, m, [](T a, T b) { return static_cast<T>(a & b); }); }
+    static void run(Exec& x, const Inst& in, U32 m) {
+        binary<T, T, T>(x, in, m, [](T a, T b) { return static_cast<T>(a & b); });
+    }
 };
 template <class T>
 struct Or {
-    static void run(Exec& x, const Inst& in, U32 m) { binary<T, T, T>(x, in, m, [](T a, T b) { return static_cast<T>(a | b); }); }
+    static void run(Exec& x, const Inst& in, U32 m) {
+        binary<T, T, T>(x, in, m, [](T a, T b) { return static_cast<T>(a | b); });
+    }
 };
 template <class T>
 struct Xor {
-    static void run(Exec& x, const Inst& in, U32 m) { binary<T, T, T>(x, in, m, [](T a, T b) { return static_cast<T>(a ^ b); }); }
+    static void run(Exec& x, const Inst& in, U32 m) {
+        binary<T, T, T>(x, in, m, [](T a, T b) { return static_cast<T>(a ^ b); });
+    }
 };
 template <class T>
 struct Not {
-    static void run(Exec& x, const Inst& in, U32 m) { unary<T, T>(x, in, m, [](T a) { return static_cast<T>(~a); }); }
+    static void run(Exec& x, const Inst& in, U32 m) {
+        unary<T, T>(x, in, m, [](T a) { return static_cast<T>(~a); });
+    }
 };
 template <class T>
 struct CNot {
-    static void run(Exec& x, const Inst& in, U32 m) { unary<T, T>(x, in, m, [](T a) { return static_cast<T>(a == 0 ? 1 : 0); }); }
+    static void run(Exec& x, const Inst& in, U32 m) {
+        unary<T, T>(x, in, m, [](T a) { return static_cast<T>(a == 0 ? 1 : 0); });
+    }
 };
 
 // Predicate logic works on whole masks.
@@ -303,7 +333,8 @@ void shf(Exec& x, const Inst& in, U32 m) {
 template <class T>
 struct Popc {
     static void run(Exec& x, const Inst& in, U32 m) {
-        unary<U32, T>(x, in, m, [](T a) { return static_cast<U32>(__builtin_popcountll(static_cast<std::uint64_t>(a))); });
+        unary<U32, T>(x, in, m,
+                      [](T a) { return static_cast<U32>(__builtin_popcountll(static_cast<std::uint64_t>(a))); });
     }
 };
 template <class T>
@@ -311,7 +342,8 @@ struct Clz {
     static void run(Exec& x, const Inst& in, U32 m) {
         unary<U32, T>(x, in, m, [](T a) {
             const auto v = static_cast<std::uint64_t>(a);
-            return v == 0 ? static_cast<U32>(8 * sizeof(T)) : static_cast<U32>(__builtin_clzll(v) - (64 - 8 * sizeof(T)));
+            return v == 0 ? static_cast<U32>(8 * sizeof(T))
+                          : static_cast<U32>(__builtin_clzll(v) - (64 - 8 * sizeof(T)));
         });
     }
 };
@@ -395,12 +427,12 @@ U32 permute(U32 a, U32 b, U32 c, unsigned mode) {
         U32 v;
         const unsigned sel2 = c & 3u;
         switch (mode) {
-            case 1: v = byte(sel2 + i); break;                                        // f4e
-            case 2: v = byte((sel2 - i) & 7u); break;                                 // b4e
-            case 3: v = byte(sel2); break;                                            // rc8
-            case 4: v = byte(std::max(i, sel2)); break;                               // ecl
-            case 5: v = byte(std::min(i, sel2)); break;                               // ecr
-            case 6: v = byte((c & 1u) * 2 + (i & 1u)); break;                         // rc16
+            case 1: v = byte(sel2 + i); break;                 // f4e
+            case 2: v = byte((sel2 - i) & 7u); break;          // b4e
+            case 3: v = byte(sel2); break;                     // rc8
+            case 4: v = byte(std::max(i, sel2)); break;        // ecl
+            case 5: v = byte(std::min(i, sel2)); break;        // ecr
+            case 6: v = byte((c & 1u) * 2 + (i & 1u)); break;  // rc16
             default: {
                 const U32 sel = (c >> (4 * i)) & 0xFu;
                 v = byte(sel & 7u);
@@ -669,9 +701,7 @@ bool decode_madc(Emitter& e) {
     return true;
 }
 
-bool decode_mul24(Emitter& e) {
-    return e.suffixes().has("hi") ? simple<Mul24Hi>(e, 2) : simple<Mul24Lo>(e, 2);
-}
+bool decode_mul24(Emitter& e) { return e.suffixes().has("hi") ? simple<Mul24Hi>(e, 2) : simple<Mul24Lo>(e, 2); }
 bool decode_mad24(Emitter& e) {
     if (e.suffixes().has("hi")) {
         e.unsupported("mad24.hi is not implemented by the CPU device");

@@ -63,16 +63,16 @@ inline std::byte* resolve(Exec& x, const Inst& in, U64 address, unsigned size, u
 }
 
 template <unsigned N, bool S>
-using MemInt = std::conditional_t<
-    N == 1, std::conditional_t<S, std::int8_t, std::uint8_t>,
-    std::conditional_t<N == 2, std::conditional_t<S, std::int16_t, std::uint16_t>,
-                       std::conditional_t<N == 4, std::conditional_t<S, std::int32_t, std::uint32_t>,
-                                          std::conditional_t<S, std::int64_t, std::uint64_t>>>>;
+using MemInt =
+    std::conditional_t<N == 1, std::conditional_t<S, std::int8_t, std::uint8_t>,
+                       std::conditional_t<N == 2, std::conditional_t<S, std::int16_t, std::uint16_t>,
+                                          std::conditional_t<N == 4, std::conditional_t<S, std::int32_t, std::uint32_t>,
+                                                             std::conditional_t<S, std::int64_t, std::uint64_t>>>>;
 
 template <unsigned R>
-using RegInt = std::conditional_t<R == 1, std::uint8_t,
-                                  std::conditional_t<R == 2, std::uint16_t,
-                                                     std::conditional_t<R == 4, std::uint32_t, std::uint64_t>>>;
+using RegInt = std::conditional_t<
+    R == 1, std::uint8_t,
+    std::conditional_t<R == 2, std::uint16_t, std::conditional_t<R == 4, std::uint32_t, std::uint64_t>>>;
 
 // Memory bytes (N of them) into a register lane of R bytes: sign- or zero-extended.
 template <unsigned N, unsigned R, bool S>
@@ -185,36 +185,48 @@ void store(Exec& x, const Inst& in, U32 mask) {
 
 // --- choosing an instantiation ----------------------------------------------------------------
 
+template <unsigned V>
+using Bytes = std::integral_constant<unsigned, V>;
+
+// The (access bytes, register bytes) pairs ld/st have: the register as wide as the access, or wider.
+template <class F>
+void each_width(F&& f) {
+    f(Bytes<1>{}, Bytes<1>{});
+    f(Bytes<1>{}, Bytes<2>{});
+    f(Bytes<1>{}, Bytes<4>{});
+    f(Bytes<1>{}, Bytes<8>{});
+    f(Bytes<2>{}, Bytes<2>{});
+    f(Bytes<2>{}, Bytes<4>{});
+    f(Bytes<2>{}, Bytes<8>{});
+    f(Bytes<4>{}, Bytes<4>{});
+    f(Bytes<4>{}, Bytes<8>{});
+    f(Bytes<8>{}, Bytes<8>{});
+    f(Bytes<16>{}, Bytes<16>{});
+}
+
 template <Where W, bool O>
 Handler pick_load(unsigned n, unsigned r, bool s) {
-#define XCUDA_LOAD_CASE(N, R)                                                  \
-    if (n == N && r == R) {                                                    \
-        if constexpr (W == Where::global && N == 4 && !O) {                    \
-            return s ? &load_global_4<R, true> : &load_global_4<R, false>;     \
-        } else {                                                               \
-            return s ? &load<W, N, R, true, O> : &load<W, N, R, false, O>;     \
-        }                                                                      \
-    }
-    XCUDA_LOAD_CASE(1, 1) XCUDA_LOAD_CASE(1, 2) XCUDA_LOAD_CASE(1, 4) XCUDA_LOAD_CASE(1, 8)
-    XCUDA_LOAD_CASE(2, 2) XCUDA_LOAD_CASE(2, 4) XCUDA_LOAD_CASE(2, 8)
-    XCUDA_LOAD_CASE(4, 4) XCUDA_LOAD_CASE(4, 8)
-    XCUDA_LOAD_CASE(8, 8)
-    XCUDA_LOAD_CASE(16, 16)
-#undef XCUDA_LOAD_CASE
-    return nullptr;
+    Handler h = nullptr;
+    each_width([&](auto nb, auto rb) {
+        constexpr unsigned N = decltype(nb)::value, R = decltype(rb)::value;
+        if (n != N || r != R) return;
+        if constexpr (W == Where::global && N == 4 && !O) {
+            h = s ? &load_global_4<R, true> : &load_global_4<R, false>;
+        } else {
+            h = s ? &load<W, N, R, true, O> : &load<W, N, R, false, O>;
+        }
+    });
+    return h;
 }
 
 template <Where W, bool O>
 Handler pick_store(unsigned n, unsigned r) {
-#define XCUDA_STORE_CASE(N, R) \
-    if (n == N && r == R) return &store<W, N, R, O>;
-    XCUDA_STORE_CASE(1, 1) XCUDA_STORE_CASE(1, 2) XCUDA_STORE_CASE(1, 4) XCUDA_STORE_CASE(1, 8)
-    XCUDA_STORE_CASE(2, 2) XCUDA_STORE_CASE(2, 4) XCUDA_STORE_CASE(2, 8)
-    XCUDA_STORE_CASE(4, 4) XCUDA_STORE_CASE(4, 8)
-    XCUDA_STORE_CASE(8, 8)
-    XCUDA_STORE_CASE(16, 16)
-#undef XCUDA_STORE_CASE
-    return nullptr;
+    Handler h = nullptr;
+    each_width([&](auto nb, auto rb) {
+        constexpr unsigned N = decltype(nb)::value, R = decltype(rb)::value;
+        if (n == N && r == R) h = &store<W, N, R, O>;
+    });
+    return h;
 }
 
 template <bool IsLoad>
@@ -277,8 +289,8 @@ Access2 where_of(Emitter& e, const ptx::Operand& addr) {
 
 bool ordered_semantics(const Suffixes& s) {
     return s.semantics == Semantics::volatile_ || s.semantics == Semantics::relaxed ||
-           s.semantics == Semantics::acquire || s.semantics == Semantics::release ||
-           s.semantics == Semantics::sc || s.semantics == Semantics::acq_rel || s.semantics == Semantics::mmio;
+           s.semantics == Semantics::acquire || s.semantics == Semantics::release || s.semantics == Semantics::sc ||
+           s.semantics == Semantics::acq_rel || s.semantics == Semantics::mmio;
 }
 
 // Fills the address part of a memory Inst.
@@ -316,7 +328,8 @@ bool decode_ld(Emitter& e) {
         return e.destination(o, is_float(t) && size == n ? t : rt);
     };
     if (vec > 1) {
-        if (dst.kind != ptx::Operand::Kind::vector || dst.elements.size() != vec) e.error("expected a vector of " + std::to_string(vec));
+        if (dst.kind != ptx::Operand::Kind::vector || dst.elements.size() != vec)
+            e.error("expected a vector of " + std::to_string(vec));
         if (vec > 4) {
             e.unsupported("ld.v8 is not implemented by the CPU device");
             return true;
@@ -327,7 +340,8 @@ bool decode_ld(Emitter& e) {
     }
     const bool ordered = ordered_semantics(s) && s.space != MemorySpace::shared && s.space != MemorySpace::local;
     Handler h = pick<true>(a.where, ordered, n, r, is_signed(t) && !is_float(t));
-    if (h == nullptr) e.error("no load of " + std::to_string(n) + " bytes into a " + std::to_string(r) + "-byte register");
+    if (h == nullptr)
+        e.error("no load of " + std::to_string(n) + " bytes into a " + std::to_string(r) + "-byte register");
     Inst& in = e.emit(h);
     for (unsigned i = 0; i < 4; ++i) in.op[i] = regs[i];
     in.sub = static_cast<std::uint8_t>(vec);
@@ -362,14 +376,16 @@ bool decode_st(Emitter& e) {
         return e.source(o, e.register_size(o) == 0 ? t : (is_float(t) && size == n ? t : rt));
     };
     if (vec > 1) {
-        if (src.kind != ptx::Operand::Kind::vector || src.elements.size() != vec) e.error("expected a vector of " + std::to_string(vec));
+        if (src.kind != ptx::Operand::Kind::vector || src.elements.size() != vec)
+            e.error("expected a vector of " + std::to_string(vec));
         for (unsigned i = 0; i < vec; ++i) regs[i] = reg_of(src.elements[i]);
     } else {
         regs[0] = reg_of(src);
     }
     const bool ordered = ordered_semantics(s) && s.space != MemorySpace::shared && s.space != MemorySpace::local;
     Handler h = pick<false>(a.where, ordered, n, r, false);
-    if (h == nullptr) e.error("no store of " + std::to_string(n) + " bytes from a " + std::to_string(r) + "-byte register");
+    if (h == nullptr)
+        e.error("no store of " + std::to_string(n) + " bytes from a " + std::to_string(r) + "-byte register");
     Inst& in = e.emit(h);
     for (unsigned i = 0; i < 4; ++i) in.op[i] = regs[i];
     in.sub = static_cast<std::uint8_t>(vec);
@@ -420,8 +436,10 @@ void isspacep(Exec& x, const Inst& in, U32 m) {
     const U64* a = x.reg<U64>(in.op[1]);
     const U32 bits = lane_bits(m, [&](unsigned l) {
         const MemorySpace got = generic_space(x, a[l], l);
-        if (space == MemorySpace::global) return got == MemorySpace::global && x.launch->spec->memory->in_arena(a[l], 1);
-        if (space == MemorySpace::constant) return got == MemorySpace::global && x.launch->spec->memory->in_arena(a[l], 1);
+        if (space == MemorySpace::global)
+            return got == MemorySpace::global && x.launch->spec->memory->in_arena(a[l], 1);
+        if (space == MemorySpace::constant)
+            return got == MemorySpace::global && x.launch->spec->memory->in_arena(a[l], 1);
         return got == space;
     });
     x.set_pred(in.op[0], bits, m);
@@ -464,7 +482,8 @@ void cp_async(Exec& x, const Inst& in, U32 mask) {
     while (mask != 0) {
         const unsigned l = first_lane(mask);
         mask &= mask - 1;
-        const U64 dst = (in.size == 8 ? x.reg<U64>(in.op[0])[l] : U64{x.reg<U32>(in.op[0])[l]}) + static_cast<U64>(in.imm);
+        const U64 dst =
+            (in.size == 8 ? x.reg<U64>(in.op[0])[l] : U64{x.reg<U32>(in.op[0])[l]}) + static_cast<U64>(in.imm);
         const U64 src = x.reg<U64>(in.op[1])[l] + static_cast<U64>(in.target);
         const unsigned take = src_size != nullptr ? std::min<unsigned>(src_size[l], cp) : cp;
         std::byte value[16] = {};

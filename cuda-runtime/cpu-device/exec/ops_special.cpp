@@ -109,11 +109,11 @@ void read_globaltimer32(Exec& x, const Inst& in, U32 m) {
     const auto v = static_cast<U32>(in.imm == 1 ? t >> 32 : t);
     write_all<U32>(x, in, m, [=](unsigned) { return v; });
 }
-// %envreg1 / %envreg2: the low and high words of the cooperative grid workspace's address
-// (cooperative_groups reads its grid barrier there); the others are 0.
+// %envreg1 / %envreg2: the high and low words of the cooperative grid workspace's address
+// (cooperative_groups' get_grid_workspace reads load_env_reg64<1, 2>: hi, lo); the others are 0.
 void read_envreg(Exec& x, const Inst& in, U32 m) {
     const U64 ws = x.launch->grid_workspace;
-    const U32 v = in.imm == 1 ? static_cast<U32>(ws) : in.imm == 2 ? static_cast<U32>(ws >> 32) : 0u;
+    const U32 v = in.imm == 1 ? static_cast<U32>(ws >> 32) : in.imm == 2 ? static_cast<U32>(ws) : 0u;
     write_all<U32>(x, in, m, [=](unsigned) { return v; });
 }
 void read_dynamic_smem(Exec& x, const Inst& in, U32 m) {
@@ -294,7 +294,8 @@ bool decode_mov(Emitter& e) {
     if (size == 0) e.error("mov needs a type");
     if (a.kind == ptx::Operand::Kind::vector) {  // pack
         const unsigned n = static_cast<unsigned>(a.elements.size());
-        if (n < 2 || n > 4 || size % n != 0) e.error("cannot pack " + std::to_string(n) + " values into ." + type_name(t));
+        if (n < 2 || n > 4 || size % n != 0)
+            e.error("cannot pack " + std::to_string(n) + " values into ." + type_name(t));
         const unsigned es = size / n;
         const Ty et = es == 1 ? Ty::b8 : es == 2 ? Ty::b16 : es == 4 ? Ty::b32 : Ty::b64;
         std::uint32_t parts[4];
@@ -308,7 +309,8 @@ bool decode_mov(Emitter& e) {
     }
     if (d.kind == ptx::Operand::Kind::vector) {  // unpack
         const unsigned n = static_cast<unsigned>(d.elements.size());
-        if (n < 2 || n > 4 || size % n != 0) e.error("cannot unpack ." + std::string(type_name(t)) + " into " + std::to_string(n));
+        if (n < 2 || n > 4 || size % n != 0)
+            e.error("cannot unpack ." + std::string(type_name(t)) + " into " + std::to_string(n));
         const unsigned es = size / n;
         const Ty et = es == 1 ? Ty::b8 : es == 2 ? Ty::b16 : es == 4 ? Ty::b32 : Ty::b64;
         const std::uint32_t src = e.source(a, t);

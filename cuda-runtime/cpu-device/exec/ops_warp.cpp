@@ -31,10 +31,22 @@ void shfl(Exec& x, const Inst& in, U32 m) {
         int j = 0;
         bool pval = false;
         switch (in.sub) {
-            case 0: j = static_cast<int>(lane) - static_cast<int>(bval); pval = j >= static_cast<int>(max_lane); break;
-            case 1: j = static_cast<int>(lane + bval); pval = j <= static_cast<int>(max_lane); break;
-            case 2: j = static_cast<int>(lane ^ bval); pval = j <= static_cast<int>(max_lane); break;
-            default: j = static_cast<int>(min_lane | (bval & ~segmask)); pval = j <= static_cast<int>(max_lane); break;
+            case 0:
+                j = static_cast<int>(lane) - static_cast<int>(bval);
+                pval = j >= static_cast<int>(max_lane);
+                break;
+            case 1:
+                j = static_cast<int>(lane + bval);
+                pval = j <= static_cast<int>(max_lane);
+                break;
+            case 2:
+                j = static_cast<int>(lane ^ bval);
+                pval = j <= static_cast<int>(max_lane);
+                break;
+            default:
+                j = static_cast<int>(min_lane | (bval & ~segmask));
+                pval = j <= static_cast<int>(max_lane);
+                break;
         }
         if (!pval) j = static_cast<int>(lane);
         d[lane] = source[j & 31];

@@ -28,39 +28,39 @@ inline constexpr std::uint32_t no_guard = 0xFFFFFFFFu;
 // How an instruction changes the flow of its warp; `plain` ones run their handler and go on.
 enum class Flow : std::uint8_t {
     plain,
-    branch,        // bra: target, guard decides per lane
-    branch_index,  // brx.idx: target table in Program::branch_tables[imm], index in op[0]
-    call,          // call: Program::calls[imm]
-    ret,           // ret (from a .func; from the kernel it is exit)
-    exit,          // exit
-    barrier,       // bar.sync / bar.red / barrier.sync / bar.arrive: Program::barriers[imm]
-    warp_sync,     // bar.warp.sync membermask (op[0])
-    collective,    // shfl/vote/match/redux .sync: the handler runs once the membermask's lanes are together
+    branch,           // bra: target, guard decides per lane
+    branch_index,     // brx.idx: target table in Program::branch_tables[imm], index in op[0]
+    call,             // call: Program::calls[imm]
+    ret,              // ret (from a .func; from the kernel it is exit)
+    exit,             // exit
+    barrier,          // bar.sync / bar.red / barrier.sync / bar.arrive: Program::barriers[imm]
+    warp_sync,        // bar.warp.sync membermask (op[0])
+    collective,       // shfl/vote/match/redux .sync: the handler runs once the membermask's lanes are together
     cluster_barrier,  // barrier.cluster.arrive / wait
-    trap,          // trap, __assertfail
-    unsupported,   // an instruction the CPU device cannot run: fails the launch when reached
-    yield,         // nanosleep: a hint to run other warps
+    trap,             // trap, __assertfail
+    unsupported,      // an instruction the CPU device cannot run: fails the launch when reached
+    yield,            // nanosleep: a hint to run other warps
 };
 
 struct Inst {
     Handler exec = nullptr;
     Flow flow = Flow::plain;
-    std::uint8_t size = 0;   // access or element size in bytes, where a handler needs it at run time
-    std::uint8_t space = 0;  // a MemorySpace (finding.hpp) for memory instructions
-    std::uint8_t sub = 0;    // op-specific small field (a comparison, a vector width, a reduction)
+    std::uint8_t size = 0;                     // access or element size in bytes, where a handler needs it at run time
+    std::uint8_t space = 0;                    // a MemorySpace (finding.hpp) for memory instructions
+    std::uint8_t sub = 0;                      // op-specific small field (a comparison, a vector width, a reduction)
     std::uint32_t op[6] = {0, 0, 0, 0, 0, 0};  // frame offsets of the operands, destination(s) first
     std::uint32_t guard = no_guard;            // frame offset of the guard predicate's mask
     std::uint32_t guard_xor = 0;               // 0xFFFFFFFF for @!%p
-    std::int64_t imm = 0;     // address displacement, or an index into one of Program's side tables
-    std::uint32_t target = 0;  // branch target pc
-    std::uint32_t site = 0;    // Program::sites index: function, source location, text
+    std::int64_t imm = 0;                      // address displacement, or an index into one of Program's side tables
+    std::uint32_t target = 0;                  // branch target pc
+    std::uint32_t site = 0;                    // Program::sites index: function, source location, text
 };
 
 // Where an instruction came from, for reports and the line profile.
 struct Site {
     std::uint32_t function = 0;  // Program::functions index
     ptx::Loc loc;
-    std::string text;  // the PTX instruction as written, e.g. "ld.global.f32 %f2, [%rd6]"
+    std::string text;    // the PTX instruction as written, e.g. "ld.global.f32 %f2, [%rd6]"
     std::string opcode;  // with its suffixes, e.g. "ld.global.f32"
 };
 
@@ -85,24 +85,24 @@ struct FunctionInfo {
 
 // A call site: which function, and which of the caller's param slots carry arguments and results.
 struct CallSite {
-    std::uint32_t callee = 0;             // FunctionInfo index; for an indirect call: none (see pointer)
-    bool indirect = false;                // callee taken at run time from op[0] (a function "address")
-    std::vector<ParamSlot> arguments;     // in the caller's frame
-    std::vector<ParamSlot> results;       // in the caller's frame
+    std::uint32_t callee = 0;          // FunctionInfo index; for an indirect call: none (see pointer)
+    bool indirect = false;             // callee taken at run time from op[0] (a function "address")
+    std::vector<ParamSlot> arguments;  // in the caller's frame
+    std::vector<ParamSlot> results;    // in the caller's frame
     enum class Builtin : std::uint8_t { none, vprintf, assertfail, malloc, free } builtin = Builtin::none;
 };
 
 // bar.sync / bar.red / barrier.sync / bar.arrive.
 struct BarrierSite {
     enum class Kind : std::uint8_t { sync, arrive, red_popc, red_and, red_or } kind = Kind::sync;
-    bool aligned = true;          // bar.sync and barrier.sync.aligned: every lane of a warp must arrive together
-    std::uint32_t id_reg = no_guard;    // frame offset of the barrier id when a register; else `id`
+    bool aligned = true;              // bar.sync and barrier.sync.aligned: every lane of a warp must arrive together
+    std::uint32_t id_reg = no_guard;  // frame offset of the barrier id when a register; else `id`
     std::uint32_t id = 0;
-    std::uint32_t count_reg = no_guard; // frame offset of the thread count when a register
-    std::uint32_t count = 0;      // 0: every thread of the CTA
+    std::uint32_t count_reg = no_guard;  // frame offset of the thread count when a register
+    std::uint32_t count = 0;             // 0: every thread of the CTA
     std::uint32_t predicate = no_guard;  // bar.red's predicate (a mask register)
     bool predicate_negated = false;
-    std::uint32_t result = no_guard;     // bar.red's destination register
+    std::uint32_t result = no_guard;  // bar.red's destination register
 };
 
 struct ModuleVariable {
@@ -144,7 +144,7 @@ struct Program {
     std::vector<BarrierSite> barriers;
     std::vector<std::vector<std::uint32_t>> branch_tables;  // brx.idx targets (pcs)
     std::vector<std::string> unsupported_reasons;           // Flow::unsupported's imm indexes this
-    std::vector<ModuleVariable> variables;  // .global and .const, placed in device memory at load
+    std::vector<ModuleVariable> variables;                  // .global and .const, placed in device memory at load
     std::vector<SharedVariable> shared;     // the CTA's shared window: module- and function-scope .shared
     std::uint32_t static_shared_bytes = 0;  // the window's static part (dynamic shared memory follows, aligned to 16)
     std::map<int, std::string> files;       // .file index -> name

@@ -130,7 +130,8 @@ bool complete_barriers(Exec& x, WorkerState& ws, std::vector<Cta>& ctas) {
                     Finding f;
                     f.kind = FindingKind::divergent_barrier;
                     f.detail = "threads of block " + cta.ctaid.str() + " wait at different barriers: " +
-                               lanes_text(*wt.groups.front().first, wt.groups.front().first->groups[wt.groups.front().second].mask) +
+                               lanes_text(*wt.groups.front().first,
+                                          wt.groups.front().first->groups[wt.groups.front().second].mask) +
                                " at " + line_of(x, pc0) + ", " + lanes_text(*w, g.mask) + " at " + line_of(x, g.pc);
                     x.pc = g.pc;
                     x.fail(std::move(f), first_lane(g.mask), 1, CUDA_ERROR_LAUNCH_FAILED);
@@ -255,13 +256,16 @@ void report_stuck(Exec& x, WorkerState& ws, std::vector<Cta>& ctas) {
                                      line_of(x, o.pc);
                         }
                         f.kind = FindingKind::collective_absent_lanes;
-                        f.detail = std::string(g.state == GroupState::at_warp_sync ? "__syncwarp" : "a warp collective") +
-                                   " with mask 0x" + [&] {
-                                       char b[16];
-                                       std::snprintf(b, sizeof b, "%08x", g.wait_mask);
-                                       return std::string(b);
-                                   }() + " waits for threads " + lanes_text(w, missing) + " of block " +
-                                   cta.ctaid.str() + ", which never arrive" + (where.empty() ? "" : " (" + where + ")");
+                        f.detail =
+                            std::string(g.state == GroupState::at_warp_sync ? "__syncwarp" : "a warp collective") +
+                            " with mask 0x" +
+                            [&] {
+                                char b[16];
+                                std::snprintf(b, sizeof b, "%08x", g.wait_mask);
+                                return std::string(b);
+                            }() +
+                            " waits for threads " + lanes_text(w, missing) + " of block " + cta.ctaid.str() +
+                            ", which never arrive" + (where.empty() ? "" : " (" + where + ")");
                         x.fail(std::move(f), first_lane(g.mask), 1, CUDA_ERROR_LAUNCH_FAILED);
                         return;
                     }
@@ -271,11 +275,13 @@ void report_stuck(Exec& x, WorkerState& ws, std::vector<Cta>& ctas) {
                         if (elsewhere != 0) {
                             std::string where;
                             for (const Group& o : w.groups) {
-                                if (&o != &g) where += (where.empty() ? "" : "; ") + lanes_text(w, o.mask) + " at " + line_of(x, o.pc);
+                                if (&o != &g)
+                                    where +=
+                                        (where.empty() ? "" : "; ") + lanes_text(w, o.mask) + " at " + line_of(x, o.pc);
                             }
                             f.detail = "threads " + lanes_text(w, g.mask) + " of block " + cta.ctaid.str() +
-                                       " wait at the barrier at " + line_of(x, g.pc) + " while threads of their warp are elsewhere (" +
-                                       where + ")";
+                                       " wait at the barrier at " + line_of(x, g.pc) +
+                                       " while threads of their warp are elsewhere (" + where + ")";
                         } else {
                             f.detail = "threads " + lanes_text(w, g.mask) + " of block " + cta.ctaid.str() +
                                        " wait at the barrier at " + line_of(x, g.pc) + ", which the block's other " +
@@ -321,7 +327,8 @@ void run_unit(Exec& x, WorkerState& ws, const std::vector<std::uint64_t>& blocks
     if (ws.shared_bytes < L.shared_window_bytes || ws.shared.size() < n) {
         const std::size_t bytes = std::max<std::size_t>(L.shared_window_bytes, ws.shared_bytes);
         ws.shared.clear();
-        for (std::size_t i = 0; i < n; ++i) ws.shared.emplace_back(new (std::align_val_t{64}) std::byte[std::max<std::size_t>(bytes, 64)]);
+        for (std::size_t i = 0; i < n; ++i)
+            ws.shared.emplace_back(new (std::align_val_t{64}) std::byte[std::max<std::size_t>(bytes, 64)]);
         ws.shared_bytes = bytes;
     }
     while (ws.shadows.size() < n) ws.shadows.push_back(std::make_unique<SharedShadow>());
@@ -389,8 +396,7 @@ void run_unit(Exec& x, WorkerState& ws, const std::vector<std::uint64_t>& blocks
             L.cancel->load(std::memory_order_relaxed)) {
             break;
         }
-        if (!ran && !complete_barriers(x, ws, ws.ctas) && !x.faulted &&
-            !complete_cluster_barriers(x, ws, ws.ctas)) {
+        if (!ran && !complete_barriers(x, ws, ws.ctas) && !x.faulted && !complete_cluster_barriers(x, ws, ws.ctas)) {
             report_stuck(x, ws, ws.ctas);
             break;
         }

@@ -31,10 +31,10 @@ private:
 struct WorkerState {
     std::vector<Warp> warps;
     std::vector<Cta> ctas;
-    std::vector<std::unique_ptr<std::byte[]>> shared;  // one window per CTA slot
-    std::size_t shared_bytes = 0;                       // each window's size
+    std::vector<std::unique_ptr<std::byte[]>> shared;    // one window per CTA slot
+    std::size_t shared_bytes = 0;                        // each window's size
     std::vector<std::unique_ptr<SharedShadow>> shadows;  // one per CTA slot
-    std::unique_ptr<std::byte[]> local;                 // every warp's local windows
+    std::unique_ptr<std::byte[]> local;                  // every warp's local windows
     std::size_t local_bytes = 0;
     FramePool frames;
     std::uint32_t epochs = 0;  // the last race-check epoch handed out

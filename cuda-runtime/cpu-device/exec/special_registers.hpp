@@ -11,9 +11,9 @@ namespace xcuda::cpu {
 
 struct SpecialRegister {
     const char* name;
-    unsigned bytes;          // 4 or 8
-    Handler read;            // writes op[0] for every lane of the mask
-    std::int64_t argument;   // which component (x/y/z), envreg number, ...
+    unsigned bytes;         // 4 or 8
+    Handler read;           // writes op[0] for every lane of the mask
+    std::int64_t argument;  // which component (x/y/z), envreg number, ...
 };
 
 // nullptr when `name` (e.g. "%tid.x") is not a special register.

@@ -16,18 +16,14 @@ struct TypeRow {
 };
 
 constexpr std::array<TypeRow, 25> type_rows{{
-    {"pred", Ty::pred, 4, false, false},   {"b8", Ty::b8, 1, false, false},
-    {"b16", Ty::b16, 2, false, false},     {"b32", Ty::b32, 4, false, false},
-    {"b64", Ty::b64, 8, false, false},     {"b128", Ty::b128, 16, false, false},
-    {"u8", Ty::u8, 1, false, false},       {"u16", Ty::u16, 2, false, false},
-    {"u32", Ty::u32, 4, false, false},     {"u64", Ty::u64, 8, false, false},
-    {"s8", Ty::s8, 1, true, false},        {"s16", Ty::s16, 2, true, false},
-    {"s32", Ty::s32, 4, true, false},      {"s64", Ty::s64, 8, true, false},
-    {"f16", Ty::f16, 2, true, true},       {"f16x2", Ty::f16x2, 4, true, true},
-    {"bf16", Ty::bf16, 2, true, true},     {"bf16x2", Ty::bf16x2, 4, true, true},
-    {"f32", Ty::f32, 4, true, true},       {"f64", Ty::f64, 8, true, true},
-    {"tf32", Ty::tf32, 4, true, true},     {"e4m3", Ty::e4m3, 1, true, true},
-    {"e5m2", Ty::e5m2, 1, true, true},     {"e4m3x2", Ty::e4m3x2, 2, true, true},
+    {"pred", Ty::pred, 4, false, false},   {"b8", Ty::b8, 1, false, false},   {"b16", Ty::b16, 2, false, false},
+    {"b32", Ty::b32, 4, false, false},     {"b64", Ty::b64, 8, false, false}, {"b128", Ty::b128, 16, false, false},
+    {"u8", Ty::u8, 1, false, false},       {"u16", Ty::u16, 2, false, false}, {"u32", Ty::u32, 4, false, false},
+    {"u64", Ty::u64, 8, false, false},     {"s8", Ty::s8, 1, true, false},    {"s16", Ty::s16, 2, true, false},
+    {"s32", Ty::s32, 4, true, false},      {"s64", Ty::s64, 8, true, false},  {"f16", Ty::f16, 2, true, true},
+    {"f16x2", Ty::f16x2, 4, true, true},   {"bf16", Ty::bf16, 2, true, true}, {"bf16x2", Ty::bf16x2, 4, true, true},
+    {"f32", Ty::f32, 4, true, true},       {"f64", Ty::f64, 8, true, true},   {"tf32", Ty::tf32, 4, true, true},
+    {"e4m3", Ty::e4m3, 1, true, true},     {"e5m2", Ty::e5m2, 1, true, true}, {"e4m3x2", Ty::e4m3x2, 2, true, true},
     {"e5m2x2", Ty::e5m2x2, 2, true, true},
 }};
 
@@ -63,10 +59,24 @@ constexpr std::array<std::pair<const char*, Rounding>, 10> roundings{{
 }};
 
 constexpr std::array<std::pair<const char*, Cmp>, 18> comparisons{{
-    {"eq", Cmp::eq},   {"ne", Cmp::ne},   {"lt", Cmp::lt},   {"le", Cmp::le},   {"gt", Cmp::gt},
-    {"ge", Cmp::ge},   {"lo", Cmp::lo},   {"ls", Cmp::ls},   {"hi", Cmp::hi},   {"hs", Cmp::hs},
-    {"equ", Cmp::equ}, {"neu", Cmp::neu}, {"ltu", Cmp::ltu}, {"leu", Cmp::leu}, {"gtu", Cmp::gtu},
-    {"geu", Cmp::geu}, {"num", Cmp::num}, {"nan", Cmp::nan},
+    {"eq", Cmp::eq},
+    {"ne", Cmp::ne},
+    {"lt", Cmp::lt},
+    {"le", Cmp::le},
+    {"gt", Cmp::gt},
+    {"ge", Cmp::ge},
+    {"lo", Cmp::lo},
+    {"ls", Cmp::ls},
+    {"hi", Cmp::hi},
+    {"hs", Cmp::hs},
+    {"equ", Cmp::equ},
+    {"neu", Cmp::neu},
+    {"ltu", Cmp::ltu},
+    {"leu", Cmp::leu},
+    {"gtu", Cmp::gtu},
+    {"geu", Cmp::geu},
+    {"num", Cmp::num},
+    {"nan", Cmp::nan},
 }};
 
 constexpr std::array<std::pair<const char*, Semantics>, 8> semantics{{

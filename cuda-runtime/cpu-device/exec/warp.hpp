@@ -17,12 +17,12 @@ namespace xcuda::cpu {
 
 struct Frame {
     std::uint32_t function = 0;
-    std::byte* regs = nullptr;        // FunctionInfo::frame_bytes, 64-byte aligned
-    std::uint32_t local_base = 0;     // this frame's .local variables start here in each lane's local window
-    std::int32_t caller = -1;         // frame index of the caller (-1: the kernel's frame)
-    std::uint32_t return_pc = 0;      // in the caller
-    std::uint32_t call_site = 0;      // Program::calls index, for copying results back
-    std::uint32_t lanes = 0;          // lanes still in this frame (the frame is free at 0)
+    std::byte* regs = nullptr;     // FunctionInfo::frame_bytes, 64-byte aligned
+    std::uint32_t local_base = 0;  // this frame's .local variables start here in each lane's local window
+    std::int32_t caller = -1;      // frame index of the caller (-1: the kernel's frame)
+    std::uint32_t return_pc = 0;   // in the caller
+    std::uint32_t call_site = 0;   // Program::calls index, for copying results back
+    std::uint32_t lanes = 0;       // lanes still in this frame (the frame is free at 0)
     bool in_use = false;
 };
 
@@ -43,13 +43,13 @@ struct Group {
 };
 
 struct Warp {
-    std::uint32_t index = 0;      // warp index within its CTA
-    std::uint32_t cta = 0;        // CTA index within the group of CTAs this worker runs
+    std::uint32_t index = 0;         // warp index within its CTA
+    std::uint32_t cta = 0;           // CTA index within the group of CTAs this worker runs
     std::uint32_t first_thread = 0;  // linear thread index of lane 0 in the CTA
-    std::uint32_t exists = 0;     // lanes that are threads of the CTA (the last warp may be partial)
-    std::uint32_t live = 0;       // lanes not yet exited
-    std::vector<Group> groups;    // groups[0] runs next; empty when the warp has exited
-    std::vector<Frame> frames;    // frames[0]: the kernel's; a frame with no lanes left is free for reuse
+    std::uint32_t exists = 0;        // lanes that are threads of the CTA (the last warp may be partial)
+    std::uint32_t live = 0;          // lanes not yet exited
+    std::vector<Group> groups;       // groups[0] runs next; empty when the warp has exited
+    std::vector<Frame> frames;       // frames[0]: the kernel's; a frame with no lanes left is free for reuse
     std::uint32_t warp_syncs = 0;    // completed __syncwarp()s, ordering accesses of its lanes for the race check
     std::uint32_t local_stride = 0;  // bytes of local memory per lane
     std::byte* local = nullptr;      // lane l's local window is local + l * local_stride

@@ -64,7 +64,8 @@ void copy_params(const std::byte* from_regs, const ParamSlot& from, std::byte* t
                  U32 lanes) {
     const std::uint32_t n = std::min(from.size, to.size);
     for_lanes(lanes, [&](unsigned l) {
-        std::memcpy(to_regs + to.offset + std::size_t{l} * to.size, from_regs + from.offset + std::size_t{l} * from.size, n);
+        std::memcpy(to_regs + to.offset + std::size_t{l} * to.size,
+                    from_regs + from.offset + std::size_t{l} * from.size, n);
     });
 }
 
@@ -338,9 +339,7 @@ After control(Exec& x, WorkerState& ws, Warp& w, const Inst& in, U32 m) {
             if (skip != 0) w.groups.push_back({pc + 1, skip, g.frame, GroupState::ready, 0});
             return After::next;
         }
-        case Flow::warp_sync:
-            warp_sync(x, w, in, m);
-            return After::next;
+        case Flow::warp_sync: warp_sync(x, w, in, m); return After::next;
         case Flow::collective: return collective(x, w, in, m);
         case Flow::cluster_barrier:
             if (m == 0) {

@@ -30,8 +30,8 @@ private:
     std::condition_variable wake_, done_;
     std::vector<std::thread> threads_;
     const std::function<void(unsigned)>* job_ = nullptr;
-    unsigned wanted_ = 0;          // helpers taking part in the current job
-    unsigned running_ = 0;         // helpers still inside it
+    unsigned wanted_ = 0;           // helpers taking part in the current job
+    unsigned running_ = 0;          // helpers still inside it
     unsigned long generation_ = 0;  // bumped per job, so a helper takes each job once
 };
 

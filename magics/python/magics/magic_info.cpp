@@ -4,6 +4,7 @@
 #include "rich_output.hpp"
 
 #include <xcuda/report/device_info_report.hpp>
+#include <xcuda/cpu/cpu_device.hpp>
 #include <xcuda/rt/compiler.hpp>
 #include <xcuda/rt/device.hpp>
 #include <xcuda/rt/driver.hpp>
@@ -23,9 +24,10 @@ const compile::CommandSpec& info_spec() {
 }
 
 const compile::CommandSpec& device_spec() {
-    static const auto s = help_only_spec("%cuda_device", "%cuda_device [N]",
-                                         "Selects device N for later launches and allocations; without N, shows the "
-                                         "selected device.",
+    static const auto s = help_only_spec("%cuda_device", "%cuda_device [N | cpu]",
+                                         "Selects GPU N, or the CPU device (`cpu`: kernels emulated on this "
+                                         "machine's cores, every access checked), for later launches and "
+                                         "allocations; without an argument, shows the selected device.",
                                          compile::Positionals::words, "N");
     return s;
 }
@@ -52,7 +54,16 @@ void cuda_info_line_magic(const std::string& line) {
     info.nvrtc_major = major;
     info.nvrtc_minor = minor;
     info.toolkit_path = toolkit_path();
-    if (rt::driver_available()) {
+    info.cpu.available = rt::cpu_device_available();
+    if (info.cpu.available) {
+        const rt::Device cpu(rt::cpu_device_ordinal);
+        info.cpu.current = current_device() == rt::cpu_device_ordinal;
+        info.cpu.arch = cpu.arch();
+        info.cpu.memory = cpu.properties().total_memory;
+        info.cpu.workers = cpu::worker_threads();
+        info.cpu.checks = cpu::checks();
+    }
+    if (rt::gpu_available()) {
         info.driver_version = rt::driver_version();
         for (int i = 0; i < rt::device_count(); ++i) {
             const rt::Device d(i);
@@ -72,7 +83,7 @@ void cuda_info_line_magic(const std::string& line) {
             info.devices.push_back(std::move(di));
         }
     } else {
-        info.no_device_reason = rt::driver_unavailable_reason();
+        info.no_device_reason = rt::gpu_unavailable_reason();
     }
     display_rich(report::device_info_report(info));
 }
@@ -83,19 +94,30 @@ void cuda_device_line_magic(const std::string& line) {
         py::print(compile::format_help(device_spec()));
         return;
     }
-    if (args.positionals.size() > 1) usage_error("%cuda_device takes one device index, e.g. %cuda_device 1");
+    if (args.positionals.size() > 1) usage_error("%cuda_device takes one device: an index (%cuda_device 1) or cpu");
     if (!args.positionals.empty()) {
+        const std::string& which = args.positionals[0];
         int n = 0;
-        try {
-            std::size_t used = 0;
-            n = std::stoi(args.positionals[0], &used);
-            if (used != args.positionals[0].size()) throw std::invalid_argument("trailing characters");
-        } catch (const std::exception&) {
-            usage_error("%cuda_device takes a device index (0, 1, ...), got `" + args.positionals[0] + "`");
+        if (which == "cpu") {
+            n = rt::cpu_device_ordinal;
+        } else {
+            try {
+                std::size_t used = 0;
+                n = std::stoi(which, &used);
+                if (used != which.size()) throw std::invalid_argument("trailing characters");
+            } catch (const std::exception&) {
+                usage_error("%cuda_device takes a GPU's index (0, 1, ...) or cpu, got `" + which + "`");
+            }
         }
         select_device(n);
     }
     const rt::Device d(current_device());
+    if (d.is_cpu()) {
+        py::print("cuda_device: using the CPU device: emulated " + d.arch() + ", slower than a GPU, " +
+                  (cpu::checks() ? "checks every access" : "checks off") +
+                  (rt::gpu_available() ? " (%cuda_device 0 goes back to the GPU)" : ""));
+        return;
+    }
     py::print("cuda_device: using device " + std::to_string(d.ordinal()) + ": " + d.name() + " (" + d.arch() + ")");
 }
 

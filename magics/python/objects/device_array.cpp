@@ -183,7 +183,17 @@ void set(const DeviceArray& a, py::handle source) {
     activate();
 }
 
+// An array of the CPU device lives in host memory: offering it as CUDA memory would have CuPy or
+// PyTorch hand its host address to a GPU.
+void refuse_cuda_export(const DeviceArray& a, const char* what) {
+    if (a.device() != rt::cpu_device_ordinal) return;
+    raise(PyExc_AttributeError, std::string(what) +
+                                    ": this array is on the CPU device, whose memory is no GPU's; .get() copies it "
+                                    "to numpy (np.from_dlpack(array) views it without a copy)");
+}
+
 py::dict cuda_array_interface(const DeviceArray& a) {
+    refuse_cuda_export(a, "__cuda_array_interface__");
     py::dict d;
     d["shape"] = shape_tuple(a.shape());
     d["typestr"] = elem_type_typestr(a.dtype());
@@ -242,7 +252,9 @@ py::object to_dlpack(py::object self, py::object stream, py::object /*max_versio
     auto* ctx = new ExportContext{self, a.shape()};
     auto* managed = new dlpack::ManagedTensor{};
     managed->dl_tensor.data = reinterpret_cast<void*>(a.ptr());
-    managed->dl_tensor.device = {dlpack::cuda, a.device()};
+    // The CPU device's memory is host memory, which numpy (and any DLPack consumer) reads as such.
+    managed->dl_tensor.device = a.device() == rt::cpu_device_ordinal ? dlpack::Device{dlpack::cpu, 0}
+                                                                     : dlpack::Device{dlpack::cuda, a.device()};
     managed->dl_tensor.ndim = static_cast<std::int32_t>(ctx->shape.size());
     managed->dl_tensor.dtype = dlpack_dtype(a.dtype());
     managed->dl_tensor.shape = ctx->shape.data();
@@ -281,7 +293,8 @@ std::string repr(const DeviceArray& a) {
     std::string s = "xcuda.DeviceArray(shape=(";
     for (std::size_t i = 0; i < a.shape().size(); ++i) s += (i ? ", " : "") + std::to_string(a.shape()[i]);
     if (a.shape().size() == 1) s += ",";
-    s += "), dtype=" + elem_type_name(a.dtype()) + ", device=" + std::to_string(a.device()) + ")";
+    s += "), dtype=" + elem_type_name(a.dtype()) +
+         ", device=" + (a.device() == rt::cpu_device_ordinal ? std::string("'cpu'") : std::to_string(a.device())) + ")";
     return s;
 }
 
@@ -349,12 +362,22 @@ void define_device_array(py::module_& m) {
         .def_property_readonly("size", &DeviceArray::size)
         .def_property_readonly("nbytes", &DeviceArray::nbytes)
         .def_property_readonly("ndim", [](const DeviceArray& a) { return a.shape().size(); })
-        .def_property_readonly("device", &DeviceArray::device)
+        .def_property_readonly(
+            "device",
+            [](const DeviceArray& a) -> py::object {
+                if (a.device() == rt::cpu_device_ordinal) return py::str("cpu");
+                return py::int_(a.device());
+            },
+            "The device the array lives on: a GPU's index, or 'cpu'.")
         .def_property_readonly("ptr", &DeviceArray::ptr)
         .def_property_readonly("__cuda_array_interface__", &cuda_array_interface)
         .def("__dlpack__", &to_dlpack, py::arg("stream") = py::none(), py::kw_only(),
              py::arg("max_version") = py::none(), py::arg("dl_device") = py::none(), py::arg("copy") = py::none())
-        .def("__dlpack_device__", [](const DeviceArray& a) { return py::make_tuple(int(dlpack::cuda), a.device()); })
+        .def("__dlpack_device__",
+             [](const DeviceArray& a) {
+                 if (a.device() == rt::cpu_device_ordinal) return py::make_tuple(int(dlpack::cpu), 0);
+                 return py::make_tuple(int(dlpack::cuda), a.device());
+             })
         .def("__len__",
              [](const DeviceArray& a) {
                  if (a.shape().empty()) raise(PyExc_TypeError, "len() of a 0-d DeviceArray");

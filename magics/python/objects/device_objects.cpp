@@ -4,6 +4,7 @@
 #include "interrupt.hpp"
 #include "launch_config.hpp"
 
+#include <xcuda/cpu/cpu_device.hpp>
 #include <xcuda/rt/device.hpp>
 #include <xcuda/rt/driver.hpp>
 
@@ -15,9 +16,29 @@ namespace xcuda::magics {
 namespace {
 
 struct DeviceHandle {
-    int ordinal = 0;
+    int ordinal = 0;            // rt::cpu_device_ordinal: the CPU device
     std::vector<int> previous;  // for `with Device(n):`
 };
+
+// Device(n) / Device("cpu") / set_device(...): a GPU's index or the CPU device's name.
+int ordinal_from(py::handle which) {
+    if (py::isinstance<py::str>(which)) {
+        const std::string name = which.cast<std::string>();
+        if (name == "cpu") return rt::cpu_device_ordinal;
+        raise(PyExc_ValueError, "no device named '" + name + "': pass a GPU's index (0, 1, ...) or 'cpu'");
+    }
+    if (PyBool_Check(which.ptr()) || !PyLong_Check(which.ptr())) {
+        raise(PyExc_TypeError,
+              "a device is a GPU's index (0, 1, ...) or 'cpu', not " + py::repr(which).cast<std::string>());
+    }
+    return which.cast<int>();
+}
+
+// What Python sees of an ordinal: the GPU's index, or "cpu".
+py::object ordinal_object(int ordinal) {
+    if (ordinal == rt::cpu_device_ordinal) return py::str("cpu");
+    return py::int_(ordinal);
+}
 
 py::dict properties_dict(const rt::DeviceProperties& p) {
     py::dict d;
@@ -102,16 +123,25 @@ bool Stream::query() const {
 
 void define_device_objects(py::module_& m) {
     py::class_<DeviceHandle>(m, "Device", "A CUDA device: Device(n).use() or `with Device(n):` selects it.")
-        .def(py::init([](int ordinal) {
+        .def(py::init([](py::object which) {
+                 const int ordinal = ordinal_from(which);
+                 if (ordinal == rt::cpu_device_ordinal) return DeviceHandle{ordinal, {}};
                  const int count = rt::device_count();
                  if (ordinal < 0 || ordinal >= count) {
                      raise(PyExc_ValueError, "device " + std::to_string(ordinal) +
-                                                 " does not exist: valid indices are 0.." + std::to_string(count - 1));
+                                                 " does not exist: valid indices are 0.." + std::to_string(count - 1) +
+                                                 ", and 'cpu' for the CPU device");
                  }
                  return DeviceHandle{ordinal, {}};
              }),
-             py::arg("ordinal") = 0)
-        .def_readonly("id", &DeviceHandle::ordinal)
+             py::arg("ordinal") = 0,
+             "Device(n): GPU n. Device('cpu'): the CPU device, which runs kernels without a GPU (emulated sm_90, "
+             "every access checked).")
+        .def_property_readonly(
+            "id", [](const DeviceHandle& d) { return ordinal_object(d.ordinal); }, "The GPU's index, or 'cpu'.")
+        .def_property_readonly(
+            "is_cpu", [](const DeviceHandle& d) { return d.ordinal == rt::cpu_device_ordinal; },
+            "True for the CPU device.")
         .def_property_readonly("name", [](const DeviceHandle& d) { return rt::Device(d.ordinal).name(); })
         .def_property_readonly("arch", [](const DeviceHandle& d) { return rt::Device(d.ordinal).arch(); })
         .def_property_readonly("compute_capability",
@@ -158,7 +188,11 @@ void define_device_objects(py::module_& m) {
                 }
             },
             "Selects again the device that was selected before the `with` block.")
-        .def("__repr__", [](const DeviceHandle& d) { return "xcuda.Device(" + std::to_string(d.ordinal) + ")"; })
+        .def("__repr__",
+             [](const DeviceHandle& d) {
+                 return d.ordinal == rt::cpu_device_ordinal ? std::string("xcuda.Device('cpu')")
+                                                            : "xcuda.Device(" + std::to_string(d.ordinal) + ")";
+             })
         .def_static("count", &rt::device_count, "Number of CUDA devices (NoDeviceError without a driver).");
 
     py::class_<Stream>(m, "Stream", "A CUDA stream on the selected device (non-blocking by default).")
@@ -186,12 +220,30 @@ void define_device_objects(py::module_& m) {
              "Milliseconds from this event to `end` (both recorded; waits for `end`).")
         .def_property_readonly("handle", &Event::handle);
 
-    m.def("device_count", &rt::device_count, "Number of CUDA devices (NoDeviceError without a driver).");
-    m.def("driver_available", &rt::driver_available, "True when a CUDA driver and a device are usable.");
-    m.def("driver_unavailable_reason", &rt::driver_unavailable_reason,
+    m.def("device_count", &rt::device_count, "Number of GPUs (NoDeviceError without a driver).");
+    m.def("driver_available", &rt::gpu_available, "True when NVIDIA's driver and a GPU are usable.");
+    m.def("gpu_available", &rt::gpu_available, "True when NVIDIA's driver and a GPU are usable.");
+    m.def("driver_unavailable_reason", &rt::gpu_unavailable_reason,
           "Why there is no usable GPU (\"\" when there is one).");
-    m.def("get_device", &current_device, "The ordinal of the selected device.");
-    m.def("set_device", &select_device, py::arg("ordinal"), "Selects the device for later launches.");
+    m.def("device_available", &rt::driver_available,
+          "True when kernels can launch: on a GPU, or (without one, or with XCUDA_DEVICE=cpu) on the CPU device. "
+          "False only with XCUDA_DEVICE=none and no GPU.");
+    m.def(
+        "get_device", [] { return ordinal_object(current_device()); },
+        "The selected device: a GPU's index, or 'cpu' for the CPU device.");
+    m.def(
+        "set_device", [](py::object which) { select_device(ordinal_from(which)); }, py::arg("device"),
+        "Selects the device for later launches: a GPU's index, or 'cpu'.");
+    m.def(
+        "cpu_checks",
+        [](py::object on) {
+            if (!on.is_none()) cpu::set_checks(on.cast<bool>());
+            return cpu::checks();
+        },
+        py::arg("on") = py::none(),
+        "The CPU device's checks of every access, race, barrier and warp collective (on by default; "
+        "XCUDA_CPU_CHECKS=0 starts with them off). cpu_checks(False) turns them off for speed (then only accesses "
+        "outside device memory are caught), cpu_checks(True) on again; returns whether they are on.");
     m.def("synchronize", &synchronize_current, "Waits (interruptibly) for all work on the selected device.");
 }
 

@@ -1,4 +1,5 @@
 #include "kernel_object.hpp"
+#include "cpu_launches.hpp"
 #include "magic_profile.hpp"
 #include "graph_capture.hpp"
 #include "device_globals.hpp"
@@ -252,6 +253,7 @@ void Kernel::launch(py::handle args, rt::Dim3 grid, rt::Dim3 block, std::size_t 
                                     ").use()) or copy the arrays");
     }
     const rt::Function& f = function();
+    if (current_device() == rt::cpu_device_ordinal) note_cpu_launch(binding_, module_);
     for (CUstream producer : packed.producer_streams) {
         wait_without_gil([&] { rt::synchronize_stream(producer); });
     }

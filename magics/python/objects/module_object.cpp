@@ -5,6 +5,7 @@
 #include "rich_output.hpp"
 #include "sass.hpp"
 #include "session.hpp"
+#include "device_state.hpp"
 
 #include <xcuda/compile/cell_options.hpp>
 #include <xcuda/compile/diagnostics.hpp>
@@ -97,13 +98,26 @@ ModuleImpl::ModuleImpl(std::shared_ptr<const compile::CompiledModule> compiled, 
 const rt::Module& ModuleImpl::loaded(int device) {
     auto it = loaded_.find(device);
     if (it == loaded_.end()) {
-        // --arch compute_XX gives PTX only: the driver JIT-compiles it for the device.
-        it = loaded_
-                 .emplace(device, compiled_->cubin.empty() ? rt::Module::from_ptx(compiled_->ptx)
-                                                           : rt::Module::from_cubin(compiled_->cubin))
-                 .first;
+        // A GPU runs the CUBIN (the driver JIT-compiles the PTX of an --arch compute_XX cell); the
+        // CPU device runs the PTX, with line information so its findings name the cell's lines.
+        const compile::CompiledModule& image = device == rt::cpu_device_ordinal ? with_line_info() : *compiled_;
+        it = loaded_.emplace(device, rt::Module::from_image(image.ptx, image.cubin)).first;
     }
     return it->second;
+}
+
+const compile::CompiledModule& ModuleImpl::with_line_info() {
+    if (compiled_->ptx.find("\t.loc\t") != std::string::npos) return *compiled_;
+    if (!lined_) {
+        compile::CellOptions options = recipe_.options;
+        options.lineinfo = true;
+        compile::HeaderRegistry headers;
+        for (const auto& [name, text] : recipe_.headers) headers.set(name, text);
+        lined_ = translate_compile_errors([&] {
+                     return session().compiler().compile_cell(recipe_.source, options, headers, label_);
+                 }).module;
+    }
+    return *lined_;
 }
 
 namespace {
@@ -180,8 +194,12 @@ CompiledPythonModule compile_to_module(const std::string& source, const compile:
     return compile_to_module(source, options, label, session().headers);
 }
 
-CompiledPythonModule compile_to_module(const std::string& source, const compile::CellOptions& options,
+CompiledPythonModule compile_to_module(const std::string& source, const compile::CellOptions& given,
                                        const std::string& label, const compile::HeaderRegistry& headers) {
+    // For the CPU device, PTX with line information: its findings and profiles name the cell's
+    // lines. (It changes no machine code: the same kernels run on a GPU.)
+    compile::CellOptions options = given;
+    if (current_device() == rt::cpu_device_ordinal) options.lineinfo = true;
     compile::CompileOutcome outcome =
         translate_compile_errors([&] { return session().compiler().compile_cell(source, options, headers, label); });
     if (!outcome.cache_warning.empty()) {

@@ -38,6 +38,9 @@ public:
     bool unpickled() const { return unpickled_; }
     // The module in `device`'s context (made current by the caller).
     const rt::Module& loaded(int device);
+    // The compile the CPU device runs: this one when its PTX has line information, else the same
+    // cell compiled again with -lineinfo (once; the compile cache keeps it).
+    const compile::CompiledModule& with_line_info();
 
 private:
     std::shared_ptr<const compile::CompiledModule> compiled_;
@@ -46,6 +49,7 @@ private:
     compile::CacheLevel cache_;
     bool unpickled_;
     std::map<int, rt::Module> loaded_;
+    std::shared_ptr<const compile::CompiledModule> lined_;  // with_line_info()'s recompile
 };
 
 // xcuda.Module: the module's kernels by source name (a KernelTemplate for a template).

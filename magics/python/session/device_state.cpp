@@ -27,16 +27,39 @@ void warn_if_printf_fifo_small(const rt::PrimaryContext& ctx) {
 
 }  // namespace
 
-int current_device() { return session().selected_device; }
+int current_device() {
+    Session& s = session();
+    if (!s.device_chosen) {
+        // The device $XCUDA_DEVICE names (a GPU when there is one, else the CPU device). When
+        // that one is unusable (XCUDA_DEVICE=none without a GPU), device 0: using it raises the
+        // NoDeviceError that says why.
+        s.selected_device = rt::driver_available() ? rt::default_device_ordinal() : 0;
+        s.device_chosen = true;
+    }
+    return s.selected_device;
+}
 
 void select_device(int ordinal) {
+    if (ordinal == rt::cpu_device_ordinal) {
+        Session& s = session();
+        s.selected_device = ordinal;
+        s.device_chosen = true;
+        return;
+    }
+    if (!rt::gpu_available()) {
+        raise(error_classes().no_device,
+              "no GPU " + std::to_string(ordinal) + " here: " + rt::gpu_unavailable_reason() +
+                  "; the CPU device runs kernels without one (%cuda_device cpu, xcuda.Device('cpu'))");
+    }
     const int count = rt::device_count();
     if (ordinal < 0 || ordinal >= count) {
         raise(PyExc_ValueError, "device " + std::to_string(ordinal) + " does not exist: this machine has " +
                                     std::to_string(count) + " CUDA device" + (count == 1 ? "" : "s") + " (valid: " +
                                     (count == 1 ? std::string("0") : "0.." + std::to_string(count - 1)) + ")");
     }
-    session().selected_device = ordinal;
+    Session& s = session();
+    s.selected_device = ordinal;
+    s.device_chosen = true;
 }
 
 const rt::PrimaryContext& activate(int ordinal) {
@@ -52,7 +75,7 @@ const rt::PrimaryContext& activate(int ordinal) {
     return *it->second;
 }
 
-const rt::PrimaryContext& activate() { return activate(session().selected_device); }
+const rt::PrimaryContext& activate() { return activate(current_device()); }
 
 void note_launch() { session().launched_since_sync = true; }
 

@@ -6,10 +6,11 @@
 
 namespace xcuda::magics {
 
-// The selected device ordinal (0 until changed).
+// The selected device ordinal: until one is selected, the default ($XCUDA_DEVICE: the first GPU,
+// else the CPU device, rt::cpu_device_ordinal).
 int current_device();
-// Selects `ordinal` for later launches and allocations. Raises ValueError naming the valid
-// range when no such device exists; NoDeviceError without a GPU.
+// Selects `ordinal` (a GPU, or rt::cpu_device_ordinal) for later launches and allocations.
+// Raises ValueError naming the valid range when no such device exists.
 void select_device(int ordinal);
 
 // Retains (first time) and makes current on this thread the primary context of the selected

@@ -36,6 +36,7 @@ class Session {
 public:
     // --- the device (device_state.cpp)
     int selected_device = 0;
+    bool device_chosen = false;        // selected_device holds the default once asked (device_state.cpp)
     bool launched_since_sync = false;  // a launch the post-cell synchronisation has not waited for
     std::map<int, std::unique_ptr<rt::PrimaryContext>> contexts;  // retained on first use, by ordinal
     bool sync_after_cell = true;  // post_cell_sync.cpp: a cell waits for the kernels it launched
@@ -75,6 +76,16 @@ public:
         std::vector<std::shared_ptr<const KernelBinding>> bindings;
     };
     std::list<RecentBindings> recent_bindings;
+
+    // --- the CPU device (kernel_object.cpp, errors.cpp): the kernels launched on it, by lowered name,
+    // so a failed check is reported with their parameters' names and the cell's lines; and whether
+    // the first cell that launched on it has said so.
+    struct CpuLaunched {
+        std::shared_ptr<const KernelBinding> binding;
+        std::weak_ptr<ModuleImpl> module;
+    };
+    std::map<std::string, CpuLaunched> cpu_launched;
+    bool cpu_device_announced = false;
 
     // --- unpickling (pickling.cpp): modules rebuilt here, by a digest of what was pickled.
     std::map<std::string, std::weak_ptr<ModuleImpl>> rebuilt_modules;

@@ -28,7 +28,13 @@ Rich device_info_report(const SystemInfo& info) {
     if (info.devices.empty()) {
         const std::string reason =
             info.no_device_reason.empty() ? std::string("no device reported") : info.no_device_reason;
-        const std::string msg = "No CUDA GPU: " + reason + ". Cells still compile; launches raise NoDeviceError.";
+        const std::string msg =
+            "No CUDA GPU: " + reason + "." +
+            (info.cpu.current ? std::string(" Kernels run on the CPU device.")
+             : info.cpu.available
+                 ? std::string(" Cells still compile; launches raise NoDeviceError (XCUDA_DEVICE=none); "
+                               "%cuda_device cpu runs them on the CPU device.")
+                 : std::string(" Cells still compile; launches raise NoDeviceError."));
         r.plain = msg + "\n";
         body = "<p class=\"xcuda-line xcuda-warn\">" + html_escape(msg) + "</p>";
     } else {
@@ -59,6 +65,16 @@ Rich device_info_report(const SystemInfo& info) {
                 "<p class=\"xcuda-line xcuda-note\">* = current device (<code>%cuda_device N</code> selects "
                 "another)</p>";
         }
+    }
+    if (info.cpu.available) {
+        const std::string line = "CPU device" + std::string(info.cpu.current ? " (current)" : "") + ": emulated " +
+                                 info.cpu.arch + ", " + format_bytes(info.cpu.memory) + ", " +
+                                 std::to_string(info.cpu.workers) +
+                                 (info.cpu.workers == 1 ? " worker thread" : " worker threads") +
+                                 "; slower than a GPU; " + (info.cpu.checks ? "checks every access" : "checks off") +
+                                 (info.cpu.current ? std::string() : std::string(" (%cuda_device cpu selects it)"));
+        r.plain += line + "\n";
+        body += "<p class=\"xcuda-line xcuda-note\">" + html_escape(line) + "</p>";
     }
     body += "<table class=\"xcuda-table\"><tbody>";
     for (const auto& [k, v] : facts) {

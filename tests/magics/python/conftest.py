@@ -1,12 +1,14 @@
 """Shared fixtures: the xcuda module, an IPython shell with the extension, and the driver this
 process loaded, which gates the tests that launch.
 
-The driver is chosen per process (XCUDA_CUDA_DRIVER when xcuda loads): ctest's magics.python runs
-this folder against the machine's libcuda (none on CI: the launching tests skip, saying why; a
-GPU on the GPU machine), magics.python.sim-driver against the runtime's simulated libcuda. A test
-that checks the same behaviour on both takes the `driver` fixture and reads what differs
-(the simulator's fixed timings, whether kernel code runs) from it; `requires_gpu` and
-`requires_sim` mark the tests that only one of them can run."""
+The driver is chosen per process (XCUDA_CUDA_DRIVER and XCUDA_DEVICE when xcuda loads): ctest's
+magics.python runs this folder on the device that runs by default (a GPU on the GPU machine; on
+CI, which has none, the CPU device, where kernels really run and their results are checked),
+magics.python.no-device with XCUDA_DEVICE=none (no device at all: what a launch says then), and
+magics.python.sim-driver against the runtime's simulated libcuda. A test that checks the same
+behaviour on several takes the `driver` fixture and reads what differs (the simulator's fixed
+timings, whether kernel code runs, whether counters can be read) from it; `requires_gpu`,
+`requires_sim` and `requires_no_device` mark the tests that only one of them can run."""
 import ctypes
 import dataclasses
 import importlib.util
@@ -43,14 +45,14 @@ def last_launch():
 
 
 def no_gpu_reason():
-    """'' when a CUDA device is usable, else why not (shown in the skip reason)."""
-    return "" if xcuda.driver_available() else xcuda.driver_unavailable_reason()
+    """'' when a GPU is usable, else why not (shown in the skip reason)."""
+    return "" if xcuda.gpu_available() else xcuda.driver_unavailable_reason()
 
 
 @dataclasses.dataclass(frozen=True)
 class Driver:
     """The driver this process launches on, and what a test may expect of it."""
-    name: str                  # "gpu" or "sim"
+    name: str                  # "gpu", "cpu" (the CPU device) or "sim"
     arch: Optional[str]        # what to compile for: the simulator finds kernels by name in PTX text
     runs_kernels: bool         # the simulator runs no kernel code (but add_bytes): results are a GPU's
     event_s: Optional[float]   # the time between any two events where it is fixed (the simulator's 1.5 ms)
@@ -63,13 +65,23 @@ SIM_DRIVER = Driver(name="sim", arch="compute_90", runs_kernels=False, event_s=1
                     counters=False)
 GPU_DRIVER = Driver(name="gpu", arch=None, runs_kernels=True, event_s=None, registers=None, devices=None,
                     counters=True)
-LOADED = SIM_DRIVER if simulator_loaded() else GPU_DRIVER if xcuda.driver_available() else None
+CPU_DEVICE = Driver(name="cpu", arch=None, runs_kernels=True, event_s=None, registers=None, devices=None,
+                    counters=False)
+LOADED = (SIM_DRIVER if simulator_loaded() else GPU_DRIVER if xcuda.gpu_available()
+          else CPU_DEVICE if xcuda.device_available() else None)
 
-NO_DRIVER_REASON = ("no CUDA device (" + no_gpu_reason() + ") and XCUDA_CUDA_DRIVER does not name the simulated "
-                    "driver (ctest's magics.python.sim-driver sets it)")
+NO_DRIVER_REASON = ("no device: no GPU (" + no_gpu_reason() + ") and XCUDA_DEVICE=none keeps the CPU device out "
+                    "(ctest's magics.python runs these on the CPU device)")
 requires_gpu = pytest.mark.skipif(LOADED is not GPU_DRIVER, reason=(
     "needs a GPU: the simulated driver runs no kernel code" if LOADED is SIM_DRIVER
+    else "needs a GPU; this run uses the CPU device (" + no_gpu_reason() + ")" if LOADED is CPU_DEVICE
     else "no CUDA device: " + no_gpu_reason()))
+requires_kernels = pytest.mark.skipif(LOADED not in (GPU_DRIVER, CPU_DEVICE), reason=(
+    "needs kernel code to run: the simulated driver runs none" if LOADED is SIM_DRIVER
+    else "no device: " + no_gpu_reason()))
+requires_no_device = pytest.mark.skipif(xcuda.device_available(), reason=(
+    "checks what happens with no device at all; kernels launch here (on a GPU or the CPU device): ctest's "
+    "magics.python.no-device runs it with XCUDA_DEVICE=none"))
 requires_sim = pytest.mark.skipif(LOADED is not SIM_DRIVER, reason=(
     "checks what the simulated driver records (ctest's magics.python.sim-driver sets XCUDA_CUDA_DRIVER)"))
 

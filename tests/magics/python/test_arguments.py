@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import xcuda
-from conftest import requires_gpu
+from conftest import requires_no_device, requires_kernels
 
 KINDS = r'''
 extern "C" __global__ void kinds(signed char a, unsigned char b, short c, unsigned short d, int e,
@@ -139,7 +139,7 @@ def test_bad_launch_tuple(saxpy):
         saxpy[1]
 
 
-@pytest.mark.skipif(xcuda.driver_available(), reason="a CUDA device is present: launches succeed here")
+@requires_no_device
 def test_launch_without_gpu_raises_no_device_error_after_checking_arguments(saxpy):
     x = np.ones(4, np.float32)
     with pytest.raises(xcuda.NoDeviceError, match="driver|GPU|device"):
@@ -156,7 +156,7 @@ def test_launch_without_gpu_raises_no_device_error_after_checking_arguments(saxp
         saxpy(2.0, x, x.copy(), 4, grid=1, block=32, cooperative=True)
 
 
-@pytest.mark.skipif(xcuda.driver_available(), reason="a CUDA device is present: the driver answers")
+@requires_no_device
 def test_without_gpu_kernel_attributes_the_compile_knows_come_from_it(saxpy):
     a = saxpy.attributes
     assert a["num_regs"] == saxpy.resources["registers"]
@@ -168,7 +168,7 @@ def test_without_gpu_kernel_attributes_the_compile_knows_come_from_it(saxpy):
         a["registers"]
 
 
-@requires_gpu
+@requires_kernels
 def test_correct_arguments_launch(saxpy):
     x = np.ones(4, np.float32)
     y = np.ones(4, np.float32)

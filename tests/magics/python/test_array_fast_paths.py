@@ -18,7 +18,7 @@ import pytest
 
 import xcuda
 
-from conftest import requires_gpu
+from conftest import requires_kernels
 
 
 def simulator_path():
@@ -337,7 +337,7 @@ def message(call):
     return str(info.value)
 
 
-@requires_gpu
+@requires_kernels
 def test_cupy_saxpy_through_the_fast_path(saxpy3):
     cp = need("cupy")
     xh, yh = host_inputs()
@@ -350,7 +350,7 @@ def test_cupy_saxpy_through_the_fast_path(saxpy3):
     assert m.startswith("argument `out` (float*) got a non-contiguous device array")
 
 
-@requires_gpu
+@requires_kernels
 def test_cupy_array_on_a_non_default_stream(saxpy3):
     cp = need("cupy")
     xh, yh = host_inputs()
@@ -364,7 +364,7 @@ def test_cupy_array_on_a_non_default_stream(saxpy3):
     np.testing.assert_allclose(cp.asnumpy(out), 2 * xh + yh, rtol=1e-6)
 
 
-@requires_gpu
+@requires_kernels
 def test_torch_saxpy_through_the_fast_path(saxpy3):
     torch = need("torch")
     if not torch.cuda.is_available():

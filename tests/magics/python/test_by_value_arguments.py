@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import xcuda
-from conftest import requires_gpu
+from conftest import requires_kernels
 
 SOURCE = r'''
 #include <cuComplex.h>
@@ -149,7 +149,7 @@ extern "C" __global__ void scale_complex(cuFloatComplex* z, cuFloatComplex by, i
 '''
 
 
-@requires_gpu
+@requires_kernels
 def test_a_kernel_reads_every_by_value_argument_as_passed():
     m = xcuda.compile(CHECK)
     out = np.zeros(11)
@@ -157,7 +157,7 @@ def test_a_kernel_reads_every_by_value_argument_as_passed():
     assert out.tolist() == [7, 2.5, 3, 1, 2, 3, 4, -5, 2, 4000000000, 0.5]
 
 
-@requires_gpu
+@requires_kernels
 def test_a_complex_array_and_a_complex_scalar_in_one_launch():
     m = xcuda.compile(CHECK)
     z = (np.arange(1000) + 1j).astype(np.complex64)

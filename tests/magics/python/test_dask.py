@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import xcuda
-from conftest import SAXPY, requires_gpu
+from conftest import SAXPY, requires_kernels
 
 # Debian's tornado 6.2 under distributed 2022.12
 pytestmark = pytest.mark.filterwarnings("ignore:make_current is deprecated:DeprecationWarning")
@@ -65,7 +65,7 @@ def test_a_module_compiled_here_pickles_to_workers_with_its_cubin(client):
     m = xcuda.compile(SAXPY + "// dask module\n")
     cubins = client.gather(client.map(lambda i, module: module.cubin, range(2), module=m))
     assert cubins[0] == cubins[1]
-    if not xcuda.driver_available():
+    if not xcuda.device_available():
         assert cubins[0] == m.cubin
 
 
@@ -74,14 +74,14 @@ def test_launching_on_chunks_matches_numpy_or_says_there_is_no_gpu(client, saxpy
     x = rng.random(4096, dtype=np.float32)
     y = rng.random(4096, dtype=np.float32)
     futures = client.map(chunk_task(), [saxpy] * 2, [2.0] * 2, np.array_split(x, 2), np.array_split(y, 2))
-    if xcuda.driver_available():
+    if xcuda.device_available():
         assert np.allclose(np.concatenate(client.gather(futures)), 2.0 * x + y)
     else:
         with pytest.raises(xcuda.NoDeviceError):
             client.gather(futures)
 
 
-@requires_gpu
+@requires_kernels
 def test_two_workers_each_run_saxpy_on_half_of_2_26_elements_and_match_numpy(client, saxpy):
     n = 1 << 26
     rng = np.random.default_rng(4)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import xcuda
-from conftest import SIM, requires_gpu, requires_sim
+from conftest import SIM, requires_sim, requires_no_device, requires_kernels
 
 SOURCE = r'''
 __constant__ float coeffs[16];
@@ -56,13 +56,13 @@ def test_a_template_variable_without_instantiate_gets_a_note_saying_how():
         m.get_global("lut<float>")
 
 
-@pytest.mark.skipif(xcuda.driver_available(), reason="a CUDA device is present: the values are readable")
+@requires_no_device
 def test_without_gpu_reading_a_global_is_a_no_device_error(module):
     with pytest.raises(xcuda.NoDeviceError):
         module.get_global("coeffs")
 
 
-@requires_gpu
+@requires_kernels
 def test_constant_and_namespaced_and_template_globals_set_before_a_launch_are_what_it_reads(module):
     n = 1 << 12
     x = np.random.default_rng(3).random(n, dtype=np.float32)
@@ -80,7 +80,7 @@ def test_constant_and_namespaced_and_template_globals_set_before_a_launch_are_wh
     assert np.array_equal(module.get_global("coeffs").get(), coeffs)
 
 
-@requires_gpu
+@requires_kernels
 def test_a_device_counter_incremented_by_a_kernel_is_read_back(module):
     counter = module.get_global("counter")
     assert counter.shape == () and counter.dtype == np.int32
@@ -91,7 +91,7 @@ def test_a_device_counter_incremented_by_a_kernel_is_read_back(module):
     assert int(counter.get()) == 2000
 
 
-@requires_gpu
+@requires_kernels
 def test_a_view_keeps_its_module_loaded_after_the_module_object_is_gone():
     m = xcuda.compile(SOURCE.replace("counter", "kept_counter"), instantiate=["offset<float>"], no_cache=True)
     counter = m.get_global("kept_counter")
@@ -104,7 +104,7 @@ def test_a_view_keeps_its_module_loaded_after_the_module_object_is_gone():
     assert int(counter.get()) == 17
 
 
-@requires_gpu
+@requires_kernels
 def test_vector_and_struct_globals_have_component_axes_and_bytes():
     m = xcuda.compile(r'''
 struct P { int a; float b; double c; };

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import xcuda
-from conftest import requires_gpu
+from conftest import requires_gpu, requires_kernels
 
 DEFINES = r'''%%cuda -- -dc
 __device__ int twice_dl(int x) { return 2 * x; }
@@ -38,7 +38,7 @@ def test_a_declared_but_never_defined_function_is_named_with_the_fix(ip):
     assert "uses `never_defined_dl(float)`" in str(e) and "no earlier %%cuda -dc cell defines" in str(e)
 
 
-@requires_gpu
+@requires_gpu  # dynamic parallelism: the CPU device refuses it, naming the call
 def test_a_kernel_launches_a_kernel_from_the_device(ip):
     assert run(ip, DEFINES).success
     out = np.zeros(8, np.int32)
@@ -46,7 +46,7 @@ def test_a_kernel_launches_a_kernel_from_the_device(ip):
     assert out.tolist() == [2 * i for i in range(8)]
 
 
-@requires_gpu
+@requires_gpu  # the CPU device does not link -dc cells (it runs each cell's own PTX)
 def test_the_linked_function_runs_the_newest_definition(ip):
     assert run(ip, DEFINES).success
     assert run(ip, USES).success

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import xcuda
-from conftest import last_launch, requires_gpu, requires_sim
+from conftest import last_launch, requires_sim, requires_no_device, requires_kernels
 
 
 SOURCE = r'''
@@ -39,7 +39,7 @@ def sim():
     return xcuda.compile(SIM_SOURCE, arch="compute_90")
 
 
-@requires_gpu
+@requires_kernels
 def test_a_replay_runs_the_captured_launches_again_in_order(m):
     x = xcuda.to_device(np.arange(N, dtype=np.float32))
     y = xcuda.zeros(N, np.float32)
@@ -56,7 +56,7 @@ def test_a_replay_runs_the_captured_launches_again_in_order(m):
     assert [k[0] for k in g.kernels] == ["scale_add", "add_one"]
 
 
-@requires_gpu
+@requires_kernels
 def test_set_args_points_a_replay_at_other_arrays(m):
     x = xcuda.to_device(np.ones(N, np.float32))
     y1, y2 = xcuda.zeros(N, np.float32), xcuda.zeros(N, np.float32)
@@ -68,7 +68,7 @@ def test_set_args_points_a_replay_at_other_arrays(m):
     assert np.all(y1.get() == 0) and np.all(y2.get() == 5.0)
 
 
-@requires_gpu
+@requires_kernels
 def test_a_hundred_small_kernels_replay_exactly(m):
     y = xcuda.zeros(256, np.float32)
     with xcuda.graph() as g:
@@ -107,7 +107,7 @@ def test_cuda_profile_and_timeit_show_a_replay_as_one_entry_naming_its_kernels(d
     assert r.median == pytest.approx(driver.event_s) if driver.event_s is not None else r.median > 0
 
 
-@requires_gpu
+@requires_kernels
 def test_cupy_work_on_the_graphs_stream_is_captured_with_the_kernels(m):
     cp = pytest.importorskip("cupy", reason="needs CuPy")
     y = cp.zeros(N, cp.float32)
@@ -120,7 +120,7 @@ def test_cupy_work_on_the_graphs_stream_is_captured_with_the_kernels(m):
     assert cp.all(y == 11).item()
 
 
-@requires_gpu
+@requires_kernels
 def test_torch_graphs_capture_xcuda_launches(m):
     torch = pytest.importorskip("torch", reason="needs PyTorch")
     y = torch.zeros(N, device="cuda")
@@ -134,7 +134,7 @@ def test_torch_graphs_capture_xcuda_launches(m):
     assert torch.all(y == 2).item()
 
 
-@pytest.mark.skipif(xcuda.driver_available(), reason="checks what a machine without a GPU says")
+@requires_no_device
 def test_without_a_gpu_a_graph_raises_no_device_error():
     with pytest.raises(xcuda.NoDeviceError):
         xcuda.graph()

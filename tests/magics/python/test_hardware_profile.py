@@ -6,7 +6,7 @@ import pytest
 
 import xcuda
 
-from conftest import requires_gpu  # noqa: F401  (the GPU file shares the gating)
+from conftest import LOADED, CPU_DEVICE, requires_gpu, requires_no_device  # noqa: F401  (the GPU file shares the gating)
 
 
 def test_help_lists_metrics_sets_and_lines(ip, capsys):
@@ -46,7 +46,7 @@ def test_an_unknown_chip_is_a_value_error_naming_it():
         xcuda.profiler_metrics("GX999")
 
 
-@pytest.mark.skipif(xcuda.driver_available(), reason="checks the no-GPU path; this machine has a GPU")
+@requires_no_device
 def test_without_a_gpu_the_code_runs_once_and_the_report_says_counters_need_one():
     ns = {"ran": []}
     report = xcuda.cuda_profile("ran.append(1)", ns, metrics="basic")
@@ -55,9 +55,29 @@ def test_without_a_gpu_the_code_runs_once_and_the_report_says_counters_need_one(
     assert "launched no" in report.plain  # the event-timing report that still follows
 
 
-@pytest.mark.skipif(xcuda.driver_available(), reason="checks the no-GPU path; this machine has a GPU")
+@requires_no_device
 def test_without_a_gpu_xcuda_counters_raises_no_device_error():
     with pytest.raises(xcuda.NoDeviceError):
+        xcuda.counters(lambda: None)
+
+
+on_cpu_device = pytest.mark.skipif(LOADED is not CPU_DEVICE, reason="checks the CPU device; this run uses another")
+
+
+@on_cpu_device
+def test_on_the_cpu_device_the_code_runs_once_and_the_report_says_counters_need_a_gpu(saxpy):
+    import numpy as np
+    y = np.ones(64, np.float32)
+    ns = {"k": saxpy, "x": np.arange(64, dtype=np.float32), "y": y}
+    report = xcuda.cuda_profile("k[1, 64](2.0, x, y, 64)", ns, metrics="basic")
+    assert report.plain.startswith("No hardware counters: they need a GPU"), report.plain
+    assert "CPU device" in report.plain, report.plain
+    assert np.array_equal(y, 2.0 * np.arange(64, dtype=np.float32) + 1), "the launch ran once, as written"
+
+
+@on_cpu_device
+def test_on_the_cpu_device_xcuda_counters_says_they_need_a_gpu():
+    with pytest.raises(xcuda.ProfilerUnavailableError, match="need a GPU"):
         xcuda.counters(lambda: None)
 
 

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import xcuda
-from conftest import last_launch, requires_gpu, requires_sim
+from conftest import last_launch, requires_sim, requires_kernels
 
 SIM_SOURCE = r'''
 extern "C" __global__ void plain(float a, const float* x, float* y, int n) {}
@@ -40,7 +40,7 @@ extern "C" __global__ void grid_sum(const float* x, float* partial, float* out, 
 
 
 def sm_count():
-    return xcuda.Device(0).properties["multiprocessor_count"]
+    return xcuda.Device(xcuda.get_device()).properties["multiprocessor_count"]
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +53,7 @@ def sim():
     return xcuda.compile(SIM_SOURCE, arch="compute_90")
 
 
-@requires_gpu
+@requires_kernels
 def test_a_cooperative_launch_syncs_the_whole_grid(grid_sum):
     n = 1 << 20
     x = np.ones(n, np.float32)
@@ -82,7 +82,7 @@ def test_a_cooperative_grid_that_cannot_be_resident_is_refused_naming_the_maximu
     xcuda.synchronize()
 
 
-@requires_gpu
+@requires_kernels
 def test_100_kib_of_dynamic_shared_memory_is_usable_without_setting_an_attribute():
     m = xcuda.compile(r'''
 extern "C" __global__ void shared_sum(float* out, int n) {
@@ -103,14 +103,14 @@ extern "C" __global__ void shared_sum(float* out, int n) {
     m.shared_sum[1, 256, nbytes, None](out, n)
     assert out.tolist() == [float(sum(i % 7 for i in range(n))), float((n - 1) % 7)]
     assert m.shared_sum.attributes["max_dynamic_shared_size_bytes"] >= nbytes
-    optin = xcuda.Device(0).properties["shared_memory_per_block_optin"]
+    optin = xcuda.Device(xcuda.get_device()).properties["shared_memory_per_block_optin"]
     with pytest.raises(xcuda.LaunchError, match=f"at most {optin} bytes"):
         m.shared_sum(out, n, grid=1, block=256, shared_mem=optin + 1)
 
 
-@requires_gpu
+@requires_kernels
 def test_a_cluster_launch_gives_each_block_its_rank_in_the_cluster():
-    if not xcuda.Device(0).properties["cluster_launch"]:
+    if not xcuda.Device(xcuda.get_device()).properties["cluster_launch"]:
         pytest.skip("this GPU has no thread block clusters (compute capability below 9.0)")
     m = xcuda.compile(r'''
 #include <cooperative_groups.h>
@@ -136,7 +136,7 @@ extern "C" __global__ void ranks(unsigned* rank, unsigned* size, unsigned* ctara
         m.ranks(rank, size, ctarank, grid=6, block=32, cluster=4)
 
 
-@requires_gpu
+@requires_kernels
 def test_kernel_attributes_come_from_the_driver_and_settable_ones_stick(grid_sum):
     a = grid_sum.attributes
     assert a["num_regs"] == grid_sum.resources["registers"]

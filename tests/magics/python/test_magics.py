@@ -2,6 +2,7 @@
 import pytest
 
 import xcuda
+from conftest import requires_no_device
 
 CELL = '''%%cuda
 extern "C" __global__ void saxpy_m(float a, const float* x, float* y, int n) {
@@ -239,7 +240,7 @@ def test_cache_memory_limit_bounds_the_memory_part(ip, capsys):
         ip.run_line_magic("cuda_cache", "limit 256M")
 
 
-@pytest.mark.skipif(xcuda.driver_available(), reason="a CUDA device is present")
+@requires_no_device
 def test_cuda_info_says_there_is_no_gpu(ip, capsys):
     ip.run_line_magic("cuda_info", "")
     out = capsys.readouterr().out
@@ -247,7 +248,7 @@ def test_cuda_info_says_there_is_no_gpu(ip, capsys):
     assert "NVRTC" in out
 
 
-@pytest.mark.skipif(xcuda.driver_available(), reason="a CUDA device is present")
+@requires_no_device
 def test_launch_in_a_cell_without_gpu_is_one_no_device_error(ip):
     run(ip, CELL)
     r = run(ip, "import numpy as np\nx = np.ones(4, np.float32)\nsaxpy_m[1, 4](2.0, x, x.copy(), 4)\n")
@@ -256,7 +257,7 @@ def test_launch_in_a_cell_without_gpu_is_one_no_device_error(ip):
 
 def test_cuda_device_help(ip, capsys):
     ip.run_line_magic("cuda_device", "-h")
-    assert "%cuda_device [N]" in capsys.readouterr().out
+    assert "%cuda_device [N | cpu]" in capsys.readouterr().out
 
 
 def test_a_magics_own_error_is_one_line_not_a_traceback_through_ipython(ip):
@@ -266,7 +267,7 @@ def test_a_magics_own_error_is_one_line_not_a_traceback_through_ipython(ip):
     assert "sm_20 is not supported" in str(r.error_in_exec)
 
 
-@pytest.mark.skipif(xcuda.driver_available(), reason="a CUDA device is present")
+@requires_no_device
 def test_a_magic_needing_a_gpu_says_so_in_one_line(ip):
     from IPython.core.error import UsageError
     for cell in ("%cuda_device 0", "%cuda_timeit print(1)"):

@@ -35,8 +35,8 @@ def in_child(code, blob, env=None):
     return json.loads(r.stdout.decode().strip().splitlines()[-1])
 
 
-def child_has_gpu():
-    return subprocess.run([sys.executable, "-c", "import xcuda, sys; sys.exit(0 if xcuda.driver_available() else 1)"],
+def child_has_device():
+    return subprocess.run([sys.executable, "-c", "import xcuda, sys; sys.exit(0 if xcuda.device_available() else 1)"],
                           timeout=60).returncode == 0
 
 
@@ -48,6 +48,19 @@ def test_a_kernel_unpickled_in_another_process_has_its_signature_resources_and_l
     ''', pickle.dumps(saxpy))
     assert got == {"type": "Kernel", "signature": saxpy.signature, "lowered": "saxpy",
                    "resources": saxpy.resources, "layout": saxpy.parameter_layout}
+
+
+def test_an_unpickled_kernel_runs_on_the_cpu_device_with_the_same_result(saxpy):
+    if xcuda.gpu_available() or not child_has_device():
+        pytest.skip("checks the CPU device, which runs here only without a GPU")
+    got = in_child('''
+        import numpy as np
+        k = pickle.loads(blob)
+        x = np.arange(8, dtype=np.float32); y = np.ones(8, np.float32)
+        k[1, 8](2.0, x, y, 8)
+        print(json.dumps({"y": y.tolist(), "device": xcuda.get_device()}))
+    ''', pickle.dumps(saxpy))
+    assert got == {"y": [2.0 * i + 1 for i in range(8)], "device": "cpu"}
 
 
 def test_a_module_unpickled_without_a_gpu_keeps_its_cubin_ptx_and_arch():
@@ -95,8 +108,9 @@ def test_a_header_cell_travels_with_the_kernel_that_includes_it(ip):
 
 
 def test_a_launch_of_an_unpickled_kernel_without_a_gpu_raises_no_device_error(saxpy):
-    if child_has_gpu():
-        pytest.skip("this machine has a GPU: the launch runs (test_dask.py checks its result)")
+    if child_has_device():
+        pytest.skip("kernels launch here, on a GPU or the CPU device (test_dask.py checks the result); ctest's "
+                    "magics.python.no-device runs this with XCUDA_DEVICE=none")
     got = in_child('''
         import numpy as np
         k = pickle.loads(blob)

@@ -23,4 +23,9 @@ private:
     Why why_;
 };
 
+// What ProfilerUnavailable says on the CPU device, which has no hardware counters to read.
+inline constexpr const char* cpu_device_has_no_counters =
+    "they need a GPU: hardware counters and PC sampling read an NVIDIA GPU through CUPTI, and this runs on the "
+    "CPU device (its exact per-line counts are what %%cuda_profile shows there)";
+
 }  // namespace xcuda::rt

@@ -133,8 +133,9 @@ extern "C" __global__ void hello(float f) {
     const LaunchOutcome out = e.launch(m, "hello", {2, 1, 1}, {2, 1, 1}, 0, 1.5f);
     const std::string text = capture.finish();
     ASSERT_EQ(out.status, CUDA_SUCCESS) << (out.failure ? out.failure->report() : "");
-    for (const char* line : {"thread 0 of block 0: 1.50 ok    42|z  |\n", "thread 1 of block 0: 1.50 ok    42|z  |\n",
-                             "thread 0 of block 1: 1.50 ok    42|z  |\n", "thread 1 of block 1: 1.50 ok    42|z  |\n"}) {
+    for (const char* line :
+         {"thread 0 of block 0: 1.50 ok    42|z  |\n", "thread 1 of block 0: 1.50 ok    42|z  |\n",
+          "thread 0 of block 1: 1.50 ok    42|z  |\n", "thread 1 of block 1: 1.50 ok    42|z  |\n"}) {
         EXPECT_NE(text.find(line), std::string::npos) << "missing: " << line << "in:\n" << text;
     }
 }

@@ -32,12 +32,15 @@ struct SourceLocation {
 };
 
 enum class FindingKind : std::uint8_t {
-    out_of_bounds,            // an address outside every allocation (global), the CTA's shared memory or the thread's local memory
-    misaligned,               // an address not a multiple of the access size
-    use_after_free,           // inside an allocation that was freed
-    shared_race,              // two threads of a CTA, one writing, with no barrier between
-    divergent_barrier,        // threads of a CTA (or a warp, for an aligned barrier) at different barriers, or some never arrive
-    collective_absent_lanes,  // a warp collective (shfl/vote/match/redux/__syncwarp) whose mask names lanes that never arrive
+    out_of_bounds,      // an address outside every allocation (global), the CTA's shared memory or the thread's local
+                        // memory
+    misaligned,         // an address not a multiple of the access size
+    use_after_free,     // inside an allocation that was freed
+    shared_race,        // two threads of a CTA, one writing, with no barrier between
+    divergent_barrier,  // threads of a CTA (or a warp, for an aligned barrier) at different barriers, or some never
+                        // arrive
+    collective_absent_lanes,  // a warp collective (shfl/vote/match/redux/__syncwarp) whose mask names lanes that never
+                              // arrive
     assertion,                // device assert() (__assertfail)
     trap,                     // trap / __trap()
     unsupported,              // an instruction the CPU device does not run (needs a GPU)
@@ -51,9 +54,9 @@ enum class MemorySpace : std::uint8_t { none, global, shared, local, param, cons
 struct Region {
     enum class Kind : std::uint8_t { none, allocation, variable } kind = Kind::none;
     std::uint64_t base = 0;
-    std::uint64_t size = 0;  // bytes
-    int parameter = -1;      // kernel parameter (0-based) whose pointer value lies in [base, base + size]
-    std::string variable;    // a module variable or shared variable (PTX name, mangled)
+    std::uint64_t size = 0;   // bytes
+    int parameter = -1;       // kernel parameter (0-based) whose pointer value lies in [base, base + size]
+    std::string variable;     // a module variable or shared variable (PTX name, mangled)
     std::int64_t offset = 0;  // address - base (negative: before the start)
 };
 

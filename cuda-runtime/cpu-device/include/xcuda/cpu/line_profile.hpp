@@ -12,11 +12,11 @@ namespace xcuda::cpu {
 
 // Per-instruction counts of one launch (the teaching profile): one row per decoded instruction.
 struct InstructionCounts {
-    std::uint64_t executed = 0;      // warp-level executions (any lane active)
-    std::uint64_t lanes = 0;         // thread-level executions
-    std::uint64_t divergent = 0;     // branches where the warp's lanes went both ways
-    std::uint64_t requests = 0;      // global memory: warp-level requests
-    std::uint64_t sectors = 0;       // global memory: distinct 32-byte sectors those requests touched
+    std::uint64_t executed = 0;        // warp-level executions (any lane active)
+    std::uint64_t lanes = 0;           // thread-level executions
+    std::uint64_t divergent = 0;       // branches where the warp's lanes went both ways
+    std::uint64_t requests = 0;        // global memory: warp-level requests
+    std::uint64_t sectors = 0;         // global memory: distinct 32-byte sectors those requests touched
     std::uint64_t bank_conflicts = 0;  // shared memory: extra wavefronts beyond the first
 };
 struct LineProfile {

@@ -23,16 +23,27 @@ struct DeviceInfo {
     bool current = false;  // the device %cuda_device selected
 };
 
+// The CPU device (cpu-device/): kernels run there without a GPU, or when %cuda_device cpu selects it.
+struct CpuDeviceInfo {
+    bool available = false;  // not with XCUDA_DEVICE=none
+    bool current = false;
+    std::string arch;          // the emulated one, "sm_90"
+    std::uint64_t memory = 0;  // bytes of device memory it offers
+    unsigned workers = 0;      // threads that run blocks
+    bool checks = true;
+};
+
 struct SystemInfo {
     std::vector<DeviceInfo> devices;
+    CpuDeviceInfo cpu;
     std::optional<int> driver_version;  // cuDriverGetVersion form: 13000 -> "13.0"
     std::string no_device_reason;       // why there is no GPU, when devices is empty
     int nvrtc_major = 0, nvrtc_minor = 0;
     std::string toolkit_path;  // e.g. /usr/local/cuda
 };
 
-// A table of devices, then driver / NVRTC / toolkit lines. With no devices:
-// "No CUDA GPU: <reason>. Cells still compile; launches raise NoDeviceError."
+// A table of devices, a line for the CPU device, then driver / NVRTC / toolkit lines. With no GPU:
+// "No CUDA GPU: <reason>." and where kernels run instead (the CPU device, or nowhere).
 Rich device_info_report(const SystemInfo& info);
 
 // 13000 -> "13.0", 12040 -> "12.4".
