@@ -5,26 +5,32 @@ notebook and the same rules serve nbclient (tests/notebooks) and the browser
 (tests/browser):
 
     "metadata": {
-      "tags": ["gpu", "raises-exception"],   # needs a GPU (see below)
+      "tags": ["gpu", "raises-exception"],   # launches kernels (see below)
       "xcuda": {
-        "expect": ["text", ...],       # in the cell's output on every machine
-        "expect_gpu": ["text", ...],   # in the cell's output when a GPU ran it
-        "expect_cpu": ["text", ...],   # in the cell's output without a GPU
-        "needs": ["cupy", "torch"]     # may print SKIP_MARK instead of expect_gpu
+        "expect": ["text", ...],             # in the cell's output wherever it runs
+        "expect_run": ["text", ...],         # when kernels ran: on a GPU or on the CPU device
+        "expect_gpu": ["text", ...],         # when a GPU ran it
+        "expect_cpu_device": ["text", ...],  # when the CPU device ran it
+        "expect_no_gpu": ["text", ...],      # on a machine without a GPU (CPU device or no device)
+        "needs": ["cupy", "torch"]           # may print SKIP_MARK instead of expect_run/expect_gpu
     }}
 
-No cell may raise, with one exception: a cell tagged "gpu", run without a GPU, must stop with
-xcuda's NoDeviceError (unless it skipped for a missing library). With a GPU every cell runs
-clean. A "gpu" cell also carries Jupyter's standard "raises-exception" tag, which tells
+A notebook runs in one of three places (DEVICES): on a GPU, on the CPU device (no GPU: kernels
+are emulated and checked; what CI does), or with no device at all (XCUDA_DEVICE=none). On a GPU
+and on the CPU device every cell runs clean. With no device a cell tagged "gpu" (it launches
+kernels) must stop with xcuda's NoDeviceError, unless it skipped for a missing library; no other
+cell may raise. A "gpu" cell also carries Jupyter's standard "raises-exception" tag, which tells
 JupyterLab's Run All, nbconvert --execute and nbclient to go on past its error to the cells
-that need no GPU; no other cell carries it.
+that need no device; no other cell carries it.
 """
 
 GPU_TAG = "gpu"
 RUN_ON_TAG = "raises-exception"
 # The ename of xcuda.NoDeviceError in an error output (IPython reports the class's __name__).
 NO_DEVICE_ERROR = "NoDeviceError"
-SKIP_MARK = "is not importable"
+# What a cell prints when it skips for a missing library, or for CuPy/PyTorch arrays without a GPU.
+SKIP_MARK = ": skipping"
+DEVICES = ("gpu", "cpu", "none")
 # IPython prints these as stream text, not as an error, so nbclient does not stop on them.
 SILENT_FAILURES = ("UsageError", "magics were not loaded", "magics failed to load")
 
@@ -41,12 +47,17 @@ def declares_expectations(nb):
     return any(cell_expectations(c) for c in nb.cells if c.cell_type == "code")
 
 
-def expected_texts(cell, gpu):
-    """The texts that must appear in this cell's output on a machine with or without a GPU."""
+def expected_texts(cell, device):
+    """The texts that must appear in this cell's output when it ran on `device` (one of DEVICES)."""
+    assert device in DEVICES, device
     meta = cell_expectations(cell)
     texts = list(meta.get("expect", []))
-    texts += meta.get("expect_gpu" if gpu else "expect_cpu", [])
-    if needs_gpu(cell) and not gpu:
+    if device != "none":
+        texts += meta.get("expect_run", [])
+    texts += meta.get({"gpu": "expect_gpu", "cpu": "expect_cpu_device", "none": "expect_no_gpu"}[device], [])
+    if device == "cpu":
+        texts += meta.get("expect_no_gpu", [])
+    if needs_gpu(cell) and device == "none":
         texts.append(NO_DEVICE_ERROR)
     return texts
 
@@ -91,8 +102,9 @@ def excerpt(text, limit=2400):
     return f"{text[:half]}\n... ({len(text) - limit} characters left out) ...\n{text[-half:]}"
 
 
-def check_notebook(nb, gpu, require_interop=False):
-    """Returns the problems found in an executed notebook (empty when it is right)."""
+def check_notebook(nb, device, require_interop=False):
+    """Returns the problems found in a notebook executed on `device` (one of DEVICES): empty when it is right."""
+    assert device in DEVICES, device
     problems = []
     if not declares_expectations(nb):
         problems.append("the notebook declares no output expectations: add metadata "
@@ -112,18 +124,19 @@ def check_notebook(nb, gpu, require_interop=False):
         if skipped and require_interop:
             problems.append(f"{where} skipped ({', '.join(meta['needs'])} not importable) "
                             "but XCUDA_REQUIRE_INTEROP=1:\n" + text)
-        may_stop = needs_gpu(cell) and not gpu
+        may_stop = needs_gpu(cell) and device == "none"
         errors = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
         for error in errors:
             if not (may_stop and error.get("ename") == NO_DEVICE_ERROR):
-                why = ("with a GPU every cell must run clean" if gpu else
-                       f"only a cell tagged {GPU_TAG!r} may raise, and only {NO_DEVICE_ERROR}")
+                why = ({"gpu": "on a GPU", "cpu": "on the CPU device"}[device] + " every cell must run clean"
+                       if device != "none" else f"only a cell tagged {GPU_TAG!r} may raise, and only {NO_DEVICE_ERROR}")
                 problems.append(f"{where} raised {error.get('ename')}: {error.get('evalue')} ({why})")
         if may_stop and not skipped and not errors:
-            problems.append(f"{where} is tagged {GPU_TAG!r} but ran without a GPU (untag it if it needs none):\n"
-                            f"{excerpt(text) if text else '(no output)'}")
-        for expected in expected_texts(cell, gpu):
-            if (skipped and expected in meta.get("expect_gpu", [])) or (may_stop and expected == NO_DEVICE_ERROR):
+            problems.append(f"{where} is tagged {GPU_TAG!r} but ran with no device (untag it if it launches no "
+                            f"kernel):\n{excerpt(text) if text else '(no output)'}")
+        stand_ins = meta.get("expect_run", []) + meta.get("expect_gpu", []) + meta.get("expect_cpu_device", [])
+        for expected in expected_texts(cell, device):
+            if (skipped and expected in stand_ins) or (may_stop and expected == NO_DEVICE_ERROR):
                 continue  # the skip, and the error (checked above), stand in for them
             if expected not in text:
                 problems.append(f"{where}: expected {expected!r} in its output, got:\n"

@@ -5,9 +5,9 @@ Environment:
                          one `python -m xcuda install --sys-prefix` wrote)
   XCUDA_NOTEBOOK_KERNEL  kernel to run them with (default "xcuda"; "python3" runs them in ipykernel
                          with the `xcuda` extension module, e.g. on the GPU machine's Python 3.12)
-  XCUDA_GPU_TESTS        "1": the machine must have a GPU, and then every cell must run clean;
-                         "0": it must not (the cells tagged "gpu" then stop with NoDeviceError);
-                         unset: whatever the kernel reports
+  XCUDA_GPU_TESTS        "1": the machine must have a GPU; "0": it must not (kernels then run on the
+                         CPU device, or with XCUDA_DEVICE=none nowhere: the cells tagged "gpu" then
+                         stop with NoDeviceError); unset: whatever the kernel reports
   XCUDA_REQUIRE_INTEROP  "1": CuPy/PyTorch cells may not skip
   XCUDA_ARTIFACTS_DIR    where the executed notebooks are written (for reading the outputs later)
   XCUDA_NOTEBOOK_GLOB    which notebooks to execute (default "*.ipynb": all of them)
@@ -56,19 +56,20 @@ def execute(nb, workdir, what):
 
 
 @pytest.fixture(scope="session")
-def gpu(tmp_path_factory):
-    """Whether launches run here: asked of the kernel itself, and held against XCUDA_GPU_TESTS."""
+def device(tmp_path_factory):
+    """Where launches run here ('gpu', 'cpu' for the CPU device, 'none'): asked of the kernel itself,
+    and held against XCUDA_GPU_TESTS."""
     probe = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
-        "import xcuda\nprint('driver_available', xcuda.driver_available())")])
-    execute(probe, tmp_path_factory.mktemp("probe"), "the GPU probe")
+        "import xcuda\nprint('gpu', xcuda.gpu_available(), 'device', xcuda.device_available())")])
+    execute(probe, tmp_path_factory.mktemp("probe"), "the device probe")
     text = output_text(probe.cells[0])
-    has_gpu = "driver_available True" in text
+    where = "gpu" if "gpu True" in text else "cpu" if "device True" in text else "none"
     wanted = os.environ.get("XCUDA_GPU_TESTS")
-    if wanted == "1" and not has_gpu:
+    if wanted == "1" and where != "gpu":
         pytest.fail(f"XCUDA_GPU_TESTS=1 but the {KERNEL} kernel sees no usable GPU: {text!r}")
-    if wanted == "0" and has_gpu:
+    if wanted == "0" and where == "gpu":
         pytest.fail(f"XCUDA_GPU_TESTS=0 but the {KERNEL} kernel sees a GPU")
-    return has_gpu
+    return where
 
 
 def test_every_shipped_notebook_is_found():
@@ -92,15 +93,16 @@ def test_cells_that_need_a_gpu_let_run_all_go_on_without_one(path):
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
-def test_notebook_runs_top_to_bottom_and_prints_its_checked_results(path, gpu, tmp_path):
+def test_notebook_runs_top_to_bottom_and_prints_its_checked_results(path, device, tmp_path):
     nb = execute(nbformat.read(path, as_version=4), tmp_path, path.name)
     artifacts = os.environ.get("XCUDA_ARTIFACTS_DIR")
     if artifacts:
         pathlib.Path(artifacts).mkdir(parents=True, exist_ok=True)
         nbformat.write(nb, pathlib.Path(artifacts) / path.name)
-    problems = check_notebook(nb, gpu, require_interop=os.environ.get("XCUDA_REQUIRE_INTEROP") == "1")
+    problems = check_notebook(nb, device, require_interop=os.environ.get("XCUDA_REQUIRE_INTEROP") == "1")
     if problems:
-        pytest.fail(f"{path.name} ({'GPU' if gpu else 'no GPU'}):\n\n" + "\n\n".join(problems), pytrace=False)
+        where = {"gpu": "on a GPU", "cpu": "on the CPU device", "none": "with no device"}[device]
+        pytest.fail(f"{path.name} ({where}):\n\n" + "\n\n".join(problems), pytrace=False)
     skipped = skipped_cells(nb)
     if skipped:
         print(f"{path.name}: cells {skipped} skipped for a missing optional library")
