@@ -39,6 +39,30 @@ public:
     bool write(std::uint32_t offset, unsigned size, const Accessor& who, std::uint32_t epoch, const std::byte* current,
                const std::byte* value, RaceConflict& conflict);
 
+    // read() for one whole word (a 4-byte-aligned access, or one word of a wider one), inline for
+    // the warp-wide fast path: false, having recorded nothing, when it would race (read() then
+    // says with what).
+    bool read_word(std::uint32_t word, std::uint16_t thread, std::uint16_t syncs, std::uint32_t pc,
+                   std::uint32_t epoch) noexcept {
+        Word& w = words_[word];
+        if (w.write_epoch == epoch && w.write_thread != thread &&
+            !(w.write_thread / 32 == thread / 32 && w.write_syncs != syncs)) {
+            return false;
+        }
+        if (w.read_epoch != epoch) {
+            w.read_epoch = epoch;
+            w.first_reader = {thread, syncs, 0xF, pc};
+            w.has_second = 0;
+        } else if (w.first_reader.thread == thread) {
+            w.first_reader.syncs = syncs;
+            w.first_reader.bytes = 0xF;
+        } else {
+            w.second_reader = {thread, syncs, 0xF, pc};
+            w.has_second = 1;
+        }
+        return true;
+    }
+
 private:
     struct Reader {
         std::uint16_t thread = 0;

@@ -1,6 +1,7 @@
 // Loads and stores in every state space (vectors, registers wider than the access, volatile and
 // acquire/release forms), address conversion between spaces (cvta, isspacep), and the memory
 // instructions that only hint (prefetch, cache policies) or complete at once here (cp.async).
+#include "../check/shared_race.hpp"
 #include "decode.hpp"
 #include "lanes.hpp"
 #include "memory_access.hpp"
@@ -98,8 +99,48 @@ inline void ordered_read(std::byte* out, const std::byte* p) {
     }
 }
 
+// A warp's shared loads at once, when every lane's access is in the CTA's own window, aligned and
+// word-sized (or a multiple): one bounds check for the warp, the race shadow inline. Anything else
+// (another CTA's window, a finding to report) takes the per-lane path, which says what is wrong.
+template <unsigned N, unsigned R, bool S>
+bool load_shared_fast(Exec& x, const Inst& in, U32 mask) {
+    const unsigned vec = in.sub & vector_bits, size = N * vec;
+    if (size % 4 != 0) return false;
+    U64 offsets[32];
+    U64 highest = 0, misaligned = 0;
+    for_lanes(mask, [&](unsigned l) {
+        const U64 o = lane_address(x, in, l);
+        offsets[l] = o;
+        highest = o > highest ? o : highest;
+        misaligned |= o & (size - 1);
+    });
+    if (misaligned != 0 || highest + size > x.launch->shared_window_bytes) return false;
+    Cta& cta = *x.cta;
+    if (x.checks && cta.shadow != nullptr) {
+        const auto syncs = static_cast<std::uint16_t>(x.warp->warp_syncs);
+        const std::uint32_t first = x.warp->first_thread;
+        bool clean = true;
+        for_lanes(mask, [&](unsigned l) {
+            if (!clean) return;
+            const auto word = static_cast<std::uint32_t>(offsets[l] / 4);
+            for (unsigned w = 0; w < size / 4 && clean; ++w) {
+                clean = cta.shadow->read_word(word + w, static_cast<std::uint16_t>(first + l), syncs, x.pc, cta.epoch);
+            }
+        });
+        if (!clean) return false;
+    }
+    const std::byte* window = cta.shared;
+    for_lanes(mask, [&](unsigned l) {
+        for (unsigned i = 0; i < vec; ++i) to_register<N, R, S>(x.regs + in.op[i], l, window + offsets[l] + i * N);
+    });
+    return true;
+}
+
 template <Where W, unsigned N, unsigned R, bool S, bool Ordered>
 void load(Exec& x, const Inst& in, U32 mask) {
+    if constexpr (W == Where::shared) {
+        if (load_shared_fast<N, R, S>(x, in, mask)) return;
+    }
     const unsigned vec = in.sub & vector_bits;
     while (mask != 0) {
         const unsigned l = first_lane(mask);
