@@ -65,6 +65,7 @@ const OpTable& op_table() {
         register_warp_ops(t);
         register_atomic_ops(t);
         register_special_ops(t);
+        register_mbarrier_ops(t);
         return t;
     }();
     return table;
@@ -645,6 +646,10 @@ void Emitter::emit_symbol_address(const std::string& name, std::int64_t addend, 
     }
     if (auto it = program().function_index.find(name); it != program().function_index.end()) {
         emit_constant_move(dst, function_handle(it->second), size);
+        return;
+    }
+    if (name == "WARP_SZ") {  // PTX's one predefined constant
+        emit_constant_move(dst, 32 + static_cast<std::uint64_t>(addend), size);
         return;
     }
     error("undeclared symbol " + name);

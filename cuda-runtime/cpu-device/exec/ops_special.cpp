@@ -188,7 +188,8 @@ const Named special_registers[] = {
     {"%is_explicit_cluster", 4, read_is_explicit_cluster, 0},
     {"%current_graph_exec", 8, read_constant64, 0},
     {"%reserved_smem_offset_begin", 4, read_constant32, 0}, {"%reserved_smem_offset_end", 4, read_constant32, 0},
-    {"%reserved_smem_offset_cap", 4, read_constant32, 0},
+    {"%reserved_smem_offset_cap", 4, read_constant32, 0}, {"%reserved_smem_offset_0", 4, read_constant32, 0},
+    {"%reserved_smem_offset_1", 4, read_constant32, 0},
 };
 // clang-format on
 
@@ -321,7 +322,8 @@ bool decode_mov(Emitter& e) {
         in.sub = static_cast<std::uint8_t>(n);
         return true;
     }
-    if (a.kind == ptx::Operand::Kind::reg && e.register_size(a) == 0) {
+    if (a.kind == ptx::Operand::Kind::reg && e.register_size(a) == 0) {  // (a register declared without '%'
+                                                                         // is a register: register_size says so)
         // A special register straight into the destination, without a temporary.
         const std::string full = a.name + (a.vector_select.empty() ? "" : "." + a.vector_select);
         if (const SpecialRegister* sr = find_special_register(full)) {
@@ -332,8 +334,8 @@ bool decode_mov(Emitter& e) {
             return true;
         }
     }
-    if (a.kind == ptx::Operand::Kind::symbol) {
-        e.emit_symbol_address(a.name, 0, e.destination(d, t), size);
+    if (a.kind == ptx::Operand::Kind::symbol && e.register_size(a) == 0) {
+        e.emit_symbol_address(a.name, a.integer, e.destination(d, t), size);
         return true;
     }
     const std::uint32_t src = e.source(a, t);
