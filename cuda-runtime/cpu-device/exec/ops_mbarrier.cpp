@@ -28,9 +28,7 @@ struct Barrier {
 enum class Op : std::uint8_t { init, inval, arrive, arrive_drop, test_wait, test_wait_parity, pending_count };
 
 Barrier* barrier_at(Exec& x, const Inst& in, unsigned lane) {
-    const U64 base = in.size == 8   ? x.reg<U64>(in.op[1])[lane]
-                     : in.size == 4 ? U64{x.reg<U32>(in.op[1])[lane]}
-                                    : 0u;
+    const U64 base = in.size == 8 ? x.reg<U64>(in.op[1])[lane] : in.size == 4 ? U64{x.reg<U32>(in.op[1])[lane]} : 0u;
     const U64 address = base + static_cast<U64>(in.imm);
     std::byte* p = in.space == 1 ? generic_address(x, address, 8, lane, Access::atomic)
                                  : shared_address(x, address, 8, lane, Access::atomic);
@@ -91,7 +89,9 @@ void mbarrier(Exec& x, const Inst& in, U32 mask) {
     }
 }
 
-void widen(Exec& x, const Inst& in, U32 m) { unary<U64, U32>(x, in, m, [](U32 v) { return U64{v}; }); }
+void widen(Exec& x, const Inst& in, U32 m) {
+    unary<U64, U32>(x, in, m, [](U32 v) { return U64{v}; });
+}
 
 // A count, token or parity operand as 64-bit lanes (a 32-bit register is widened first).
 std::uint32_t u64_operand(Emitter& e, const ptx::Operand& o) {

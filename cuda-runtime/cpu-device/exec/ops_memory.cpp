@@ -7,6 +7,7 @@
 #include "memory_access.hpp"
 #include "special_registers.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <type_traits>
 
@@ -99,6 +100,63 @@ inline void ordered_read(std::byte* out, const std::byte* p) {
     }
 }
 
+// The teaching profile's memory counts for one warp instruction (only while profiling): a global
+// access is one request and as many 32-byte sectors as its lanes touch (4 for 32 coalesced floats,
+// 32 for a stride of 32 floats); a shared access costs one wavefront per lane that needs a bank
+// another lane already uses for a different word (a broadcast of one word is free). Wider accesses
+// go through the banks in phases, as a GPU's do: 16 lanes at a time for 8 bytes, 8 for 16.
+template <Where W>
+void count_access(Exec& x, const Inst& in, U32 mask, unsigned size) {
+    InstructionCounts& c = x.counts[x.pc];
+    U64 sectors[32 * 2];
+    unsigned n_sectors = 0, shared_lanes = 0;
+    U64 shared_offsets[32];
+    U32 shared_mask = 0;
+    for_lanes(mask, [&](unsigned l) {
+        const U64 a = lane_address(x, in, l);
+        MemorySpace space = W == Where::global || W == Where::constant ? MemorySpace::global
+                            : W == Where::shared                       ? MemorySpace::shared
+                                                                       : MemorySpace::none;
+        U64 offset = a;
+        if constexpr (W == Where::generic) {
+            space = generic_space(x, a, l);
+            if (space == MemorySpace::shared) offset = a - shared_window_base(x);
+        }
+        if (space == MemorySpace::global) {
+            for (U64 s = a / 32; s <= (a + size - 1) / 32 && n_sectors < 64; ++s) sectors[n_sectors++] = s;
+        } else if (space == MemorySpace::shared) {
+            shared_offsets[l] = offset;
+            shared_mask |= 1u << l;
+            ++shared_lanes;
+        }
+    });
+    if (n_sectors > 0) {
+        ++c.requests;
+        std::sort(sectors, sectors + n_sectors);
+        c.sectors += static_cast<std::uint64_t>(std::unique(sectors, sectors + n_sectors) - sectors);
+    }
+    if (shared_lanes > 0) {
+        const unsigned words = std::max(1u, size / 4), phase_lanes = 32 / std::min(words, 4u);
+        for (unsigned first = 0; first < 32; first += phase_lanes) {
+            U64 bank_words[32][32];
+            unsigned depth[32] = {};
+            unsigned deepest = 0;
+            for (unsigned l = first; l < first + phase_lanes; ++l) {
+                if (!((shared_mask >> l) & 1u)) continue;
+                for (unsigned w = 0; w < words; ++w) {
+                    const U64 word = shared_offsets[l] / 4 + w;
+                    const unsigned bank = static_cast<unsigned>(word % 32);
+                    bool seen = false;
+                    for (unsigned i = 0; i < depth[bank] && !seen; ++i) seen = bank_words[bank][i] == word;
+                    if (!seen) bank_words[bank][depth[bank]++] = word;
+                    deepest = std::max(deepest, depth[bank]);
+                }
+            }
+            if (deepest > 1) c.bank_conflicts += deepest - 1;
+        }
+    }
+}
+
 // A warp's shared loads at once, when every lane's access is in the CTA's own window, aligned and
 // word-sized (or a multiple): one bounds check for the warp, the race shadow inline. Anything else
 // (another CTA's window, a finding to report) takes the per-lane path, which says what is wrong.
@@ -138,6 +196,7 @@ bool load_shared_fast(Exec& x, const Inst& in, U32 mask) {
 
 template <Where W, unsigned N, unsigned R, bool S, bool Ordered>
 void load(Exec& x, const Inst& in, U32 mask) {
+    if (x.counts != nullptr) count_access<W>(x, in, mask, N * (in.sub & vector_bits));
     if constexpr (W == Where::shared) {
         if (load_shared_fast<N, R, S>(x, in, mask)) return;
     }
@@ -182,7 +241,7 @@ bool load_global_fast(Exec& x, const Inst& in, U32 mask) {
 
 template <unsigned R, bool S>
 void load_global_4(Exec& x, const Inst& in, U32 mask) {
-    if (R == 4 && load_global_fast<false>(x, in, mask)) return;
+    if (R == 4 && x.counts == nullptr && load_global_fast<false>(x, in, mask)) return;
     load<Where::global, 4, R, S, false>(x, in, mask);
 }
 
@@ -201,6 +260,7 @@ inline void ordered_write(std::byte* p, const std::byte* v) {
 template <Where W, unsigned N, unsigned R, bool Ordered>
 void store(Exec& x, const Inst& in, U32 mask) {
     const unsigned vec = in.sub & vector_bits;
+    if (x.counts != nullptr) count_access<W>(x, in, mask, N * vec);
     while (mask != 0) {
         const unsigned l = first_lane(mask);
         mask &= mask - 1;

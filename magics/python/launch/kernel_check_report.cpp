@@ -15,10 +15,9 @@ std::string demangled(const std::string& name) {
     return status == 0 && d ? std::string(d.get()) : name;
 }
 
-// The cell line a location means: the location itself when it is in the cell's file, else the
-// innermost call site in it (a finding inside an inlined header function is shown where the
-// cell called it).
-int cell_line(const cpu::SourceLocation& at) {
+}  // namespace
+
+int cell_line_of(const cpu::SourceLocation& at) {
     auto in_cell = [](const std::string& file) {
         const std::string cell = "cell.cu";
         return file.size() >= cell.size() && file.compare(file.size() - cell.size(), cell.size(), cell) == 0;
@@ -29,6 +28,8 @@ int cell_line(const cpu::SourceLocation& at) {
     }
     return 0;
 }
+
+namespace {
 
 std::string line_text(const std::string& source, int line) {
     std::istringstream lines(source);
@@ -43,7 +44,7 @@ std::string line_text(const std::string& source, int line) {
 }
 
 std::string where_text(const cpu::SourceLocation& at, const KernelContext& k) {
-    const int line = cell_line(at);
+    const int line = cell_line_of(at);
     if (line == 0) return at.file.empty() ? "(no line information)" : at.str();
     std::string s = "line " + std::to_string(line);
     if (!k.cell_source.empty()) {
@@ -135,7 +136,7 @@ std::string kernel_check_message(const cpu::Failure& failure, const KernelContex
         case cpu::FindingKind::misaligned: {
             const char* what = f.kind == cpu::FindingKind::misaligned       ? "misaligned"
                                : f.kind == cpu::FindingKind::use_after_free ? "use-after-free"
-                                                                           : "out-of-bounds";
+                                                                            : "out-of-bounds";
             s << what << " " << access_verb(f.access) << " of " << f.size << " bytes in " << space_name(f.space)
               << " by " << threads(f) << ", " << kernel << " at " << at << "\n  ";
             if (f.kind == cpu::FindingKind::misaligned) {
@@ -150,11 +151,11 @@ std::string kernel_check_message(const cpu::Failure& failure, const KernelContex
             break;
         }
         case cpu::FindingKind::shared_race:
-            s << "race on shared memory in " << kernel << ": " << threads(f) << " " << access_verb(f.access)
-              << "s " << (f.region.variable.empty() ? "shared memory" : "`" + demangled(f.region.variable) + "`")
-              << " at " << at << "\n  after thread " << f.other_thread.str() << " "
-              << (f.other_access == cpu::Access::write ? "wrote" : "read") << " it at "
-              << where_text(f.other_where, k) << ", with no __syncthreads() (or __syncwarp() within a warp) between";
+            s << "race on shared memory in " << kernel << ": " << threads(f) << " " << access_verb(f.access) << "s "
+              << (f.region.variable.empty() ? "shared memory" : "`" + demangled(f.region.variable) + "`") << " at "
+              << at << "\n  after thread " << f.other_thread.str() << " "
+              << (f.other_access == cpu::Access::write ? "wrote" : "read") << " it at " << where_text(f.other_where, k)
+              << ", with no __syncthreads() (or __syncwarp() within a warp) between";
             break;
         case cpu::FindingKind::divergent_barrier:
             s << "divergent barrier in " << kernel << " at " << at << ": " << f.detail;
@@ -165,18 +166,22 @@ std::string kernel_check_message(const cpu::Failure& failure, const KernelContex
         case cpu::FindingKind::assertion:
             s << "device assertion failed in " << kernel << " at " << at << ": " << f.detail;
             break;
-        case cpu::FindingKind::trap: s << "trap (__trap()) in " << kernel << " by " << threads(f) << " at " << at; break;
+        case cpu::FindingKind::trap:
+            s << "trap (__trap()) in " << kernel << " by " << threads(f) << " at " << at;
+            break;
         case cpu::FindingKind::unsupported:
             s << kernel << " uses `" << f.instruction << "` at " << at << ", which the CPU device does not run ("
               << f.detail << "); run it on a GPU";
             break;
-        case cpu::FindingKind::invalid_operation: s << "invalid operation in " << kernel << " at " << at << ": " << f.detail; break;
+        case cpu::FindingKind::invalid_operation:
+            s << "invalid operation in " << kernel << " at " << at << ": " << f.detail;
+            break;
     }
     s << "\n  (found by the CPU device's checks; the device stays usable. xcuda.cpu_checks(False) turns them off)";
     return s.str();
 }
 
-int kernel_check_line(const cpu::Failure& failure) { return cell_line(failure.finding.where); }
-int kernel_check_other_line(const cpu::Failure& failure) { return cell_line(failure.finding.other_where); }
+int kernel_check_line(const cpu::Failure& failure) { return cell_line_of(failure.finding.where); }
+int kernel_check_other_line(const cpu::Failure& failure) { return cell_line_of(failure.finding.other_where); }
 
 }  // namespace xcuda::magics

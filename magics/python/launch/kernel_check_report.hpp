@@ -17,6 +17,10 @@ struct KernelContext {
 };
 
 std::string kernel_check_message(const cpu::Failure& failure, const KernelContext& kernel);
+// The cell line a location of the CPU device means: the location itself in the cell's file, else
+// the innermost call site there (inside an inlined header function, where the cell called it);
+// 0 when it has none.
+int cell_line_of(const cpu::SourceLocation& at);
 // The cell line of the finding (0 when it has none), and of the access it raced with.
 int kernel_check_line(const cpu::Failure& failure);
 int kernel_check_other_line(const cpu::Failure& failure);

@@ -3,10 +3,14 @@
 #include "launch_recorder.hpp"
 #include "magic_support.hpp"
 #include "rich_output.hpp"
+#include "cpu_line_counts.hpp"
+#include "device_state.hpp"
 
+#include <xcuda/report/html.hpp>
 #include <xcuda/report/occupancy.hpp>
 #include <xcuda/report/profile_report.hpp>
 #include <xcuda/rt/device.hpp>
+#include <xcuda/rt/profiler_errors.hpp>
 
 #include <pybind11/pybind11.h>
 
@@ -29,7 +33,10 @@ const compile::CommandSpec& spec() {
             "error in the cell is raised after the report of the launches before it. With --metrics, hardware "
             "counters of each kernel instead (CUPTI, in this process: speed of light, DRAM bytes, FLOPs and a "
             "roofline); with --lines, PC sampling shown on the %%cuda cells' own lines with the top stall "
-            "reasons. Where counters are not allowed the event timing is shown with the reason.");
+            "reasons. Where counters are not allowed the event timing is shown with the reason. On the CPU device "
+            "(no GPU, or %cuda_device cpu), each kernel's exact counts on the lines of its cell follow the timing: "
+            "warp instructions, lanes busy, divergent branches, global memory requests and the 32-byte sectors "
+            "each needed (coalescing), shared-memory bank conflicts.");
         compile::OptionSpec metrics;
         metrics.long_name = "--metrics";
         metrics.metavar = "SET|NAMES";
@@ -83,6 +90,11 @@ std::optional<report::Rich> launches_report(const LaunchRecorder& recorder) {
     return report::profile_report(rows);
 }
 
+void append(report::Rich& to, const report::Rich& more) {
+    to.plain += (to.plain.empty() ? "" : "\n") + more.plain;
+    to.html += more.html;
+}
+
 }  // namespace
 
 void cuda_profile_cell_magic(const std::string& line, const std::string& cell) {
@@ -107,8 +119,11 @@ py::object profile_source(const std::string& source, py::object globals, const H
 py::object profile_callable(const std::function<void()>& work, const HardwareProfileRequest& request) {
     check_request(request);
     LaunchRecorder recorder(true, "%%cuda_profile");
+    // The CPU device counts every instruction instead: its teaching profile follows the timings.
+    std::optional<CpuLineCounting> counting;
+    if (current_device() == rt::cpu_device_ordinal) counting.emplace();
     try {
-        if (request.metrics || request.lines) {
+        if (!counting && (request.metrics || request.lines)) {
             return rich_object(hardware_profile(recorder, work, request, [&] { return launches_report(recorder); }));
         }
         work();
@@ -121,7 +136,15 @@ py::object profile_callable(const std::function<void()>& work, const HardwarePro
         throw;
     }
     auto shown = launches_report(recorder);
-    return shown ? rich_object(*shown) : py::none();
+    if (!counting) return shown ? rich_object(*shown) : py::none();
+    report::Rich r;
+    if (request.metrics || request.lines) {
+        r = report::one_line_report(std::string("No hardware counters") + (request.lines ? " or PC samples" : "") +
+                                    ": " + rt::cpu_device_has_no_counters + ". Its exact counts follow.");
+    }
+    if (shown) append(r, *shown);
+    append(r, counting->report());
+    return rich_object(r);
 }
 
 py::object profile_kernel(py::object kernel, py::args args, py::kwargs kwargs) {

@@ -77,8 +77,8 @@ Rich profile_report(const std::vector<ProfiledLaunch>& launches) {
         std::string bandwidth = "";
         if (l.bytes_moved && l.gpu_ms > 0)
             bandwidth = format_bandwidth(static_cast<double>(*l.bytes_moved) / (l.gpu_ms / 1e3));
-        table.add_row({std::to_string(i + 1), l.kernel, std::to_string(l.device), dim3_text(l.grid), dim3_text(l.block),
-                       std::to_string(l.registers), format_bytes(l.shared_bytes),
+        table.add_row({std::to_string(i + 1), l.kernel, l.device < 0 ? std::string("cpu") : std::to_string(l.device),
+                       dim3_text(l.grid), dim3_text(l.block), std::to_string(l.registers), format_bytes(l.shared_bytes),
                        l.occupancy ? format_percent(*l.occupancy) : "", ms(l.gpu_ms), bandwidth});
     }
     std::string more;

@@ -1,22 +1,17 @@
 #include "xcuda/report/source_lines_report.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <map>
+#include <set>
 
+#include "source_listing.hpp"
 #include "xcuda/report/html.hpp"
 #include "xcuda/report/units.hpp"
 
 namespace xcuda::report {
 namespace {
 
-// Cells are short; a long one (a pasted file) shows only the neighbourhood of its samples.
-constexpr std::size_t kFullCellLines = 200;
-constexpr std::size_t kContextLines = 3;
 constexpr std::size_t kTopStalls = 3;
-constexpr std::size_t kTabStop = 4;
-// The hottest line's background; every sampled line keeps a visible tint.
-constexpr double kMaxHeat = 0.55, kMinHeat = 0.08;
 
 constexpr std::string_view kCuptiStallPrefix = "smsp__pcsamp_warps_issue_stalled_";
 constexpr std::string_view kNotIssuedSuffix = "_not_issued";
@@ -25,23 +20,6 @@ struct LineSamples {
     std::uint64_t samples = 0;
     std::map<std::string, std::uint64_t> stalls;  // by readable name, so renamed duplicates merge
 };
-
-// Tabs to spaces, so the plain-text columns after the source still line up.
-std::string expand_tabs(const std::string& text) {
-    std::string out;
-    std::size_t column = 0;
-    for (char c : text) {
-        if (c == '\t') {
-            const std::size_t pad = kTabStop - column % kTabStop;
-            out.append(pad, ' ');
-            column += pad;
-        } else {
-            out += c;
-            if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) ++column;
-        }
-    }
-    return out;
-}
 
 std::string share(std::uint64_t part, std::uint64_t whole, int decimals) {
     return format_percent(whole ? static_cast<double>(part) / static_cast<double>(whole) : 0.0, decimals);
@@ -67,18 +45,6 @@ std::string top_stalls(const LineSamples& line) {
     for (std::size_t i = 0; i < reasons.size() && i < kTopStalls; ++i)
         out += (i ? ", " : "") + reasons[i].first + " " + share(reasons[i].second, whole, 0);
     return out;
-}
-
-// Which lines of the cell (0-based) to show: all of a short cell, else those near a sample.
-std::vector<bool> shown_lines(std::size_t count, const std::map<int, LineSamples>& sampled) {
-    std::vector<bool> shown(count, count <= kFullCellLines);
-    if (count <= kFullCellLines) return shown;
-    for (const auto& entry : sampled) {
-        const std::size_t at = static_cast<std::size_t>(entry.first - 1);
-        const std::size_t from = at >= kContextLines ? at - kContextLines : 0;
-        for (std::size_t i = from; i < count && i <= at + kContextLines; ++i) shown[i] = true;
-    }
-    return shown;
 }
 
 struct Section {
@@ -124,31 +90,28 @@ Section kernel_section(const SourceSamples& k) {
 
     Table table(
         {{"Line", Align::right}, {"Samples", Align::right}, {"Share", Align::right}, {"Source"}, {"Top stalls"}});
-    const std::vector<bool> shown = shown_lines(count, sampled);
+    std::set<int> marked;
+    for (const auto& entry : sampled) marked.insert(entry.first);
+    const std::vector<bool> shown = detail::shown_lines(count, marked);
     const double hottest_samples = hottest == sampled.end() ? 0.0 : static_cast<double>(hottest->second.samples);
     for (std::size_t i = 0; i < count; ++i) {
         if (!shown[i]) {
             if (i == 0 || shown[i - 1]) table.add_row({"...", "", "", "", ""});
             continue;
         }
-        const std::string source = expand_tabs(k.cell_lines[i]);
+        const std::string source = detail::expand_tabs(k.cell_lines[i]);
         const auto found = sampled.find(static_cast<int>(i + 1));
         if (found == sampled.end() || found->second.samples == 0) {
             table.add_row({std::to_string(i + 1), "", "", source, ""},
-                          {"", "", "", "<span class=\"xcuda-code\">" + html_escape(source) + "</span>", ""});
+                          {"", "", "", detail::plain_source_html(source), ""});
             continue;
         }
         const LineSamples& line = found->second;
         const double fraction = static_cast<double>(line.samples) / static_cast<double>(total);
-        const double heat = kMinHeat + (kMaxHeat - kMinHeat) * static_cast<double>(line.samples) / hottest_samples;
-        char opacity[16];
-        std::snprintf(opacity, sizeof opacity, "%.2f", heat);
         table.add_row(
             {std::to_string(i + 1), format_count(line.samples), format_percent(fraction, 1), source, top_stalls(line)},
             {"", "", percent_bar_html(fraction * 100.0),
-             "<span class=\"xcuda-heat-cell\"><span class=\"xcuda-heat\" style=\"opacity:" + std::string(opacity) +
-                 "\"></span><span class=\"xcuda-code\">" + html_escape(source) + "</span></span>",
-             ""});
+             detail::heated_source_html(source, static_cast<double>(line.samples) / hottest_samples), ""});
     }
 
     std::string elsewhere;

@@ -91,3 +91,20 @@ def test_kernel_profile_with_metrics_and_lines_is_refused_before_it_launches(sax
     with pytest.raises(Exception, match="give one of them") as e:
         saxpy.profile(2.0, None, None, 0, grid=1, block=1, metrics="basic", lines=True)
     assert type(e.value).__name__ in ("UsageError", "ValueError")
+
+
+@on_cpu_device
+def test_on_the_cpu_device_cuda_profile_shows_each_lines_exact_counts():
+    import numpy as np
+    m = xcuda.compile(r"""
+extern "C" __global__ void gather(const float* in, float* out, int stride) {
+    float v = in[threadIdx.x * stride];
+    out[threadIdx.x] = v;
+}""")
+    ns = {"k": m.gather, "x": np.ones(32 * 32, np.float32), "y": np.zeros(32, np.float32)}
+    report = xcuda.cuda_profile("k[1, 32](x, y, 32)", ns)
+    text = report.plain
+    assert "gather on the CPU device:" in text, text
+    row = next(line for line in text.splitlines() if "float v = in[threadIdx.x * stride];" in line)
+    assert "32.0" in row, row  # every lane 128 bytes from the next: a sector each
+    assert "in[threadIdx.x * stride]" in report.html

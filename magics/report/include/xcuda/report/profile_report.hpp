@@ -19,7 +19,7 @@ std::string dim3_text(const Dim3& d);
 
 struct ProfiledLaunch {
     std::string kernel;
-    int device = 0;
+    int device = 0;  // a GPU's index; negative: the CPU device (shown as "cpu")
     Dim3 grid;
     Dim3 block;
     int registers = 0;                         // per thread
