@@ -32,10 +32,13 @@ if has runtime; then
   b=.device/bin
   gtest rt -- $b/xcuda-rt-tests
   gtest rt-context-lost -- $b/xcuda-rt-context-lost-tests
-  gtest rt-no-driver XCUDA_CUDA_DRIVER=/nonexistent/libcuda.so.1 -- $b/xcuda-rt-no-driver-tests
+  gtest rt-no-driver XCUDA_CUDA_DRIVER=/nonexistent/libcuda.so.1 XCUDA_DEVICE=none -- $b/xcuda-rt-no-driver-tests --gtest_filter='NoDriver.*'
+  gtest rt-no-driver-cpu XCUDA_CUDA_DRIVER=/nonexistent/libcuda.so.1 -- $b/xcuda-rt-no-driver-tests --gtest_filter='NoDriverCpuDevice.*'
+  # the runtime's suite on the CPU device of a GPU machine: the same tests, the other backend
+  gtest rt-cpu-device XCUDA_DEVICE=cpu -- $b/xcuda-rt-tests
   gtest rt-sim XCUDA_CUDA_DRIVER=$b/libxcuda-sim-cuda.so -- $b/xcuda-rt-sim-driver-tests
   for k in no-device too-old; do
-    gtest rt-fake-$k XCUDA_CUDA_DRIVER=$b/libxcuda-fake-cuda-$k.so XCUDA_FAKE_EXPECT=$k -- $b/xcuda-rt-fake-driver-tests
+    gtest rt-fake-$k XCUDA_CUDA_DRIVER=$b/libxcuda-fake-cuda-$k.so XCUDA_FAKE_EXPECT=$k XCUDA_DEVICE=none -- $b/xcuda-rt-fake-driver-tests
   done
   for t in $b/xcuda-*tests; do
     case $(basename "$t") in xcuda-rt-*|xcuda-kernel-*) continue;; esac  # kernel ones need the bundle

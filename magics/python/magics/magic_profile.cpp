@@ -93,6 +93,7 @@ std::optional<report::Rich> launches_report(const LaunchRecorder& recorder) {
 void append(report::Rich& to, const report::Rich& more) {
     to.plain += (to.plain.empty() ? "" : "\n") + more.plain;
     to.html += more.html;
+    if (to.svg.empty()) to.svg = more.svg;  // the launches' chart (the counts have none)
 }
 
 }  // namespace

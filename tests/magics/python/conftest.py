@@ -45,8 +45,10 @@ def last_launch():
 
 
 def no_gpu_reason():
-    """'' when a GPU is usable, else why not (shown in the skip reason)."""
-    return "" if xcuda.gpu_available() else xcuda.driver_unavailable_reason()
+    """Why kernels do not launch on a GPU here (shown in the skip reason)."""
+    if xcuda.gpu_available():
+        return "XCUDA_DEVICE=cpu chose the CPU device"
+    return xcuda.driver_unavailable_reason() or "the NVIDIA driver finds no GPU"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -67,8 +69,9 @@ GPU_DRIVER = Driver(name="gpu", arch=None, runs_kernels=True, event_s=None, regi
                     counters=True)
 CPU_DEVICE = Driver(name="cpu", arch=None, runs_kernels=True, event_s=None, registers=None, devices=None,
                     counters=False)
-LOADED = (SIM_DRIVER if simulator_loaded() else GPU_DRIVER if xcuda.gpu_available()
-          else CPU_DEVICE if xcuda.device_available() else None)
+# The device that launches by default: XCUDA_DEVICE=cpu picks the CPU device on a GPU machine too.
+LOADED = (SIM_DRIVER if simulator_loaded() else None if not xcuda.device_available()
+          else CPU_DEVICE if xcuda.get_device() == "cpu" else GPU_DRIVER)
 
 NO_DRIVER_REASON = ("no device: no GPU (" + no_gpu_reason() + ") and XCUDA_DEVICE=none keeps the CPU device out "
                     "(ctest's magics.python runs these on the CPU device)")
