@@ -8,7 +8,7 @@ namespace {
 
 // An earlier access by `thread` (with its warp's sync count then) is ordered before `now` when
 // both are in one warp and a __syncwarp of that warp came between them. (A barrier between
-// them shows as a different epoch.)
+// them shows in the epochs.)
 bool ordered(std::uint16_t thread, std::uint16_t syncs, const Accessor& now) {
     return thread / 32 == now.thread / 32 && syncs != static_cast<std::uint16_t>(now.warp_syncs);
 }
@@ -20,8 +20,8 @@ void SharedShadow::resize(std::uint32_t bytes) {
     if (words_.size() < words) words_.resize(words);
 }
 
-bool SharedShadow::read(std::uint32_t offset, unsigned size, const Accessor& who, std::uint32_t epoch,
-                        RaceConflict& conflict) {
+bool SharedShadow::read(std::uint32_t offset, unsigned size, const Accessor& who, std::uint64_t epoch,
+                        std::uint64_t horizon, RaceConflict& conflict) {
     const auto thread = static_cast<std::uint16_t>(who.thread);
     const auto syncs = static_cast<std::uint16_t>(who.warp_syncs);
     bool raced = false;
@@ -30,7 +30,7 @@ bool SharedShadow::read(std::uint32_t offset, unsigned size, const Accessor& who
         const std::uint32_t first = at % 4, last = std::min<std::uint32_t>(4, first + (offset + size - at));
         const auto bytes = static_cast<std::uint8_t>(((1u << last) - 1) & ~((1u << first) - 1));
         at += last - first;
-        if (!raced && w.write_epoch == epoch && (w.write_bytes & bytes) != 0 && w.write_thread != thread &&
+        if (!raced && w.write_epoch >= horizon && (w.write_bytes & bytes) != 0 && w.write_thread != thread &&
             !ordered(w.write_thread, w.write_syncs, who)) {
             conflict = {Access::write, w.write_thread, w.write_pc};
             raced = true;
@@ -50,8 +50,9 @@ bool SharedShadow::read(std::uint32_t offset, unsigned size, const Accessor& who
     return raced;
 }
 
-bool SharedShadow::write(std::uint32_t offset, unsigned size, const Accessor& who, std::uint32_t epoch,
-                         const std::byte* current, const std::byte* value, RaceConflict& conflict) {
+bool SharedShadow::write(std::uint32_t offset, unsigned size, const Accessor& who, std::uint64_t epoch,
+                         std::uint64_t horizon, const std::byte* current, const std::byte* value,
+                         RaceConflict& conflict) {
     // Storing what is already there changes nothing another thread could see: no race with the
     // accesses before it. It is still a write that later reads must be ordered after.
     const bool same = std::memcmp(current, value, size) == 0;
@@ -66,12 +67,12 @@ bool SharedShadow::write(std::uint32_t offset, unsigned size, const Accessor& wh
         const std::uint32_t first = at % 4, last = std::min<std::uint32_t>(4, first + (offset + size - at));
         const auto bytes = static_cast<std::uint8_t>(((1u << last) - 1) & ~((1u << first) - 1));
         at += last - first;
-        if (!same && !raced && w.write_epoch == epoch && (w.write_bytes & bytes) != 0 && w.write_thread != thread &&
+        if (!same && !raced && w.write_epoch >= horizon && (w.write_bytes & bytes) != 0 && w.write_thread != thread &&
             !ordered(w.write_thread, w.write_syncs, who)) {
             conflict = {Access::write, w.write_thread, w.write_pc};
             raced = true;
         }
-        if (!same && !raced && w.read_epoch == epoch) {
+        if (!same && !raced && w.read_epoch >= horizon) {
             if (conflicts_with(w.first_reader, bytes)) {
                 conflict = {Access::read, w.first_reader.thread, w.first_reader.pc};
                 raced = true;

@@ -1,9 +1,12 @@
 // The race check of a CTA's shared memory. Each 4-byte word has a shadow: its last writer and its
-// readers in the current barrier interval ("epoch"). Two accesses by different threads, at least
-// one a write, in the same epoch and not ordered by a __syncwarp of their warp, race. Atomics do
-// not take part; a write of the value already there races with nothing before it (threads
-// storing the same flag), though reads after it must still be ordered after it. Epochs are numbers unique to a worker,
-// so a shadow is reused from CTA to CTA without clearing it.
+// recent readers, each with the worker's race clock ("epoch") at the access. An access is ordered
+// after every access whose epoch is below its thread's horizon (exec/race_clock.hpp: the last
+// barrier, or a release it acquired); two accesses by different threads, at least one a write,
+// race when the earlier one is at or above the later one's horizon and no __syncwarp of their warp
+// came between. Atomics and other strong accesses (volatile, acquire, release) do not take part:
+// they synchronise (release_epoch) instead. A write of the value already there races with nothing
+// before it (threads storing the same flag), though reads after it must still be ordered after it.
+// Epochs only grow on a worker, so a shadow is reused from CTA to CTA without clearing it.
 #pragma once
 
 #include <xcuda/cpu/finding.hpp>
@@ -32,20 +35,27 @@ public:
     // Makes room for a window of `bytes` (keeping what is known: epochs tell old from new).
     void resize(std::uint32_t bytes);
 
-    // Records a read (write) of [offset, offset + size) by `who` in `epoch`; returns true and
-    // fills `conflict` when it races with an earlier access. `current` is the memory before the
-    // write and `value` what is written (same-value writes are not races).
-    bool read(std::uint32_t offset, unsigned size, const Accessor& who, std::uint32_t epoch, RaceConflict& conflict);
-    bool write(std::uint32_t offset, unsigned size, const Accessor& who, std::uint32_t epoch, const std::byte* current,
-               const std::byte* value, RaceConflict& conflict);
+    // Records a read (write) of [offset, offset + size) by `who` at `epoch`, whose thread is ordered
+    // after the accesses below `horizon`; returns true and fills `conflict` when it races with an
+    // earlier access. `current` is the memory before the write and `value` what is written
+    // (same-value writes are not races).
+    bool read(std::uint32_t offset, unsigned size, const Accessor& who, std::uint64_t epoch, std::uint64_t horizon,
+              RaceConflict& conflict);
+    bool write(std::uint32_t offset, unsigned size, const Accessor& who, std::uint64_t epoch, std::uint64_t horizon,
+               const std::byte* current, const std::byte* value, RaceConflict& conflict);
+
+    // The epoch of the last release on `word` (an atomic, a release store, an mbarrier arrival):
+    // a thread that acquires it is ordered after every access below it.
+    std::uint64_t release_epoch(std::uint32_t word) const noexcept { return words_[word].release_epoch; }
+    void release(std::uint32_t word, std::uint64_t epoch) noexcept { words_[word].release_epoch = epoch; }
 
     // read() for one whole word (a 4-byte-aligned access, or one word of a wider one), inline for
     // the warp-wide fast path: false, having recorded nothing, when it would race (read() then
     // says with what).
-    bool read_word(std::uint32_t word, std::uint16_t thread, std::uint16_t syncs, std::uint32_t pc,
-                   std::uint32_t epoch) noexcept {
+    bool read_word(std::uint32_t word, std::uint16_t thread, std::uint16_t syncs, std::uint32_t pc, std::uint64_t epoch,
+                   std::uint64_t horizon) noexcept {
         Word& w = words_[word];
-        if (w.write_epoch == epoch && w.write_thread != thread &&
+        if (w.write_epoch >= horizon && w.write_thread != thread &&
             !(w.write_thread / 32 == thread / 32 && w.write_syncs != syncs)) {
             return false;
         }
@@ -72,13 +82,14 @@ private:
     };
     // Per 4-byte word: the last writer, and the first reader of the epoch and a later, different one.
     struct Word {
-        std::uint32_t write_epoch = 0;
+        std::uint64_t write_epoch = 0;
         std::uint32_t write_pc = 0;
         std::uint16_t write_thread = 0;
         std::uint16_t write_syncs = 0;
         std::uint8_t write_bytes = 0;
         std::uint8_t has_second = 0;
-        std::uint32_t read_epoch = 0;
+        std::uint64_t read_epoch = 0;
+        std::uint64_t release_epoch = 0;
         Reader first_reader, second_reader;
     };
     std::vector<Word> words_;

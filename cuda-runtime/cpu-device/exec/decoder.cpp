@@ -136,7 +136,7 @@ void decode_variables(const ptx::Module& module, Program& p) {
     p.files = module.files;
     p.ptx_version = module.version_major * 10 + module.version_minor;
     p.target = module.target;
-    std::uint32_t shared_end = 0;
+    std::uint32_t shared_end = reserved_shared_bytes;
     std::vector<const ptx::Variable*> dynamic_shared;
     auto add_shared = [&](const ptx::Variable& v) {
         const bool dynamic = v.is_extern || (!v.dims.empty() && v.dims.back() == 0);

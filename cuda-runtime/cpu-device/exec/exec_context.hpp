@@ -67,7 +67,7 @@ struct Cta {
     std::uint32_t cluster_rank = 0;
     std::byte* shared = nullptr;  // the CTA's shared window
     std::uint32_t live_threads = 0;
-    std::uint32_t epoch = 0;           // the race check's barrier interval (unique across this worker's CTAs)
+    std::uint64_t barrier_epoch = 0;   // the race clock at its last barrier (race_clock.hpp)
     std::vector<std::uint32_t> warps;  // indices into the worker's warp array
     BarrierState barriers[16];
     SharedShadow* shadow = nullptr;  // the race check's (nullptr with checks off)
@@ -84,6 +84,7 @@ struct Exec {
     Warp* warp = nullptr;
     Cta* cta = nullptr;
     std::vector<Cta>* ctas = nullptr;    // the CTAs this worker runs together (a cluster, a cooperative grid)
+    std::uint64_t* epochs = nullptr;     // the worker's race clock (race_clock.hpp)
     std::byte* regs = nullptr;           // the running group's frame
     std::uint32_t pc = 0;                // the instruction being executed (for reports)
     std::uint32_t frame_local_base = 0;  // the running frame's .local base

@@ -1,5 +1,6 @@
 #include "memory_access.hpp"
 #include "../check/shared_race.hpp"
+#include "race_clock.hpp"
 
 #include <cstring>
 #include <string>
@@ -154,13 +155,20 @@ std::byte* global_address_slow(Exec& x, std::uint64_t address, unsigned size, un
     return nullptr;
 }
 
-std::byte* shared_address(Exec& x, std::uint64_t offset, unsigned size, unsigned lane, Access access) {
+std::byte* shared_address(Exec& x, std::uint64_t offset, unsigned size, unsigned lane, Access access,
+                          Strength strength) {
     Cta* cta = nullptr;
     std::uint64_t within = 0;
     if (!shared_checks(x, offset, size, lane, access, cta, within)) return nullptr;
-    if (x.checks && access == Access::read && cta->shadow != nullptr) {
+    const auto word = static_cast<std::uint32_t>(within / 4);
+    if (access == Access::atomic) {
+        synchronise_on(x, *cta, word, true, true);
+    } else if (strength != Strength::weak) {
+        synchronise_on(x, *cta, word, strength == Strength::acquire, strength == Strength::release);
+    } else if (x.checks && access == Access::read && cta->shadow != nullptr) {
         RaceConflict c;
-        if (cta->shadow->read(static_cast<std::uint32_t>(within), size, accessor(x, lane), cta->epoch, c)) {
+        if (cta->shadow->read(static_cast<std::uint32_t>(within), size, accessor(x, lane), *x.epochs, race_horizon(x),
+                              c)) {
             report_race(x, c, access, offset, size, lane);
             return nullptr;
         }
@@ -168,14 +176,18 @@ std::byte* shared_address(Exec& x, std::uint64_t offset, unsigned size, unsigned
     return cta->shared + within;
 }
 
-bool shared_store(Exec& x, std::uint64_t offset, unsigned size, unsigned lane, const std::byte* value) {
+bool shared_store(Exec& x, std::uint64_t offset, unsigned size, unsigned lane, const std::byte* value,
+                  Strength strength) {
     Cta* cta = nullptr;
     std::uint64_t within = 0;
     if (!shared_checks(x, offset, size, lane, Access::write, cta, within)) return false;
     std::byte* p = cta->shared + within;
-    if (x.checks && cta->shadow != nullptr) {
+    if (strength != Strength::weak) {
+        synchronise_on(x, *cta, static_cast<std::uint32_t>(within / 4), false, true);
+    } else if (x.checks && cta->shadow != nullptr) {
         RaceConflict c;
-        if (cta->shadow->write(static_cast<std::uint32_t>(within), size, accessor(x, lane), cta->epoch, p, value, c)) {
+        if (cta->shadow->write(static_cast<std::uint32_t>(within), size, accessor(x, lane), *x.epochs, race_horizon(x),
+                               p, value, c)) {
             report_race(x, c, Access::write, offset, size, lane);
             return false;
         }
@@ -242,22 +254,25 @@ bool cluster_window_offset(const Exec& x, std::uint64_t address, std::uint64_t& 
 
 }  // namespace
 
-std::byte* generic_address(Exec& x, std::uint64_t address, unsigned size, unsigned lane, Access access) {
+std::byte* generic_address(Exec& x, std::uint64_t address, unsigned size, unsigned lane, Access access,
+                           Strength strength) {
     const std::uint64_t shared = shared_window_base(x);
     if (address - shared < x.launch->shared_window_bytes)
-        return shared_address(x, address - shared, size, lane, access);
+        return shared_address(x, address - shared, size, lane, access, strength);
     const std::uint64_t local = local_window_base(x, lane);
     if (address - local < x.warp->local_stride) return local_address(x, address - local, size, lane, access);
     std::uint64_t offset = 0;
-    if (cluster_window_offset(x, address, offset)) return shared_address(x, offset, size, lane, access);
+    if (cluster_window_offset(x, address, offset)) return shared_address(x, offset, size, lane, access, strength);
     return global_address(x, address, size, lane, access, MemorySpace::generic);
 }
 
-bool generic_store(Exec& x, std::uint64_t address, unsigned size, unsigned lane, const std::byte* value) {
+bool generic_store(Exec& x, std::uint64_t address, unsigned size, unsigned lane, const std::byte* value,
+                   Strength strength) {
     const std::uint64_t shared = shared_window_base(x);
-    if (address - shared < x.launch->shared_window_bytes) return shared_store(x, address - shared, size, lane, value);
+    if (address - shared < x.launch->shared_window_bytes)
+        return shared_store(x, address - shared, size, lane, value, strength);
     std::uint64_t offset = 0;
-    if (cluster_window_offset(x, address, offset)) return shared_store(x, offset, size, lane, value);
+    if (cluster_window_offset(x, address, offset)) return shared_store(x, offset, size, lane, value, strength);
     const std::uint64_t local = local_window_base(x, lane);
     std::byte* p = address - local < x.warp->local_stride
                        ? local_address(x, address - local, size, lane, Access::write)

@@ -24,19 +24,28 @@ inline std::byte* global_address(Exec& x, std::uint64_t address, unsigned size, 
     return global_address_slow(x, address, size, lane, access, space);
 }
 
+// How an access synchronises (race_clock.hpp). Weak accesses are race-checked; strong ones
+// (volatile, relaxed, acquire, release; atomics always acquire and release) are not, and order
+// other accesses instead.
+enum class Strength : std::uint8_t { weak, acquire, release };
+
 // A shared-window access (an offset; with clusters, (rank + 1) << 24 | offset names another CTA's
-// window). Reads are race-checked here; writes by shared_store, which needs the value.
-std::byte* shared_address(Exec& x, std::uint64_t offset, unsigned size, unsigned lane, Access access);
+// window). Weak reads are race-checked here; writes by shared_store, which needs the value.
+std::byte* shared_address(Exec& x, std::uint64_t offset, unsigned size, unsigned lane, Access access,
+                          Strength strength = Strength::weak);
 // Writes `size` bytes of `value` to the shared window at `offset`, checked; false after a finding.
-bool shared_store(Exec& x, std::uint64_t offset, unsigned size, unsigned lane, const std::byte* value);
+bool shared_store(Exec& x, std::uint64_t offset, unsigned size, unsigned lane, const std::byte* value,
+                  Strength strength = Strength::weak);
 
 // A local-window access (an offset in the lane's own local memory).
 std::byte* local_address(Exec& x, std::uint64_t offset, unsigned size, unsigned lane, Access access);
 
 // A generic address: the CTA's shared window, the lane's local window, else global memory.
 // Writes go through generic_store (shared writes need the value for the race check).
-std::byte* generic_address(Exec& x, std::uint64_t address, unsigned size, unsigned lane, Access access);
-bool generic_store(Exec& x, std::uint64_t address, unsigned size, unsigned lane, const std::byte* value);
+std::byte* generic_address(Exec& x, std::uint64_t address, unsigned size, unsigned lane, Access access,
+                           Strength strength = Strength::weak);
+bool generic_store(Exec& x, std::uint64_t address, unsigned size, unsigned lane, const std::byte* value,
+                   Strength strength = Strength::weak);
 
 // The kernel's parameter buffer (uniform), by offset.
 std::byte* kernel_param_address(Exec& x, std::uint64_t offset, unsigned size, unsigned lane, Access access);

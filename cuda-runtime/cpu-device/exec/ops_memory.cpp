@@ -5,6 +5,7 @@
 #include "decode.hpp"
 #include "lanes.hpp"
 #include "memory_access.hpp"
+#include "race_clock.hpp"
 #include "special_registers.hpp"
 
 #include <algorithm>
@@ -53,12 +54,13 @@ std::byte* func_param_address(Exec& x, const Inst& in, U64 offset, unsigned size
 }
 
 template <Where W>
-inline std::byte* resolve(Exec& x, const Inst& in, U64 address, unsigned size, unsigned lane, Access access) {
+inline std::byte* resolve(Exec& x, const Inst& in, U64 address, unsigned size, unsigned lane, Access access,
+                          Strength strength = Strength::weak) {
     if constexpr (W == Where::global) return global_address(x, address, size, lane, access);
     if constexpr (W == Where::constant) return global_address(x, address, size, lane, access, MemorySpace::constant);
-    if constexpr (W == Where::shared) return shared_address(x, address, size, lane, access);
+    if constexpr (W == Where::shared) return shared_address(x, address, size, lane, access, strength);
     if constexpr (W == Where::local) return local_address(x, address, size, lane, access);
-    if constexpr (W == Where::generic) return generic_address(x, address, size, lane, access);
+    if constexpr (W == Where::generic) return generic_address(x, address, size, lane, access, strength);
     if constexpr (W == Where::kernel_param) return kernel_param_address(x, address, size, lane, access);
     if constexpr (W == Where::func_param) return func_param_address(x, in, address, size, lane);
     return nullptr;
@@ -177,12 +179,14 @@ bool load_shared_fast(Exec& x, const Inst& in, U32 mask) {
     if (x.checks && cta.shadow != nullptr) {
         const auto syncs = static_cast<std::uint16_t>(x.warp->warp_syncs);
         const std::uint32_t first = x.warp->first_thread;
+        const std::uint64_t now = *x.epochs, horizon = race_horizon(x);
         bool clean = true;
         for_lanes(mask, [&](unsigned l) {
             if (!clean) return;
             const auto word = static_cast<std::uint32_t>(offsets[l] / 4);
             for (unsigned w = 0; w < size / 4 && clean; ++w) {
-                clean = cta.shadow->read_word(word + w, static_cast<std::uint16_t>(first + l), syncs, x.pc, cta.epoch);
+                clean =
+                    cta.shadow->read_word(word + w, static_cast<std::uint16_t>(first + l), syncs, x.pc, now, horizon);
             }
         });
         if (!clean) return false;
@@ -197,14 +201,15 @@ bool load_shared_fast(Exec& x, const Inst& in, U32 mask) {
 template <Where W, unsigned N, unsigned R, bool S, bool Ordered>
 void load(Exec& x, const Inst& in, U32 mask) {
     if (x.counts != nullptr) count_access<W>(x, in, mask, N * (in.sub & vector_bits));
-    if constexpr (W == Where::shared) {
+    if constexpr (W == Where::shared && !Ordered) {
         if (load_shared_fast<N, R, S>(x, in, mask)) return;
     }
     const unsigned vec = in.sub & vector_bits;
     while (mask != 0) {
         const unsigned l = first_lane(mask);
         mask &= mask - 1;
-        std::byte* p = resolve<W>(x, in, lane_address(x, in, l), N * vec, l, Access::read);
+        std::byte* p = resolve<W>(x, in, lane_address(x, in, l), N * vec, l, Access::read,
+                                  Ordered ? Strength::acquire : Strength::weak);
         if (p == nullptr) return;
         for (unsigned i = 0; i < vec; ++i) {
             if constexpr (Ordered) {
@@ -268,10 +273,11 @@ void store(Exec& x, const Inst& in, U32 mask) {
         std::byte value[16 * 8];
         for (unsigned i = 0; i < vec; ++i) std::memcpy(value + i * N, x.regs + in.op[i] + std::size_t{l} * R, N);
         const U64 address = lane_address(x, in, l);
+        constexpr Strength strength = Ordered ? Strength::release : Strength::weak;
         if constexpr (W == Where::shared) {
-            if (!shared_store(x, address, N * vec, l, value)) return;
+            if (!shared_store(x, address, N * vec, l, value, strength)) return;
         } else if constexpr (W == Where::generic) {
-            if (!generic_store(x, address, N * vec, l, value)) return;
+            if (!generic_store(x, address, N * vec, l, value, strength)) return;
         } else {
             std::byte* p = resolve<W>(x, in, address, N * vec, l, Access::write);
             if (p == nullptr) return;

@@ -121,7 +121,7 @@ void read_dynamic_smem(Exec& x, const Inst& in, U32 m) {
     write_all<U32>(x, in, m, [=](unsigned) { return v; });
 }
 void read_total_smem(Exec& x, const Inst& in, U32 m) {
-    const U32 v = x.launch->shared_window_bytes;
+    const U32 v = x.launch->shared_window_bytes - reserved_shared_bytes;  // the program's, as declared
     write_all<U32>(x, in, m, [=](unsigned) { return v; });
 }
 void read_cluster_ctaid(Exec& x, const Inst& in, U32 m) {
@@ -187,9 +187,11 @@ const Named special_registers[] = {
     {"%cluster_ctarank", 4, read_cluster_ctarank, 0}, {"%cluster_nctarank", 4, read_cluster_nctarank, 0},
     {"%is_explicit_cluster", 4, read_is_explicit_cluster, 0},
     {"%current_graph_exec", 8, read_constant64, 0},
-    {"%reserved_smem_offset_begin", 4, read_constant32, 0}, {"%reserved_smem_offset_end", 4, read_constant32, 0},
-    {"%reserved_smem_offset_cap", 4, read_constant32, 0}, {"%reserved_smem_offset_0", 4, read_constant32, 0},
-    {"%reserved_smem_offset_1", 4, read_constant32, 0},
+    {"%reserved_smem_offset_begin", 4, read_constant32, 0},
+    {"%reserved_smem_offset_end", 4, read_constant32, reserved_shared_bytes},
+    {"%reserved_smem_offset_cap", 4, read_constant32, reserved_shared_bytes},
+    {"%reserved_smem_offset_0", 4, read_constant32, 0},
+    {"%reserved_smem_offset_1", 4, read_constant32, reserved_shared_offset_1},
 };
 // clang-format on
 

@@ -55,83 +55,105 @@ void shfl(Exec& x, const Inst& in, U32 m) {
     if (in.op[4] != no_guard) x.set_pred(in.op[4], valid, m);
 }
 
+// Runs `f(lanes, member)` once for each membermask the lanes of `m` name: converged lanes may name
+// different, disjoint masks (cooperative groups' labeled_partition does), and each set of lanes
+// votes or reduces over its own. `member` is the mask's lanes that are present.
+template <class F>
+void per_membermask(Exec& x, const Inst& in, U32 m, F&& f) {
+    const U32* masks = x.reg<U32>(in.op[member_operand]);
+    const U32 present = m;
+    while (m != 0) {
+        const U32 mask = masks[first_lane(m)];
+        U32 lanes = 0;
+        for_lanes(m, [&](unsigned l) {
+            if (masks[l] == mask) lanes |= 1u << l;
+        });
+        f(lanes, mask & present);
+        m &= ~lanes;
+    }
+}
+
 // vote.sync.{all,any,uni}.pred d, {!}a / vote.sync.ballot.b32 d, {!}a: `sub` 0 all, 1 any, 2 uni,
 // 3 ballot; `size` 1: a negated.
 void vote(Exec& x, const Inst& in, U32 m) {
-    const U32 member = x.reg<U32>(in.op[member_operand])[first_lane(m)] & m;
-    U32 p = x.pred(in.op[1]);
-    if (in.size == 1) p = ~p;
-    p &= member;
-    switch (in.sub) {
-        case 0: x.set_pred(in.op[0], p == member ? ~0u : 0u, m); break;
-        case 1: x.set_pred(in.op[0], p != 0 ? ~0u : 0u, m); break;
-        case 2: x.set_pred(in.op[0], (p == member || p == 0) ? ~0u : 0u, m); break;
-        default: each_lane(m, x.reg<U32>(in.op[0]), [=](unsigned) { return p; }); break;
-    }
+    U32 votes = x.pred(in.op[1]);
+    if (in.size == 1) votes = ~votes;
+    per_membermask(x, in, m, [&](U32 lanes, U32 member) {
+        const U32 p = votes & member;
+        switch (in.sub) {
+            case 0: x.set_pred(in.op[0], p == member ? ~0u : 0u, lanes); break;
+            case 1: x.set_pred(in.op[0], p != 0 ? ~0u : 0u, lanes); break;
+            case 2: x.set_pred(in.op[0], (p == member || p == 0) ? ~0u : 0u, lanes); break;
+            default: each_lane(lanes, x.reg<U32>(in.op[0]), [=](unsigned) { return p; }); break;
+        }
+    });
 }
 
 // match.sync.{any,all}.b{32,64} d[|p], a: `sub` 0 any, 1 all; op[2] the predicate (or no_guard).
 template <class T>
 void match(Exec& x, const Inst& in, U32 m) {
-    const T* a = x.reg<T>(in.op[1]);
-    const U32 member = x.reg<U32>(in.op[member_operand])[first_lane(m)] & m;
+    T a[32];
+    std::copy(x.reg<T>(in.op[1]), x.reg<T>(in.op[1]) + 32, a);  // d may be a's own slot
     U32* d = x.reg<U32>(in.op[0]);
-    U32 same_as_first = 0;
-    for_lanes(member, [&](unsigned l) {
-        if (a[l] == a[first_lane(member)]) same_as_first |= 1u << l;
+    per_membermask(x, in, m, [&](U32 lanes, U32 member) {
+        U32 same_as_first = 0;
+        for_lanes(member, [&](unsigned l) {
+            if (a[l] == a[first_lane(member)]) same_as_first |= 1u << l;
+        });
+        const bool all = same_as_first == member;
+        for_lanes(lanes, [&](unsigned lane) {
+            if (in.sub == 1) {
+                d[lane] = all ? member : 0u;
+            } else {
+                U32 same = 0;
+                for_lanes(member, [&](unsigned l) {
+                    if (a[l] == a[lane]) same |= 1u << l;
+                });
+                d[lane] = same;
+            }
+        });
+        if (in.op[2] != no_guard) x.set_pred(in.op[2], all ? ~0u : 0u, lanes);
     });
-    const bool all = same_as_first == member;
-    U32 result[32];
-    for_lanes(m, [&](unsigned lane) {
-        if (in.sub == 1) {
-            result[lane] = all ? member : 0u;
-        } else {
-            U32 same = 0;
-            for_lanes(member, [&](unsigned l) {
-                if (a[l] == a[lane]) same |= 1u << l;
-            });
-            result[lane] = same;
-        }
-    });
-    for_lanes(m, [&](unsigned lane) { d[lane] = result[lane]; });
-    if (in.op[2] != no_guard) x.set_pred(in.op[2], all ? ~0u : 0u, m);
 }
 
 // redux.sync.{add,min,max,and,or,xor}: `sub` the operation, `size` 1 signed.
 void redux(Exec& x, const Inst& in, U32 m) {
-    const U32* a = x.reg<U32>(in.op[1]);
-    const U32 member = x.reg<U32>(in.op[member_operand])[first_lane(m)] & m;
+    U32 a[32];
+    std::copy(x.reg<U32>(in.op[1]), x.reg<U32>(in.op[1]) + 32, a);  // d may be a's own slot
     const bool sgn = in.size == 1;
-    U64 sum = 0;
-    U32 bits_and = ~0u, bits_or = 0, bits_xor = 0;
-    std::int64_t smin = std::numeric_limits<std::int64_t>::max(), smax = std::numeric_limits<std::int64_t>::min();
-    for_lanes(member, [&](unsigned l) {
-        sum += a[l];
-        bits_and &= a[l];
-        bits_or |= a[l];
-        bits_xor ^= a[l];
-        const std::int64_t v = sgn ? static_cast<std::int32_t>(a[l]) : static_cast<std::int64_t>(a[l]);
-        smin = std::min(smin, v);
-        smax = std::max(smax, v);
+    per_membermask(x, in, m, [&](U32 lanes, U32 member) {
+        U64 sum = 0;
+        U32 bits_and = ~0u, bits_or = 0, bits_xor = 0;
+        std::int64_t smin = std::numeric_limits<std::int64_t>::max(), smax = std::numeric_limits<std::int64_t>::min();
+        for_lanes(member, [&](unsigned l) {
+            sum += a[l];
+            bits_and &= a[l];
+            bits_or |= a[l];
+            bits_xor ^= a[l];
+            const std::int64_t v = sgn ? static_cast<std::int32_t>(a[l]) : static_cast<std::int64_t>(a[l]);
+            smin = std::min(smin, v);
+            smax = std::max(smax, v);
+        });
+        U32 r = 0;
+        switch (in.sub) {
+            case 0: r = static_cast<U32>(sum); break;
+            case 1: r = static_cast<U32>(smin); break;
+            case 2: r = static_cast<U32>(smax); break;
+            case 3: r = bits_and; break;
+            case 4: r = bits_or; break;
+            default: r = bits_xor; break;
+        }
+        each_lane(lanes, x.reg<U32>(in.op[0]), [=](unsigned) { return r; });
     });
-    U32 r = 0;
-    switch (in.sub) {
-        case 0: r = static_cast<U32>(sum); break;
-        case 1: r = static_cast<U32>(smin); break;
-        case 2: r = static_cast<U32>(smax); break;
-        case 3: r = bits_and; break;
-        case 4: r = bits_or; break;
-        default: r = bits_xor; break;
-    }
-    each_lane(m, x.reg<U32>(in.op[0]), [=](unsigned) { return r; });
 }
 
 // elect.sync d|p, membermask: the lowest lane of the mask is the leader.
 void elect(Exec& x, const Inst& in, U32 m) {
-    const U32 member = x.reg<U32>(in.op[member_operand])[first_lane(m)] & m;
-    const U32 leader = member != 0 ? first_lane(member) : 32u;
-    each_lane(m, x.reg<U32>(in.op[0]), [=](unsigned) { return leader; });
-    if (in.op[1] != no_guard) x.set_pred(in.op[1], leader < 32 ? (1u << leader) : 0u, m);
+    per_membermask(x, in, m, [&](U32 lanes, U32 member) {
+        const U32 leader = member != 0 ? first_lane(member) : 32u;
+        each_lane(lanes, x.reg<U32>(in.op[0]), [=](unsigned) { return leader; });
+        if (in.op[1] != no_guard) x.set_pred(in.op[1], leader < 32 ? (1u << leader) : 0u, lanes);
+    });
 }
 
 void activemask(Exec& x, const Inst& in, U32 m) {

@@ -124,6 +124,12 @@ struct ModuleVariable {
 };
 
 // A shared variable of the CTA window, and the symbol's offset in it (for race reports).
+// The start of each CTA's shared window is reserved for the system, as on sm_80 and later GPUs
+// (%reserved_smem_offset_*): cooperative groups keep the scratch of tiles larger than a warp
+// there. The program's variables follow it, so an access just past the last one is still caught.
+inline constexpr std::uint32_t reserved_shared_bytes = 1024;
+inline constexpr std::uint32_t reserved_shared_offset_1 = 512;  // cooperative groups' (needs 288 bytes)
+
 struct SharedVariable {
     std::string name;
     std::uint32_t offset = 0;
@@ -145,11 +151,12 @@ struct Program {
     std::vector<std::vector<std::uint32_t>> branch_tables;  // brx.idx targets (pcs)
     std::vector<std::string> unsupported_reasons;           // Flow::unsupported's imm indexes this
     std::vector<ModuleVariable> variables;                  // .global and .const, placed in device memory at load
-    std::vector<SharedVariable> shared;     // the CTA's shared window: module- and function-scope .shared
-    std::uint32_t static_shared_bytes = 0;  // the window's static part (dynamic shared memory follows, aligned to 16)
-    std::map<int, std::string> files;       // .file index -> name
-    bool uses_device_heap = false;          // a kernel calls malloc or free
-    int ptx_version = 0;                    // 90 for .version 9.0
+    std::vector<SharedVariable> shared;  // the CTA's shared window: module- and function-scope .shared
+    std::uint32_t static_shared_bytes =
+        0;  // the window's reserved and static parts (dynamic shared memory follows, aligned to 16)
+    std::map<int, std::string> files;  // .file index -> name
+    bool uses_device_heap = false;     // a kernel calls malloc or free
+    int ptx_version = 0;               // 90 for .version 9.0
     std::string target;
 };
 

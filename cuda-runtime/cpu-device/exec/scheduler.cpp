@@ -191,7 +191,7 @@ bool complete_barriers(Exec& x, WorkerState& ws, std::vector<Cta>& ctas) {
                 g.pc += 1;
             }
             state.arrived = 0;
-            cta.epoch = ++ws.epochs;  // accesses on either side of a barrier are ordered
+            cta.barrier_epoch = ++ws.epochs;  // accesses on either side are ordered
             progress = true;
         }
     }
@@ -227,7 +227,7 @@ bool complete_cluster_barriers(Exec& x, WorkerState& ws, std::vector<Cta>& ctas)
                     }
                 }
             }
-            ctas[c].epoch = ++ws.epochs;
+            ctas[c].barrier_epoch = ++ws.epochs;
         }
         progress = true;
     }
@@ -346,7 +346,7 @@ void run_unit(Exec& x, WorkerState& ws, const std::vector<std::uint64_t>& blocks
         cta.cluster_rank = static_cast<std::uint32_t>(c % cluster);
         cta.shared = ws.shared[c].get();
         cta.live_threads = L.threads_per_cta;
-        cta.epoch = ++ws.epochs;
+        cta.barrier_epoch = ++ws.epochs;
         if (x.checks) {
             ws.shadows[c]->resize(L.shared_window_bytes);
             cta.shadow = ws.shadows[c].get();
@@ -379,6 +379,7 @@ void run_unit(Exec& x, WorkerState& ws, const std::vector<std::uint64_t>& blocks
         }
     }
     x.ctas = &ws.ctas;
+    x.epochs = &ws.epochs;
 
     for (;;) {
         bool ran = false, all_done = true;

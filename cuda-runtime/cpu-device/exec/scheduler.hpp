@@ -37,7 +37,7 @@ struct WorkerState {
     std::unique_ptr<std::byte[]> local;                  // every warp's local windows
     std::size_t local_bytes = 0;
     FramePool frames;
-    std::uint32_t epochs = 0;  // the last race-check epoch handed out
+    std::uint64_t epochs = 0;  // the race clock (race_clock.hpp)
 };
 
 enum class WarpStop : std::uint8_t {

@@ -43,17 +43,18 @@ struct Group {
 };
 
 struct Warp {
-    std::uint32_t index = 0;         // warp index within its CTA
-    std::uint32_t cta = 0;           // CTA index within the group of CTAs this worker runs
-    std::uint32_t first_thread = 0;  // linear thread index of lane 0 in the CTA
-    std::uint32_t exists = 0;        // lanes that are threads of the CTA (the last warp may be partial)
-    std::uint32_t live = 0;          // lanes not yet exited
-    std::vector<Group> groups;       // groups[0] runs next; empty when the warp has exited
-    std::vector<Frame> frames;       // frames[0]: the kernel's; a frame with no lanes left is free for reuse
-    std::uint32_t warp_syncs = 0;    // completed __syncwarp()s, ordering accesses of its lanes for the race check
-    std::uint32_t local_stride = 0;  // bytes of local memory per lane
-    std::byte* local = nullptr;      // lane l's local window is local + l * local_stride
-    bool polled = false;             // read memory with .volatile/.acquire since its last backward branch
+    std::uint32_t index = 0;           // warp index within its CTA
+    std::uint32_t cta = 0;             // CTA index within the group of CTAs this worker runs
+    std::uint32_t first_thread = 0;    // linear thread index of lane 0 in the CTA
+    std::uint32_t exists = 0;          // lanes that are threads of the CTA (the last warp may be partial)
+    std::uint32_t live = 0;            // lanes not yet exited
+    std::vector<Group> groups;         // groups[0] runs next; empty when the warp has exited
+    std::vector<Frame> frames;         // frames[0]: the kernel's; a frame with no lanes left is free for reuse
+    std::uint32_t warp_syncs = 0;      // completed __syncwarp()s, ordering accesses of its lanes for the race check
+    std::uint64_t acquired_epoch = 0;  // the last release its lanes acquired (race_clock.hpp)
+    std::uint32_t local_stride = 0;    // bytes of local memory per lane
+    std::byte* local = nullptr;        // lane l's local window is local + l * local_stride
+    bool polled = false;               // read memory with .volatile/.acquire since its last backward branch
     bool done() const noexcept { return live == 0; }
 };
 
