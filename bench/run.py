@@ -22,7 +22,11 @@ import peers  # noqa: E402
 import report  # noqa: E402
 from timing import describe  # noqa: E402
 
-PARTS = ("launch", "compile", "bandwidth", "transfer", "startup", "graphs", "counters")
+PARTS = ("launch", "compile", "bandwidth", "transfer", "startup", "graphs", "counters", "cpu")
+# `cpu` (the CPU device against numpy and numba's simulator, ~3 min of the host's cores) runs
+# only when asked for: the default run is the GPU machine's, whose timings it would not share.
+DEFAULT_PARTS = tuple(p for p in PARTS if p != "cpu")
+MODULES = {"cpu": "cpu_device"}  # part name -> module, where they differ
 
 
 class Config:
@@ -41,13 +45,16 @@ class Config:
         self.jupyter_python = a.jupyter_python
         self.cupy_kernel_cmd = a.cupy_kernel_cmd
         self.floor_cc = a.floor_cc
+        self.cpu_reps = 7 if a.quick else 15
+        self.sim_reps = 5 if a.quick else 7      # numba's simulator: ~15 s a repeat
+        self.numba_python = a.numba_python
 
 
 def parse(argv):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--quick", action="store_true", help="fewer repeats (whole run under 2 minutes)")
-    p.add_argument("--only", default=",".join(PARTS),
-                   help=f"comma-separated parts to run, from {','.join(PARTS)} (default: all)")
+    p.add_argument("--only", default=",".join(DEFAULT_PARTS),
+                   help=f"comma-separated parts to run, from {','.join(PARTS)} (default: all but cpu)")
     p.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "results"),
                    help="directory for <date>-<device>.md and .json (default: bench/results)")
     p.add_argument("--xcuda-path", help="directory holding the built xcuda module (else PYTHONPATH)")
@@ -58,6 +65,8 @@ def parse(argv):
     p.add_argument("--bw-reps", type=int, help="timed runs per bandwidth peer (default 21; quick 11)")
     p.add_argument("--bw-gib", type=int, default=1, help="GiB per bandwidth array (default 1)")
     p.add_argument("--floor-cc", help="compiler for launch_floor.cpp (default: nvcc, else g++)")
+    p.add_argument("--numba-python",
+                   help="for part cpu: a Python with numba for its CUDA simulator (default: build/bench-venv/bin/python)")
     p.add_argument("--kernel-cmd",
                    help="command that starts the xcuda Jupyter kernel; must contain {connection_file} "
                         "(part 5 runs only when given)")
@@ -124,7 +133,7 @@ def main(argv=None) -> int:
         t0 = time.time()
         print(f"\n== {part} ...", flush=True)
         try:
-            module = __import__(part)
+            module = __import__(MODULES.get(part, part))
             module.run(env, res, cfg)
         except Exception as exc:  # a part that crashes is a row, and the other parts still run
             res.fail(part, "(whole part)", "-", report.ERROR, describe(exc))
