@@ -139,7 +139,9 @@ std::vector<Binding> plan_bindings(const std::vector<KernelDecl>& decls, const s
                                             : "; template variables: " + join(template_variables, ", ") + ")"));
         }
         KernelDecl inst = instantiate(*match, args);
-        std::string key = join(inst.template_args, ", ");
+        // NVRTC is given the arguments as written: it fills in defaults as C++ does, where a
+        // default naming an earlier parameter (enable_if<is_integral<T>>) has no text of its own.
+        std::string key = join(args, ", ");
         out.push_back({std::move(inst), "&" + match->qualified_name + "<" + key + ">", key});
     }
     std::set<std::string> instantiated;

@@ -219,7 +219,18 @@ TemplateBinding bind_template_args(const std::vector<TemplateParam>& params, boo
     }
     TemplateBinding b;
     for (std::size_t i = 0; i < params.size(); ++i) {
-        b.args.push_back(i < args.size() ? args[i] : params[i].default_value);
+        if (i < args.size()) {
+            b.args.push_back(args[i]);
+        } else {
+            // A default may name earlier parameters (class U = T, enable_if<is_integral<T>>):
+            // they read as the arguments bound to them.
+            std::vector<std::string> words;
+            for (auto& w : word_tokens(params[i].default_value)) {
+                auto bound = b.by_name.find(w);
+                words.push_back(bound != b.by_name.end() ? bound->second : w);
+            }
+            b.args.push_back(join(words));
+        }
         if (!params[i].name.empty()) b.by_name[params[i].name] = b.args.back();
     }
     return b;

@@ -183,7 +183,11 @@ py::object module_object(const std::shared_ptr<ModuleImpl>& impl, const std::str
             t->name = k.decl.name;
             handle.kernels[binding->name] = py::cast(t);
         }
+        // As written (axpy<float>), and with the defaults spelled out (axpy<float, 128>).
         t->by_args[normalise_template_args(k.instantiation)] = kernel;
+        std::string full;
+        for (const auto& a : k.decl.template_args) full += (full.empty() ? "" : ", ") + a;
+        t->by_args.emplace(normalise_template_args(full), kernel);
         t->written.push_back(k.instantiation);
     }
     return py::cast(std::move(handle));

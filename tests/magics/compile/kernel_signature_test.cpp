@@ -241,6 +241,17 @@ TEST(KernelSignature, InstantiateSubstitutesTypeParameters) {
     EXPECT_THROW(instantiate(ks[0], {"float", "1", "2"}), std::invalid_argument);
 }
 
+TEST(KernelSignature, ADefaultNamingAnEarlierParameterReadsItsArgument) {
+    auto ks = parse_kernels(
+        "template <typename T, typename U = T, typename = typename std::enable_if<std::is_integral<T>::value>::type>"
+        " __global__ void shift(T* a, U b) {}");
+    ASSERT_EQ(ks.size(), 1u);
+    KernelDecl k = instantiate(ks[0], {"int"});
+    EXPECT_EQ(k.template_args,
+              (std::vector<std::string>{"int", "int", "typename std::enable_if<std::is_integral<int>::value>::type"}));
+    EXPECT_EQ(k.params[1].scalar, ScalarType::int32);
+}
+
 TEST(KernelSignature, ExampleTemplateArgumentsFitEachParameterKind) {
     auto ks = parse_kernels(
         "enum class Mode { a, b };\n"

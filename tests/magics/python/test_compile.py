@@ -108,6 +108,17 @@ def test_a_missing_instantiation_is_a_key_error_whose_advice_compiles():
     assert again["float", 128, True].instantiation == "float, 128, true"
 
 
+def test_a_template_whose_default_names_an_earlier_parameter_instantiates_as_written():
+    # CuPy's RawModule tests: enable_if in a defaulted template parameter.
+    m = xcuda.compile("#include <type_traits>\n"
+                      "template <typename T, typename = typename std::enable_if<std::is_integral<T>::value>::type>\n"
+                      "__global__ void shift(T* a, int n) { if (threadIdx.x < n) a[threadIdx.x] += 100; }\n",
+                      instantiate=["shift<int>"])
+    shift = m.kernels["shift"]
+    assert shift["int"].instantiation == "int"
+    assert shift["int", "typename std::enable_if<std::is_integral<int>::value>::type"] is not None
+
+
 def test_a_single_template_argument_needs_no_tuple():
     m = xcuda.compile("template <bool B> __global__ void one_b(int* p) { p[0] = B; }\n"
                       "template <int N> __global__ void one_n(int* p) { p[0] = N; }\n",
