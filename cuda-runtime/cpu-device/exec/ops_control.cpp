@@ -66,9 +66,12 @@ bool decode_call(Emitter& e) {
         }
         const FunctionInfo& info = e.program().functions[*f];
         if (info.is_extern && site.builtin == CallSite::Builtin::none) {
+            const bool device_runtime = callee.name.rfind("cuda", 0) == 0;  // cudaLaunchDevice, cudaGetParameterBuffer...
             e.unsupported("a call to " + callee.name +
-                          ", a function this module only declares (device-side runtime calls such as dynamic "
-                          "parallelism need a GPU)");
+                          (device_runtime ? ", the device-side CUDA runtime (dynamic parallelism), which needs a GPU"
+                                          : ", a function this module only declares: one defined in another cell "
+                                            "(-dc, relocatable device code) is linked on a GPU only; on the CPU "
+                                            "device define it in this cell or in a %%cuda_header it includes"));
             return true;
         }
     } else {

@@ -123,13 +123,13 @@ struct ModuleVariable {
     bool is_extern = false;
 };
 
-// A shared variable of the CTA window, and the symbol's offset in it (for race reports).
 // The start of each CTA's shared window is reserved for the system, as on sm_80 and later GPUs
 // (%reserved_smem_offset_*): cooperative groups keep the scratch of tiles larger than a warp
 // there. The program's variables follow it, so an access just past the last one is still caught.
 inline constexpr std::uint32_t reserved_shared_bytes = 1024;
 inline constexpr std::uint32_t reserved_shared_offset_1 = 512;  // cooperative groups' (needs 288 bytes)
 
+// A shared variable of the CTA window, and the symbol's offset in it (for race reports).
 struct SharedVariable {
     std::string name;
     std::uint32_t offset = 0;

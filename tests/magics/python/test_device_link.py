@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import xcuda
-from conftest import requires_gpu, requires_kernels
+from conftest import CPU_DEVICE, LOADED, requires_gpu, requires_kernels
 
 DEFINES = r'''%%cuda -- -dc
 __device__ int twice_dl(int x) { return 2 * x; }
@@ -57,3 +57,13 @@ def test_the_linked_function_runs_the_newest_definition(ip):
     assert run(ip, USES).success
     ip.user_ns["user_dl"][1, 8](out)
     assert out.tolist() == [20 * i + 1 for i in range(8)]
+
+
+@pytest.mark.skipif(LOADED is not CPU_DEVICE, reason="checks the CPU device; this run uses another")
+def test_on_the_cpu_device_a_call_into_another_cell_says_where_to_define_it(ip):
+    assert run(ip, DEFINES).success
+    assert run(ip, USES).success
+    with pytest.raises(xcuda.KernelCheckError) as e:
+        ip.user_ns["user_dl"][1, 8](np.zeros(8, np.int32))
+    assert e.value.kind == "unsupported" and e.value.line == 3
+    assert "-dc" in str(e.value) and "%%cuda_header" in str(e.value)
