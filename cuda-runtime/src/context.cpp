@@ -1,4 +1,5 @@
 #include "driver_api.hpp"
+#include "interrupted_work_marks.hpp"
 #include "stream_registry.hpp"
 
 #include <xcuda/rt/context.hpp>
@@ -63,7 +64,7 @@ PrimaryContext::PrimaryContext(const Device& device) : ctx_(nullptr, detail::Pri
 }
 
 void detail::PrimaryCtxRelease::operator()(CUcontext) const noexcept {
-    call_noexcept(&device.backend(), &DriverApi::cuDevicePrimaryCtxRelease, device.handle());
+    release_or_defer(&device.backend(), &DriverApi::cuDevicePrimaryCtxRelease, device.handle());
 }
 
 void PrimaryContext::make_current() const {

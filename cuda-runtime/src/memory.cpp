@@ -1,5 +1,6 @@
 #include "bounce_readback.hpp"
 #include "driver_api.hpp"
+#include "interrupted_work_marks.hpp"
 
 #include <xcuda/rt/memory.hpp>
 #include <xcuda/rt/stream.hpp>
@@ -26,9 +27,12 @@ PinnedBuffer::PinnedBuffer(std::size_t bytes)
           "allocating " + std::to_string(bytes) + " bytes of pinned host memory");
 }
 
-void detail::MemFree::operator()(CUdeviceptr ptr) const noexcept { call_noexcept(backend, &DriverApi::cuMemFree, ptr); }
+// Both wait for the whole device: kept for later while interrupted work runs.
+void detail::MemFree::operator()(CUdeviceptr ptr) const noexcept {
+    release_or_defer(backend, &DriverApi::cuMemFree, ptr);
+}
 void detail::MemFreeHost::operator()(void* ptr) const noexcept {
-    call_noexcept(backend, &DriverApi::cuMemFreeHost, ptr);
+    release_or_defer(backend, &DriverApi::cuMemFreeHost, ptr);
 }
 
 namespace {

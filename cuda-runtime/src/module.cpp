@@ -1,4 +1,5 @@
 #include "driver_api.hpp"
+#include "interrupted_work_marks.hpp"
 #include "launch_config.hpp"
 
 #include <xcuda/cpu/cpu_device.hpp>
@@ -54,7 +55,7 @@ Module Module::load(std::string_view image, bool nul_terminate, const cpu::Regis
 }
 
 void detail::ModuleUnload::operator()(CUmodule module) const noexcept {
-    call_noexcept(backend, &DriverApi::cuModuleUnload, module);
+    release_or_defer(backend, &DriverApi::cuModuleUnload, module);  // waits for the device
 }
 
 Function Module::function(const std::string& mangled_name) const {

@@ -1,5 +1,6 @@
 #include "driver_api.hpp"
 #include "stream_registry.hpp"
+#include "stream_wait.hpp"
 
 #include <xcuda/rt/stream.hpp>
 #include <xcuda/rt/wait.hpp>
@@ -55,7 +56,7 @@ bool query_stream(CUstream stream) {
 }
 
 void synchronize_stream(CUstream stream) {
-    poll_until([stream] { return query_stream(stream); }, "a CUDA stream");
+    detail::poll_until([stream] { return query_stream(stream); }, "a CUDA stream", stream);
 }
 
 Stream::Stream(bool non_blocking) : stream_(nullptr, detail::StreamDestroy{{detail::current_backend_pointer()}}) {

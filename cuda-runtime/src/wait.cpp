@@ -1,4 +1,6 @@
 #include "driver_api.hpp"
+#include "interrupted_work_marks.hpp"
+#include "stream_wait.hpp"
 
 #include <xcuda/cpu/cpu_device.hpp>
 #include <xcuda/rt/errors.hpp>
@@ -29,7 +31,9 @@ void set_interrupt_check(std::function<bool()> check) {
     g_check = std::move(ptr);
 }
 
-void poll_until(const std::function<bool()>& ready, const char* what) {
+void poll_until(const std::function<bool()>& ready, const char* what) { detail::poll_until(ready, what, nullptr); }
+
+void detail::poll_until(const std::function<bool()>& ready, const char* what, CUstream waited) {
     // Spin first: most waits (a copy behind a short kernel) end within tens of microseconds,
     // and a sleep costs at least Linux's 50 us timer slack, which made a numpy round trip of a
     // small launch slower than CuPy's on the H200. Then sleep, growing to a cap that bounds CPU
@@ -51,6 +55,9 @@ void poll_until(const std::function<bool()>& ready, const char* what) {
                 throw Interrupted(std::string("interrupted while waiting for ") + what +
                                   " (the CPU device stopped the kernels it was running)");
             }
+            // A GPU cannot stop one kernel: the work goes on, and is marked so that nothing
+            // waits for it unawares (rt/interrupted_work.hpp).
+            detail::mark_interrupted_work(detail::current_backend(), waited);
             throw Interrupted(std::string("interrupted while waiting for ") + what +
                               " (the GPU work may still be running)");
         }

@@ -1,4 +1,5 @@
 #include "errors.hpp"
+#include "gpu_work_left_running.hpp"
 #include "interrupt.hpp"
 #include "kernel_check_report.hpp"
 #include "kernel_object.hpp"
@@ -6,6 +7,7 @@
 #include "session.hpp"
 
 #include <xcuda/rt/errors.hpp>
+#include <xcuda/rt/interrupted_work.hpp>
 #include <xcuda/rt/profiler_errors.hpp>
 
 #include <Python.h>
@@ -146,6 +148,12 @@ void define_errors(py::module_& m) {
                   py::make_tuple(classes.driver_error));
     classes.no_device =
         new_class(m, "NoDeviceError", "No usable CUDA driver or device.", py::make_tuple(classes.cuda_error));
+    classes.kernel_still_running = new_class(
+        m, "KernelStillRunningError",
+        "An interrupt stopped a cell while the GPU ran its kernel, and the kernel still runs (a GPU cannot stop "
+        "one): until it ends, what needs the GPU fails with this at once. xcuda.gpu_work_left_running() says "
+        "what runs; restarting the kernel ends it.",
+        py::make_tuple(classes.cuda_error));
     classes.profiler_unavailable = new_class(
         m, "ProfilerUnavailableError",
         "Hardware counters or PC sampling cannot run here (no CUPTI, counters restricted to administrators, a "
@@ -192,9 +200,12 @@ void define_errors(py::module_& m) {
             py::object exc = classes.profiler_unavailable(e.what());
             exc.attr("reason") = reason;
             PyErr_SetObject(classes.profiler_unavailable.ptr(), exc.ptr());
+        } catch (const rt::InterruptedWorkRunning& e) {
+            PyErr_SetString(classes.kernel_still_running.ptr(), e.what());
         } catch (const rt::CudaError& e) {
             PyErr_SetString(classes.cuda_error.ptr(), e.what());
         } catch (const rt::Interrupted&) {
+            note_interrupt_of_a_wait();
             restore_interrupt_error();
         }
     });

@@ -25,6 +25,7 @@ struct ErrorClasses {
     pybind11::handle no_device;
     pybind11::handle profiler_unavailable;
     pybind11::handle context_lost;
+    pybind11::handle kernel_still_running;
 };
 
 // Creates the classes in `m` and registers the C++ -> Python translator.

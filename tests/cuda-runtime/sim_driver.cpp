@@ -12,11 +12,16 @@
 // (const unsigned char* x, unsigned char* y, unsigned long long n) is the one kernel that touches memory: y[i] += x[i],
 // then it scribbles 0xEE over x (a const argument must not come back). An asynchronous copy from or to pinned memory
 // (cuMemHostAlloc) happens only when something waits for its stream (a query, a synchronisation, a later launch or
-// copy), as a DMA may: pinned memory reused before the wait shows in the data.
+// copy), as a DMA may: pinned memory reused before the wait shows in the data. The calls that
+// synchronise implicitly on a real driver wait, uninterruptibly, while a "spin" runs: cuMemFree,
+// cuMemFreeHost, cuModuleUnload, cuCtxSynchronize and cuDevicePrimaryCtxRelease for every stream,
+// the synchronous copies and memsets for the legacy stream (and the blocking streams it waits
+// for). On the H200 those calls never return while a kernel spins.
 #include <cuda.h>
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -67,13 +72,18 @@ namespace {
 
 std::atomic<long> g_calls{0};
 std::atomic<long> g_device_allocations{0};  // cuMemAlloc calls, for the staging pool's tests
+std::atomic<long> g_device_frees{0};        // cuMemFree calls that returned
 std::atomic<long> g_host_allocations{0};    // cuMemHostAlloc calls, for the pinned staging's tests
 std::atomic<bool> g_fail_host_allocations{false};
 std::atomic<long> g_modules{0};  // loaded and not unloaded
 std::atomic<int> g_sticky{0};
 std::atomic<bool> g_launched{false};
 std::mutex g_mutex;
+std::condition_variable g_released;  // notified by xcuda_sim_release()
 std::set<CUstream> g_streams;
+// Every stream ever made: a destroyed one stays readable, as an event recorded on it may still be
+// queried (a real driver's event completes with the stream's work).
+std::vector<CUstream> g_all_streams;
 CUstream_st g_legacy{0, false};
 CUctx_st g_ctx{0};
 thread_local CUcontext t_current = nullptr;
@@ -149,6 +159,20 @@ bool busy(CUstream s) {
     return busy_locked(s);
 }
 
+bool any_busy_locked() {
+    for (CUstream s : g_streams) {
+        if (s->busy) return true;
+    }
+    return g_legacy.busy;
+}
+
+// A real driver's implicit synchronisation: blocks until the spinning kernels that `s` waits
+// for are released (every stream's when `s` is null and `device_wide`), forever if nobody does.
+void wait_implicitly(bool device_wide) {
+    std::unique_lock<std::mutex> lock(g_mutex);
+    g_released.wait(lock, [&] { return device_wide ? !any_busy_locked() : !busy_locked(nullptr); });
+}
+
 bool pinned_locked(const void* p) {
     const char* c = static_cast<const char*>(p);
     auto it = g_pinned.upper_bound(c);
@@ -188,6 +212,7 @@ void copy_async(void* dst, const void* src, std::size_t n, const void* host, CUs
 
 extern "C" long xcuda_sim_driver_calls() { return g_calls.load(); }
 extern "C" long xcuda_sim_device_allocations() { return g_device_allocations.load(); }
+extern "C" long xcuda_sim_device_frees() { return g_device_frees.load(); }
 extern "C" long xcuda_sim_host_allocations() { return g_host_allocations.load(); }
 extern "C" void xcuda_sim_fail_host_allocations(int fail) { g_fail_host_allocations = fail != 0; }
 extern "C" long xcuda_sim_modules_loaded() { return g_modules.load(); }
@@ -198,9 +223,12 @@ extern "C" const char* xcuda_sim_last_launch() {
     return copy.c_str();
 }
 extern "C" void xcuda_sim_release() {
-    std::lock_guard<std::mutex> lock(g_mutex);
-    for (CUstream s : g_streams) s->busy = false;
-    g_legacy.busy = false;
+    {
+        std::lock_guard<std::mutex> lock(g_mutex);
+        for (CUstream s : g_all_streams) s->busy = false;
+        g_legacy.busy = false;
+    }
+    g_released.notify_all();
 }
 
 CUresult cuGetErrorName(CUresult error, const char** str) {
@@ -291,6 +319,7 @@ CUresult cuDevicePrimaryCtxRetain(CUcontext* c, CUdevice) {
 }
 CUresult cuDevicePrimaryCtxRelease(CUdevice) {
     SIM_ENTER();
+    wait_implicitly(true);
     return CUDA_SUCCESS;
 }
 CUresult cuCtxSetCurrent(CUcontext c) {
@@ -311,9 +340,9 @@ CUresult cuCtxGetDevice(CUdevice* d) {
 }
 CUresult cuCtxSynchronize() {
     SIM_ENTER();
+    wait_implicitly(true);
     run_pending();
-    // A real blocking wait cannot be interrupted; the simulation refuses to pretend otherwise.
-    return busy(nullptr) ? CUDA_ERROR_NOT_READY : CUDA_SUCCESS;
+    return CUDA_SUCCESS;
 }
 CUresult cuCtxSetLimit(CUlimit limit, size_t value) {
     SIM_ENTER();
@@ -348,6 +377,7 @@ CUresult cuModuleLoadDataEx(CUmodule* m, const void* image, unsigned n, CUjit_op
 }
 CUresult cuModuleUnload(CUmodule m) {
     SIM_ENTER();
+    wait_implicitly(true);
     for (auto& [name, memory] : m->globals) std::free(memory.first);
     delete m;
     --g_modules;
@@ -448,8 +478,10 @@ CUresult cuMemAlloc(CUdeviceptr* p, size_t bytes) {
 }
 CUresult cuMemFree(CUdeviceptr p) {
     SIM_ENTER();
+    wait_implicitly(true);
     run_pending();
     std::free(reinterpret_cast<void*>(p));
+    ++g_device_frees;
     return CUDA_SUCCESS;
 }
 CUresult cuMemHostAlloc(void** p, size_t bytes, unsigned) {
@@ -463,6 +495,7 @@ CUresult cuMemHostAlloc(void** p, size_t bytes, unsigned) {
 }
 CUresult cuMemFreeHost(void* p) {
     SIM_ENTER();
+    wait_implicitly(true);
     run_pending();
     {
         std::lock_guard<std::mutex> lock(g_mutex);
@@ -473,24 +506,28 @@ CUresult cuMemFreeHost(void* p) {
 }
 CUresult cuMemcpyHtoD(CUdeviceptr d, const void* s, size_t n) {
     SIM_ENTER();
+    wait_implicitly(false);
     run_pending();
     std::memcpy(reinterpret_cast<void*>(d), s, n);
     return CUDA_SUCCESS;
 }
 CUresult cuMemcpyDtoH(void* d, CUdeviceptr s, size_t n) {
     SIM_ENTER();
+    wait_implicitly(false);
     run_pending();
     std::memcpy(d, reinterpret_cast<void*>(s), n);
     return CUDA_SUCCESS;
 }
 CUresult cuMemcpyDtoD(CUdeviceptr d, CUdeviceptr s, size_t n) {
     SIM_ENTER();
+    wait_implicitly(false);
     run_pending();
     std::memcpy(reinterpret_cast<void*>(d), reinterpret_cast<void*>(s), n);
     return CUDA_SUCCESS;
 }
 CUresult cuMemsetD8(CUdeviceptr d, unsigned char v, size_t n) {
     SIM_ENTER();
+    wait_implicitly(false);
     run_pending();
     std::memset(reinterpret_cast<void*>(d), v, n);
     return CUDA_SUCCESS;
@@ -505,20 +542,32 @@ CUresult cuMemcpyDtoHAsync(void* d, CUdeviceptr s, size_t n, CUstream stream) {
     copy_async(d, reinterpret_cast<const void*>(s), n, d, stream);
     return CUDA_SUCCESS;
 }
-CUresult cuMemcpyDtoDAsync(CUdeviceptr d, CUdeviceptr s, size_t n, CUstream) { return cuMemcpyDtoD(d, s, n); }
-CUresult cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, CUstream) { return cuMemsetD8(d, v, n); }
+// Done at once (the simulator does not queue them behind a spin), but never waiting as the
+// synchronous forms do.
+CUresult cuMemcpyDtoDAsync(CUdeviceptr d, CUdeviceptr s, size_t n, CUstream) {
+    SIM_ENTER();
+    run_pending();
+    std::memcpy(reinterpret_cast<void*>(d), reinterpret_cast<void*>(s), n);
+    return CUDA_SUCCESS;
+}
+CUresult cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, CUstream) {
+    SIM_ENTER();
+    run_pending();
+    std::memset(reinterpret_cast<void*>(d), v, n);
+    return CUDA_SUCCESS;
+}
 CUresult cuStreamCreate(CUstream* s, unsigned flags) {
     SIM_ENTER();
     *s = new CUstream_st{flags, false};
     std::lock_guard<std::mutex> lock(g_mutex);
     g_streams.insert(*s);
+    g_all_streams.push_back(*s);
     return CUDA_SUCCESS;
 }
 CUresult cuStreamDestroy(CUstream s) {
     SIM_ENTER();
     std::lock_guard<std::mutex> lock(g_mutex);
-    g_streams.erase(s);
-    delete s;
+    g_streams.erase(s);  // kept in memory (g_all_streams): events recorded on it stay valid
     return CUDA_SUCCESS;
 }
 CUresult cuStreamQuery(CUstream s) {

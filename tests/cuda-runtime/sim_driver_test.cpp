@@ -26,6 +26,7 @@ F sim_symbol(const char* name) {
 
 long driver_calls() { return sim_symbol<long (*)()>("xcuda_sim_driver_calls")(); }
 void release_kernels() { sim_symbol<void (*)()>("xcuda_sim_release")(); }
+long device_frees() { return sim_symbol<long (*)()>("xcuda_sim_device_frees")(); }
 std::string last_launch() { return sim_symbol<const char* (*)()>("xcuda_sim_last_launch")(); }
 
 class SimDriverTest : public ::testing::Test {
@@ -336,6 +337,26 @@ TEST_F(SimDriverTest, InterruptAbandonsWaitsOnARunningKernel) {
     set_interrupt_check({});
     EXPECT_NO_THROW(s.synchronize());
     EXPECT_NO_THROW(context_->synchronize());
+}
+
+TEST_F(SimDriverTest, WorkAnInterruptLeftRunningKeepsTheFreesThatWouldWaitForItUntilItEnds) {
+    // The driver's cuMemFree, cuModuleUnload... wait for the device, uninterruptibly (the
+    // simulator models it: they block while "spin" runs). After an interrupted wait they are kept.
+    Stream s;
+    launch(module_->function("spin"), Dim3(1), Dim3(1), 0, s.handle(), nullptr);
+    set_interrupt_check([] { return true; });
+    EXPECT_THROW(s.synchronize(), Interrupted);
+    set_interrupt_check({});
+    EXPECT_TRUE(interrupted_work_running());
+    const long frees = device_frees();
+    { DeviceBuffer dropped(64); }  // would block forever here without the marks
+    EXPECT_EQ(device_frees(), frees);
+    EXPECT_TRUE(interrupted_work_running());
+    release_kernels();
+    EXPECT_FALSE(interrupted_work_running());
+    EXPECT_EQ(device_frees(), frees + 1);  // done once the work ended
+    { DeviceBuffer after(64); }
+    EXPECT_EQ(device_frees(), frees + 2);  // and later frees happen at once
 }
 
 TEST_F(SimDriverTest, SyncCopiesBehindARunningKernelAreInterruptible) {

@@ -29,6 +29,9 @@ SPIN = ('extern "C" __global__ void spin(long long cycles) '
         '{ long long t = clock64(); while (clock64() - t < cycles) {} }\n')
 SPIN_FILL = ('extern "C" __global__ void spin(long long cycles, float* out) '
              '{ long long t = clock64(); while (clock64() - t < cycles) {} out[0] = 1.0f; }\n')
+# `spin` waits for a flag nobody sets: on a GPU it never ends (the H200 defect of issue 28).
+SPIN_FOREVER = ('extern "C" __global__ void spin(float* flag) '
+                '{ while (atomicAdd(flag, 0.0f) == 0.0f) {} }\n')
 
 # Where the cell waits for the spinning kernel: numpy's copy-back inside the launch call, the
 # cell's closing synchronisation for a DeviceArray and for a CuPy array. After the interrupt the
@@ -60,8 +63,9 @@ class Driver:
 
 SIM_DRIVER = os.environ.get("XCUDA_SIM_DRIVER", "")
 DRIVERS = {
-    "gpu": Driver(env={}, setup="", arch="", release="", arguments=tuple(sorted(ARGUMENTS)),
-                  sticky=tuple(sorted(STICKY))),
+    # A GPU's spin ends by itself; until then, what needs the GPU says it still runs.
+    "gpu": Driver(env={}, setup="", arch="", release="while xcuda.gpu_work_left_running(): time.sleep(0.05)\n",
+                  arguments=tuple(sorted(ARGUMENTS)), sticky=tuple(sorted(STICKY))),
     "sim": Driver(env={"XCUDA_CUDA_DRIVER": SIM_DRIVER},
                   setup="import ctypes\nsim = ctypes.CDLL(os.environ['XCUDA_CUDA_DRIVER'])",
                   arch=" --arch compute_90", release="sim.xcuda_sim_release()\n",
@@ -139,6 +143,61 @@ def test_interrupt_of_every_wait_a_launch_makes_is_keyboardinterrupt_within_1_s(
     run_ok(kc, ARGUMENTS[argument])
     assert_interrupt_stops_it_within_1_s(km, kc, "print('launched', flush=True)\nspin[1, 1](4_000_000_000, arg)", 0.3)
     run_ok(kc, driver.release + "xcuda.synchronize()", timeout=30)   # the spin ends; the context still works
+
+
+def answered_within(kc, code, seconds):
+    """Runs `code`; its reply and the time it took (a kernel that no longer answers fails here)."""
+    start = time.monotonic()
+    reply, messages = execute(kc, code, timeout=seconds + 10)
+    elapsed = time.monotonic() - start
+    assert elapsed < seconds, f"{code!r} answered after {elapsed:.2f} s"
+    return reply, messages
+
+
+@pytest.mark.parametrize("gpu_kernel, argument", each_driver_and(lambda d: d.arguments), indirect=["gpu_kernel"])
+def test_after_interrupting_a_kernel_that_never_ends_every_request_is_answered_within_2_s(gpu_kernel, argument):
+    # Measured on the H200 (issue 28): the next cell's closing synchronisation and the frees of the
+    # interrupted launch's buffers waited for the kernel, forever; the kernel stopped answering.
+    km, kc, driver = gpu_kernel
+    compile_cell(kc, driver, SPIN_FOREVER)
+    reply, messages = execute(kc, "import importlib.util as u\nprint(u.find_spec('cupy') is not None)")
+    if argument == "cupy" and stream_text(messages, "stdout").strip() != "True":
+        if os.environ.get("XCUDA_REQUIRE_INTEROP") == "1":
+            pytest.fail("CuPy is not installed in the kernel's Python, but XCUDA_REQUIRE_INTEROP=1")
+        pytest.skip("CuPy is not installed in the kernel's Python")
+    run_ok(kc, ARGUMENTS[argument])
+    assert_interrupt_stops_it_within_1_s(km, kc, "print('launched', flush=True)\nspin[1, 1](arg)", 0.5)
+
+    reply, messages = answered_within(kc, "print('still here')", 2)
+    assert reply["content"]["status"] == "ok" and stream_text(messages, "stdout").strip() == "still here"
+
+    reply, messages = answered_within(kc, "print(xcuda.gpu_work_left_running())", 2)
+    running = stream_text(messages, "stdout").strip()
+    assert "kernel `spin`" in running and "cell [" in running, running
+
+    # What needs the GPU fails at once, saying what runs and what to do.
+    for code in ("spin[1, 1](arg)", "xcuda.synchronize()", "xcuda.zeros(4, np.float32)"):
+        reply, messages = answered_within(kc, code, 2)
+        content = reply["content"]
+        assert content["status"] == "error" and content["ename"] == "KernelStillRunningError", (code, content)
+        assert "kernel `spin`" in content["evalue"] and "restart" in content["evalue"].lower(), content["evalue"]
+
+    # Dropping the interrupted launch's array frees nothing yet (cuMemFree would wait): no wait.
+    reply, _ = answered_within(kc, "del arg\nimport gc; gc.collect()\nprint('freed')", 2)
+    assert reply["content"]["status"] == "ok"
+    assert_answers_kernel_info(kc)
+
+    if driver.release.startswith("sim."):
+        # Once the kernel ends, the GPU works again and the kept releases happen.
+        run_ok(kc, driver.release + "assert xcuda.gpu_work_left_running() is None\n"
+                   "d = xcuda.zeros(4, np.float32)\nxcuda.synchronize()", timeout=30)
+    else:
+        # On a GPU the kernel never ends: a shutdown must still end the process, and the kernel with it.
+        start = time.monotonic()
+        kc.shutdown()
+        assert kc.get_control_msg(timeout=SHUTDOWN_BUDGET_S)["msg_type"] == "shutdown_reply"
+        assert wait_for_death(km, SHUTDOWN_BUDGET_S), "kernel process still alive"
+        assert time.monotonic() - start < SHUTDOWN_BUDGET_S
 
 
 def check_context_lost_once_then_fails_fast(kc, name):

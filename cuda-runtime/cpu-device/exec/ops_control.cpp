@@ -66,7 +66,8 @@ bool decode_call(Emitter& e) {
         }
         const FunctionInfo& info = e.program().functions[*f];
         if (info.is_extern && site.builtin == CallSite::Builtin::none) {
-            const bool device_runtime = callee.name.rfind("cuda", 0) == 0;  // cudaLaunchDevice, cudaGetParameterBuffer...
+            const bool device_runtime =
+                callee.name.rfind("cuda", 0) == 0;  // cudaLaunchDevice, cudaGetParameterBuffer...
             e.unsupported("a call to " + callee.name +
                           (device_runtime ? ", the device-side CUDA runtime (dynamic parallelism), which needs a GPU"
                                           : ", a function this module only declares: one defined in another cell "

@@ -3,6 +3,7 @@
 #include "device_state.hpp"
 #include "magic_support.hpp"
 #include "rich_output.hpp"
+#include "running_cell.hpp"
 #include "sass.hpp"
 
 #include <xcuda/compile/cell_options.hpp>
@@ -70,16 +71,7 @@ void cuda_cell_magic(const std::string& line, const std::string& cell) {
         return;
     }
     py::object ip = ipython_shell();
-    // The running cell's number: IPython 9 advances execution_count before the cell runs (8.5
-    // after), while the displayhook's result of the running cell holds its own number on both
-    // (None on 8.5 for a cell not stored in history, where execution_count is the same number).
-    py::object count = ip.attr("execution_count");
-    py::object result = py::getattr(ip.attr("displayhook"), "exec_result", py::none());
-    if (!result.is_none()) {
-        py::object own = py::getattr(result, "execution_count", py::none());
-        if (!own.is_none()) count = own;
-    }
-    const std::string label = "cell_" + py::str(count).cast<std::string>();
+    const std::string label = "cell_" + py::str(running_cell_number()).cast<std::string>();
     // The notebook shows `%%cuda ...` as the cell's line 1: keep NVRTC's line numbers equal to
     // the ones the user sees.
     const std::string source = "\n" + cell;

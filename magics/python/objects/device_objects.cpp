@@ -1,6 +1,7 @@
 #include "device_objects.hpp"
 #include "device_state.hpp"
 #include "errors.hpp"
+#include "gpu_work_left_running.hpp"
 #include "interrupt.hpp"
 #include "launch_config.hpp"
 
@@ -228,6 +229,14 @@ void define_device_objects(py::module_& m) {
     m.def("device_available", &rt::driver_available,
           "True when kernels can launch: on a GPU, or (without one, or with XCUDA_DEVICE=cpu) on the CPU device. "
           "False only with XCUDA_DEVICE=none and no GPU.");
+    m.def(
+        "gpu_work_left_running",
+        []() -> py::object {
+            auto what = gpu_work_left_running();
+            return what ? py::object(py::str(*what)) : py::object(py::none());
+        },
+        "What an interrupt left running on the GPU (\"kernel `spin`, launched by cell [5] or before\"), while it "
+        "runs; None when nothing does. Until then, what needs the GPU raises KernelStillRunningError.");
     m.def(
         "get_device", [] { return ordinal_object(current_device()); },
         "The selected device: a GPU's index, or 'cpu' for the CPU device.");

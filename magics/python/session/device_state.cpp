@@ -1,4 +1,5 @@
 #include "device_state.hpp"
+#include "gpu_work_left_running.hpp"
 #include "errors.hpp"
 #include "interrupt.hpp"
 #include "session.hpp"
@@ -63,6 +64,9 @@ void select_device(int ordinal) {
 }
 
 const rt::PrimaryContext& activate(int ordinal) {
+    // Everything that uses the GPU comes here first: while a kernel an interrupt left running
+    // still runs, it fails at once rather than wait for it (the CPU device has nothing left).
+    if (ordinal != rt::cpu_device_ordinal) refuse_while_gpu_work_left_running();
     auto& map = session().contexts;
     auto it = map.find(ordinal);
     if (it == map.end()) {

@@ -1,5 +1,6 @@
 #include "post_cell_sync.hpp"
 #include "device_state.hpp"
+#include "gpu_work_left_running.hpp"
 #include "session.hpp"
 
 #include <pybind11/eval.h>
@@ -21,6 +22,9 @@ bool interrupted(const py::object& result) {
 
 void after_cell(py::object result) {
     if (!session().sync_after_cell || !launched_since_sync() || interrupted(result)) return;
+    // A kernel an earlier interrupt left running: waiting for it could take forever. The next
+    // use of the GPU says so instead.
+    if (gpu_work_left_running()) return;
     try {
         // Through Python, so the runtime's exceptions arrive translated to xcuda's classes.
         py::module_::import("xcuda").attr("synchronize")();

@@ -39,7 +39,8 @@ public:
     bool device_chosen = false;        // selected_device holds the default once asked (device_state.cpp)
     bool launched_since_sync = false;  // a launch the post-cell synchronisation has not waited for
     std::map<int, std::unique_ptr<rt::PrimaryContext>> contexts;  // retained on first use, by ordinal
-    bool sync_after_cell = true;  // post_cell_sync.cpp: a cell waits for the kernels it launched
+    bool sync_after_cell = true;        // post_cell_sync.cpp: a cell waits for the kernels it launched
+    std::string gpu_work_left_running;  // what an interrupt left running on the GPU (gpu_work_left_running.cpp)
 
     // --- compiling (kernel_object.cpp, magic_header.cpp)
     // The compile session (and its cache) is made on first compile, not with the Session: it

@@ -8,6 +8,7 @@
 #include <xcuda/rt/driver.hpp>
 #include <xcuda/rt/errors.hpp>
 #include <xcuda/rt/graph.hpp>
+#include <xcuda/rt/interrupted_work.hpp>
 #include <xcuda/rt/launch.hpp>
 #include <xcuda/rt/memory.hpp>
 #include <xcuda/rt/module.hpp>
