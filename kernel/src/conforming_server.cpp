@@ -1,12 +1,14 @@
 #include "conforming_server.hpp"
 #include "execution_count.hpp"
 #include "log_streambuf.hpp"
+#include "process_replacement.hpp"
 #include "wire_guard.hpp"
 
 #include <signal.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <functional>
 #include <iostream>
 #include <mutex>
 #include <thread>
@@ -98,7 +100,50 @@ namespace xcuda::kernel
                 m_last_request = msg_id;
             }
 
+            void replace_after(const std::string& msg_id, std::function<void()> before,
+                               std::function<void(const std::string&)> failed)
+            {
+                std::lock_guard<std::mutex> lock(m_mutex);
+                m_replace_after = msg_id;
+                m_before_replace = std::move(before);
+                m_replace_failed = std::move(failed);
+            }
+
         private:
+            // The shell requests not answered yet go to the process that replaces this one
+            // (wire_guard::replay_file_env): those the guard keeps from now on, after those xeus
+            // had queued (drained as abort_queue_impl drains them). A request still on its way
+            // through the kernel's TCP buffers when the exec closes them is lost.
+            void hand_over_unanswered_requests()
+            {
+                try
+                {
+                    m_guard->hold_shell_requests();
+                    std::this_thread::sleep_for(in_flight_grace);
+                    std::vector<xeus::xmessage> queued;
+                    xeus::xserver_zmq_split::abort_queue_impl(
+                        [&queued](xeus::xmessage request) { queued.push_back(std::move(request)); }, abort_polling_ms);
+                    std::vector<zmq::multipart_t> requests = m_guard->to_wire(std::move(queued));
+                    for (zmq::multipart_t& held : m_guard->stop_and_take_held())
+                    {
+                        requests.push_back(std::move(held));
+                    }
+                    if (requests.empty())
+                    {
+                        return;
+                    }
+                    const char* dir = std::getenv("XCUDA_RESTORE_FROM");
+                    const std::string path =
+                        std::string(dir != nullptr ? dir : "/tmp") + "/requests-" + std::to_string(::getpid()) + ".bin";
+                    wire_guard::save_requests(path, requests);
+                    ::setenv(wire_guard::replay_file_env, path.c_str(), 1);
+                }
+                catch (const std::exception& e)
+                {
+                    std::clog << "xcuda: requests sent during %cuda_restart may be lost: " << e.what() << std::endl;
+                }
+            }
+
             // xeus::xserver::start writes its banner to std::clog, muted since construction,
             // then calls this: later writes to std::clog go to the kernel's log.
             void start_impl(xeus::xpub_message message) override
@@ -169,6 +214,7 @@ namespace xcuda::kernel
                 const std::string parent = message.parent_header().value("msg_id", "");
                 std::vector<xeus::xmessage> aborted;
                 bool last = false;
+                bool replace = false;
                 {
                     std::lock_guard<std::mutex> lock(m_mutex);
                     if (!m_aborted.empty() && idle && parent == m_failed_request)
@@ -176,6 +222,7 @@ namespace xcuda::kernel
                         aborted.swap(m_aborted);
                     }
                     last = idle && !m_last_request.empty() && parent == m_last_request;
+                    replace = idle && !m_replace_after.empty() && parent == m_replace_after;
                 }
                 publish_serialised(std::move(message), c);
                 for (auto& request : aborted)
@@ -188,6 +235,24 @@ namespace xcuda::kernel
                     // _exit: the shell closed its history session before answering, and
                     // static destructors could wait on threads that never end.
                     ::_exit(0);
+                }
+                if (replace)
+                {
+                    std::this_thread::sleep_for(delivery_grace);
+                    hand_over_unanswered_requests();
+                    std::function<void()> before;
+                    std::function<void(const std::string&)> failed;
+                    {
+                        std::lock_guard<std::mutex> lock(m_mutex);
+                        m_replace_after.clear();
+                        before = std::move(m_before_replace);
+                        failed = std::move(m_replace_failed);
+                    }
+                    const std::string why = replace_this_process(before);
+                    if (failed)
+                    {
+                        failed(why);
+                    }
                 }
             }
 
@@ -259,8 +324,11 @@ namespace xcuda::kernel
             std::string m_last_reply_parent;
             std::string m_failed_request;
             std::vector<xeus::xmessage> m_aborted;
-            std::string m_last_request;  // the process ends after its idle
-            std::streambuf* m_clog;      // std::clog's own buffer, put back when the server ends
+            std::string m_last_request;   // the process ends after its idle
+            std::string m_replace_after;  // the process is replaced after its idle (%cuda_restart)
+            std::function<void()> m_before_replace;
+            std::function<void(const std::string&)> m_replace_failed;
+            std::streambuf* m_clog;  // std::clog's own buffer, put back when the server ends
             log_streambuf m_log;
         };
     }
@@ -285,6 +353,16 @@ namespace xcuda::kernel
         if (running != nullptr)
         {
             running->end_after(msg_id);
+        }
+    }
+
+    void replace_after_request(const std::string& msg_id, std::function<void()> before,
+                               std::function<void(const std::string&)> failed)
+    {
+        std::lock_guard<std::mutex> lock(running_mutex);
+        if (running != nullptr)
+        {
+            running->replace_after(msg_id, std::move(before), std::move(failed));
         }
     }
 

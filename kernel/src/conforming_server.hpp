@@ -39,6 +39,13 @@ namespace xcuda::kernel
     // (exit or quit in a cell; ipykernel ends the same way). Call on the main thread.
     void end_after_request(const std::string& msg_id);
 
+    // Replaces the process by a new run of the kernel (process_replacement.hpp) once the request
+    // with this msg_id is answered and its idle is out (%cuda_restart). `before` runs just before
+    // the exec. Should the exec fail, the kernel goes on serving and `failed` gets the reason
+    // (called on the main thread). Call on the main thread.
+    void replace_after_request(const std::string& msg_id, std::function<void()> before,
+                               std::function<void(const std::string&)> failed);
+
     std::unique_ptr<xeus::xserver> make_conforming_server(xeus::xcontext& context, const xeus::xconfiguration& config,
                                                           nl::json::error_handler_t eh);
 }

@@ -61,6 +61,7 @@ namespace
         set_output_barrier([&output] { output.flush_streams(); });
 
         auto interpreter = std::make_unique<xcuda_interpreter>(output, interrupts);
+        interpreter->set_release_descriptors([&capture] { capture.release_descriptors(); });
         xcuda_interpreter* interpreter_ptr = interpreter.get();
         auto history = std::make_unique<shell_history>(
             [shell = interpreter.get()](const nl::json& query) { return shell->history(query); });
@@ -90,6 +91,19 @@ PYBIND11_MODULE(_kernel, m)
     m.def("cell_file_name", &cell_file_name, py::arg("code"),
           "The file name a cell of this text is compiled under: the one the debugger's frontend "
           "derives from debugInfo, so breakpoints set in the cell hit.");
+    m.def(
+        "serving", [] { return running_interpreter != nullptr; },
+        "True in the process of a running xcuda kernel (False where xcuda is imported elsewhere).");
+    m.def(
+        "replace_after_this_cell",
+        [] {
+            if (running_interpreter == nullptr)
+            {
+                throw std::runtime_error("no xcuda kernel runs in this process");
+            }
+            running_interpreter->replace_after_this_cell();
+        },
+        "Once the running cell is answered, replaces this process by a new run of the kernel (%cuda_restart).");
     define_shell_bridge(m);
     define_comms(m);
     define_output_streams(m);

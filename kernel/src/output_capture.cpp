@@ -236,6 +236,14 @@ namespace xcuda::kernel
         return m_pipes.at(stream).original;
     }
 
+    void output_capture::release_descriptors() const noexcept
+    {
+        for (const pipe_end& p : m_pipes)
+        {
+            ::dup2(p.original, p.target);
+        }
+    }
+
     std::size_t utf8_complete_prefix(const std::string& bytes)
     {
         const std::size_t size = bytes.size();

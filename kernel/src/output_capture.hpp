@@ -46,6 +46,10 @@ namespace xcuda::kernel
         // A duplicate of the original descriptor, for output that belongs to no cell.
         int original_fd(std::size_t stream) const;
 
+        // Points the captured descriptors back where they pointed before, for a process image
+        // that replaces this one (its reader thread is gone with the exec). Async-signal-safe.
+        void release_descriptors() const noexcept;
+
     private:
         struct pipe_end
         {

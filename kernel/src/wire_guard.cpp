@@ -6,12 +6,18 @@
 
 #include <array>
 #include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <exception>
+#include <fstream>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
 #include <xeus/xguid.hpp>
+#include <xeus/xauthentication.hpp>
 #include <xeus/xmessage.hpp>
+#include <xeus/xzmq_serializer.hpp>
 #include <zmq_addon.hpp>
 
 #include "request_schema.hpp"
@@ -22,6 +28,47 @@ namespace xcuda::kernel
     namespace
     {
         const std::string delimiter = "<IDS|MSG>";
+        // The routing id of the guard's sockets towards xeus (xeus sees it as the first identity).
+        const std::string guard_routing_id = "xcuda-wire-guard";
+
+        std::vector<zmq::multipart_t> load_requests(const std::string& path)
+        {
+            std::ifstream in(path, std::ios::binary);
+            std::vector<zmq::multipart_t> requests;
+            auto get = [&in](std::uint64_t& v) {
+                return static_cast<bool>(in.read(reinterpret_cast<char*>(&v), sizeof v));
+            };
+            std::uint64_t count = 0;
+            if (!get(count))
+            {
+                return requests;
+            }
+            for (std::uint64_t r = 0; r < count; ++r)
+            {
+                std::uint64_t frames = 0;
+                if (!get(frames))
+                {
+                    break;
+                }
+                zmq::multipart_t request;
+                for (std::uint64_t f = 0; f < frames; ++f)
+                {
+                    std::uint64_t size = 0;
+                    if (!get(size) || size > (std::uint64_t{1} << 32))
+                    {
+                        return requests;
+                    }
+                    std::string bytes(size, '\0');
+                    if (!in.read(bytes.data(), static_cast<std::streamsize>(size)))
+                    {
+                        return requests;
+                    }
+                    request.addstr(bytes);
+                }
+                requests.push_back(std::move(request));
+            }
+            return requests;
+        }
         // ipykernel's digest_history_size
         constexpr std::size_t seen_limit = 1 << 16;
         constexpr std::chrono::milliseconds poll_period{100};
@@ -143,7 +190,7 @@ namespace xcuda::kernel
         // shell request that asked, which must then name the stdin forwarder too.
         for (zmq::socket_t* in : {&m_shell_in, &m_control_in, &m_stdin_in})
         {
-            in->set(zmq::sockopt::routing_id, "xcuda-wire-guard");
+            in->set(zmq::sockopt::routing_id, guard_routing_id);
             in->set(zmq::sockopt::linger, 0);
         }
         auto internal = [this](const std::string& port) { return "inproc://" + m_internal.m_ip + "-" + port; };
@@ -153,6 +200,22 @@ namespace xcuda::kernel
         m_iopub_in.set(zmq::sockopt::subscribe, "");
         m_iopub_in.set(zmq::sockopt::linger, 0);
         m_iopub_in.connect(internal(m_internal.m_iopub_port));
+        // The requests the process this one replaced had not answered (%cuda_restart): first, in
+        // their order, checked as if they came from the wire now.
+        if (const char* path = std::getenv(replay_file_env))
+        {
+            const std::string file = path;
+            ::unsetenv(replay_file_env);
+            for (zmq::multipart_t& request : load_requests(file))
+            {
+                const verdict v = check(request);
+                if (v.drop_reason.empty() && v.bad_fields.empty())
+                {
+                    request.send(m_shell_in);
+                }
+            }
+            std::remove(file.c_str());
+        }
         m_thread = std::thread([this] { forward_loop(); });
     }
 
@@ -321,6 +384,61 @@ namespace xcuda::kernel
         publish_status(v.header, "idle");
     }
 
+    void wire_guard::hold_shell_requests()
+    {
+        m_holding = true;
+    }
+
+    std::vector<zmq::multipart_t> wire_guard::stop_and_take_held()
+    {
+        m_stopping = true;
+        if (m_thread.joinable())
+        {
+            m_thread.join();
+        }
+        std::lock_guard<std::mutex> lock(m_held_mutex);
+        return std::move(m_held);
+    }
+
+    // Each request: its frame count, then each frame's size and bytes (sizes as 8 bytes, host order:
+    // the same machine reads them back).
+    void wire_guard::save_requests(const std::string& path, const std::vector<zmq::multipart_t>& requests)
+    {
+        std::ofstream out(path, std::ios::binary);
+        auto put = [&out](std::uint64_t v) { out.write(reinterpret_cast<const char*>(&v), sizeof v); };
+        put(requests.size());
+        for (const zmq::multipart_t& request : requests)
+        {
+            put(request.size());
+            for (const zmq::message_t& frame : request)
+            {
+                put(frame.size());
+                out.write(frame.data<char>(), static_cast<std::streamsize>(frame.size()));
+            }
+        }
+        if (!out)
+        {
+            throw std::runtime_error("cannot write " + path);
+        }
+    }
+
+    std::vector<zmq::multipart_t> wire_guard::to_wire(std::vector<xeus::xmessage> requests) const
+    {
+        const auto auth = xeus::make_xauthentication(m_public.m_signature_scheme, m_public.m_key);
+        std::vector<zmq::multipart_t> out;
+        for (xeus::xmessage& r : requests)
+        {
+            auto ids = r.identities();
+            if (!ids.empty() && ids.front() == guard_routing_id)
+            {
+                ids.erase(ids.begin());
+            }
+            xeus::xmessage again(ids, r.header(), r.parent_header(), r.metadata(), r.content(), std::move(r).buffers());
+            out.push_back(xeus::xzmq_serializer::serialize(std::move(again), *auth));
+        }
+        return out;
+    }
+
     void wire_guard::forward_loop()
     {
         struct route
@@ -381,6 +499,12 @@ namespace xcuda::kernel
                             write_log(std::string("xcuda: answered a malformed request with an error: ") + v.bad_fields
                                       + "\n");
                             answer_bad_request(routes[i].from, message, v);
+                            continue;
+                        }
+                        if (i == 0 && m_holding)
+                        {
+                            std::lock_guard<std::mutex> lock(m_held_mutex);
+                            m_held.push_back(std::move(message));  // for the process that replaces this one
                             continue;
                         }
                     }

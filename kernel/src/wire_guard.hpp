@@ -2,12 +2,15 @@
 
 #include <atomic>
 #include <deque>
+#include <mutex>
+#include <vector>
 #include <string>
 #include <thread>
 #include <unordered_set>
 
 #include <nlohmann/json.hpp>
 #include <xeus/xkernel_configuration.hpp>
+#include <xeus/xmessage.hpp>
 #include <zmq.hpp>
 #include <zmq_addon.hpp>
 
@@ -39,8 +42,23 @@ namespace xcuda::kernel
         // What xeus must bind: the same ports and key on inproc endpoints.
         const xeus::xconfiguration& internal_config() const { return m_internal; }
 
-        // Once xeus has bound them: connects to them and starts forwarding.
+        // Once xeus has bound them: connects to them and starts forwarding, the shell requests
+        // a replaced process left (replay_file_env) first.
         void start();
+
+        // For a process replacement (%cuda_restart): shell requests that pass the checks are
+        // kept from now on instead of reaching xeus; stop_and_take_held() ends forwarding and
+        // hands them over, oldest first.
+        void hold_shell_requests();
+        std::vector<zmq::multipart_t> stop_and_take_held();
+
+        // Requests in wire form, for the process that replaces this one: written to the file
+        // that $XCUDA_REPLAY_REQUESTS names there, read (and removed) by its guard's start().
+        static constexpr const char* replay_file_env = "XCUDA_REPLAY_REQUESTS";
+        static void save_requests(const std::string& path, const std::vector<zmq::multipart_t>& requests);
+        // Requests xeus had received but not handled, in wire form again (signed, the guard's own
+        // routing id taken off), as a frontend sent them.
+        std::vector<zmq::multipart_t> to_wire(std::vector<xeus::xmessage> requests) const;
 
         // What a message from a frontend is: to drop (drop_reason says why), a request to
         // answer with an error here (bad_fields says which), or fit for xeus (both empty).
@@ -79,6 +97,9 @@ namespace xcuda::kernel
         std::unordered_set<std::string> m_seen;
         std::deque<std::string> m_seen_order;
         std::atomic<bool> m_stopping{false};
+        std::atomic<bool> m_holding{false};
+        std::mutex m_held_mutex;
+        std::vector<zmq::multipart_t> m_held;
         std::thread m_thread;
     };
 }

@@ -196,6 +196,22 @@ namespace xcuda::kernel
         m_shell = m_glue.attr("build_shell")();
         m_output.install();
         m_startup_problems = m_glue.attr("load_magics")(m_shell).cast<std::string>();
+        // A run that replaced a process through %cuda_restart: the namespace it saved, before
+        // any request runs (what could not be loaded is said in the first cell).
+        std::string restored;
+        try
+        {
+            restored = py::module_::import("xcuda._restart").attr("restore")(m_shell).cast<std::string>();
+        }
+        catch (const std::exception& e)
+        {
+            restored = std::string("xcuda: the variables saved by %cuda_restart could not be loaded: ") + e.what();
+        }
+        if (!restored.empty())
+        {
+            m_startup_problems += (m_startup_problems.empty() ? "" : "\n") + restored;
+        }
+        set_next_execution_count(m_shell.attr("execution_count").cast<int>());
         if (!m_startup_problems.empty())
         {
             write_to_log(STDERR_FILENO, m_startup_problems);
@@ -265,7 +281,33 @@ namespace xcuda::kernel
             // exit or quit in the cell: as ipykernel, the kernel ends once the cell is answered.
             end_after_request(parent_header().value("msg_id", ""));
         }
+        else if (m_replace_requested)
+        {
+            m_replace_requested = false;
+            // The number the next cell takes, now that this one is counted (IPython 8 counts a
+            // cell after it ran, 9 before): the new process goes on from it.
+            ::setenv("XCUDA_RESTORE_EXECUTION_COUNT",
+                     std::to_string(m_shell.attr("execution_count").cast<int>()).c_str(), 1);
+            end_history_session();
+            replace_after_request(
+                parent_header().value("msg_id", ""), m_release_descriptors, [this](const std::string& why) {
+                    // Still this process, with its namespace; C output now reaches the log only.
+                    write_to_log(STDERR_FILENO, "xcuda: %cuda_restart could not replace the process: " + why);
+                    m_startup_problems = "xcuda: %cuda_restart could not start a new process (" + why
+                                         + "); this one goes on, with its variables. Use the frontend's restart.";
+                });
+        }
         return reply;
+    }
+
+    void xcuda_interpreter::replace_after_this_cell()
+    {
+        m_replace_requested = true;
+    }
+
+    void xcuda_interpreter::set_release_descriptors(std::function<void()> release)
+    {
+        m_release_descriptors = std::move(release);
     }
 
     nl::json xcuda_interpreter::history(const nl::json& query)

@@ -42,6 +42,12 @@ namespace xcuda::kernel
         // Call on the main thread, not in a cell. Never throws.
         void end_history_session() noexcept;
 
+        // %cuda_restart: once the running cell is answered, the process is replaced by a new run
+        // of the kernel (conforming_server.hpp), which loads the namespace the cell saved
+        // (xcuda/_restart.py). `release_descriptors` puts fd 1/2 back before the exec.
+        void replace_after_this_cell();
+        void set_release_descriptors(std::function<void()> release);
+
     private:
         void configure_impl() override;
         nl::json execute_request_impl(int execution_counter, const std::string& code, bool silent, bool store_history,
@@ -76,5 +82,7 @@ namespace xcuda::kernel
         std::string m_shell_import_problems;  // written by that thread, read after join
         bool m_shell_built = false;
         std::string m_shell_failure;  // why building the shell failed, if it did
+        bool m_replace_requested = false;
+        std::function<void()> m_release_descriptors;
     };
 }

@@ -28,16 +28,16 @@ py::handle new_class(py::module_& m, const char* name, const char* doc, py::tupl
     return cls;
 }
 
-py::object driver_error_instance(py::handle cls, const rt::DriverError& e) {
-    py::object exc = cls(e.what());
+py::object driver_error_instance(py::handle cls, const rt::DriverError& e, const std::string& more = "") {
+    py::object exc = cls(std::string(e.what()) + more);
     exc.attr("code") = static_cast<int>(e.code());
     exc.attr("name") = e.name();
     exc.attr("call") = e.call();
     return exc;
 }
 
-void set_driver_error(py::handle cls, const rt::DriverError& e) {
-    py::object exc = driver_error_instance(cls, e);
+void set_driver_error(py::handle cls, const rt::DriverError& e, const std::string& more = "") {
+    py::object exc = driver_error_instance(cls, e, more);
     PyErr_SetObject(cls.ptr(), exc.ptr());
 }
 
@@ -186,7 +186,7 @@ void define_errors(py::module_& m) {
         } catch (const rt::ContextLostError& e) {
             // The runtime names the kernel that ran last, and repeats this first fault on every
             // later call.
-            set_driver_error(classes.context_lost, e);
+            set_driver_error(classes.context_lost, e, " (%cuda_restart does it keeping the notebook's variables)");
         } catch (const rt::DriverError& e) {
             set_driver_error(classes.driver_error, e);
         } catch (const rt::NoDeviceError& e) {

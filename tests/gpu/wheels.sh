@@ -14,5 +14,5 @@ python3 -m pip download -q --only-binary=:all: --python-version 3.12 --implement
   --platform manylinux2014_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux_2_27_x86_64 \
   --platform manylinux_2_28_x86_64 -d "$dest" \
   ipython xeus-python-shell comm matplotlib-inline ipykernel jupyter_client jupyter_kernel_test nbclient nbformat ipywidgets \
-  debugpy distributed
+  debugpy cloudpickle distributed
 du -sh "$dest"

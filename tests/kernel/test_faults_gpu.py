@@ -200,6 +200,26 @@ def test_after_interrupting_a_kernel_that_never_ends_every_request_is_answered_w
         assert time.monotonic() - start < SHUTDOWN_BUDGET_S
 
 
+@pytest.mark.parametrize("gpu_kernel", sorted(DRIVERS), indirect=True)
+def test_cuda_restart_after_a_kernel_that_never_ends_gives_back_the_gpu_and_the_variables(gpu_kernel):
+    # Issue 28: the old process's end is what ends a kernel a GPU cannot stop; the new one, in
+    # its place, has a working GPU and the notebook's variables.
+    km, kc, driver = gpu_kernel
+    compile_cell(kc, driver, SPIN_FOREVER)
+    run_ok(kc, "keep = {'state': 42}\narg = xcuda.zeros(4, np.float32)")
+    assert_interrupt_stops_it_within_1_s(km, kc, "print('launched', flush=True)\nspin[1, 1](arg)\nxcuda.synchronize()")
+    start = time.monotonic()
+    reply, messages = execute(kc, "%cuda_restart", timeout=60)
+    assert reply["content"]["status"] == "ok", reply["content"]
+    reply, messages = execute(kc, "d = xcuda.zeros(4, np.float32)\nxcuda.synchronize()\n"
+                                  "print(xcuda.gpu_work_left_running(), keep['state'])", timeout=60)
+    usable_after = time.monotonic() - start
+    assert reply["content"]["status"] == "ok", reply["content"]
+    assert stream_text(messages).split()[-2:] == ["None", "42"], stream_text(messages)
+    print(f"%cuda_restart to a usable GPU: {usable_after:.2f} s")  # for the GPU machine's log
+    assert_answers_kernel_info(kc)
+
+
 def check_context_lost_once_then_fails_fast(kc, name):
     """`name`[1, 1](d) faults: ContextLostError naming the kernel and saying restart, reported
     once (a cell that touches no CUDA does not repeat it, and Python state, `keep`, is kept); a

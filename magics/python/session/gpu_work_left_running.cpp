@@ -33,8 +33,8 @@ void refuse_while_gpu_work_left_running() {
             "the GPU is still running " + *what +
             ": the interrupt stopped the cell, but a GPU cannot stop a running kernel. Until it ends, this "
             "process cannot use the GPU (it would wait for it, maybe forever); Python cells run as usual. Wait "
-            "for it to end (xcuda.gpu_work_left_running() is None then), or restart the kernel to end it "
-            "(Kernel > Restart Kernel; the notebook's variables are lost)");
+            "for it to end (xcuda.gpu_work_left_running() is None then), or run %cuda_restart: a new kernel "
+            "process, which ends it, with your variables saved and loaded back");
     }
 }
 

@@ -1,0 +1,37 @@
+"""%cuda_restart: the xcuda kernel's process replaced by a fresh one, the notebook's variables
+kept (xcuda/_restart.py saves and loads them; the kernel replaces its process)."""
+import os
+
+from IPython import get_ipython
+from IPython.core.error import UsageError
+
+HELP = """%cuda_restart: a fresh kernel process, with your variables.
+
+A GPU fault (ContextLostError) leaves the GPU unusable for this process, and a kernel an interrupt
+left running (KernelStillRunningError) holds it until the process ends. %cuda_restart saves the
+namespace (numpy arrays and other picklable objects, functions and classes of your cells, xcuda
+modules, kernels and device arrays, by value where the device still answers), replaces the kernel
+process by a new one (the frontend stays connected: same connection, history and execution
+count go on), and loads the namespace there before the next cell runs. What cannot be saved
+(open files, generators, sockets) is listed by name. Only in the xcuda kernel."""
+
+
+def cuda_restart(line):
+    """%cuda_restart: a fresh kernel process, with your variables (%cuda_restart -h says more)."""
+    arguments = line.strip()
+    if arguments in ("-h", "--help"):
+        print(HELP)
+        return
+    if arguments:
+        raise UsageError(f"%cuda_restart takes no arguments (got {arguments!r}); %cuda_restart -h says what it does")
+    try:
+        from xcuda import _kernel, _restart
+    except ImportError:
+        _kernel = None
+    if _kernel is None or not _kernel.serving():
+        raise UsageError("%cuda_restart replaces the xcuda kernel's process, so it runs only in that kernel; "
+                         "in this one, restart from the frontend (Kernel > Restart Kernel; the variables are lost)")
+    directory, report = _restart.save(get_ipython())
+    print(_restart.describe_save(report), flush=True)
+    os.environ[_restart.STATE_ENV] = directory
+    _kernel.replace_after_this_cell()
