@@ -72,6 +72,7 @@ namespace xcuda::kernel
         // ipykernel's digest_history_size
         constexpr std::size_t seen_limit = 1 << 16;
         constexpr std::chrono::milliseconds poll_period{100};
+        constexpr std::chrono::seconds replay_wait{3};
 
         std::string public_endpoint(const xeus::xconfiguration& config, const std::string& port)
         {
@@ -201,19 +202,12 @@ namespace xcuda::kernel
         m_iopub_in.set(zmq::sockopt::linger, 0);
         m_iopub_in.connect(internal(m_internal.m_iopub_port));
         // The requests the process this one replaced had not answered (%cuda_restart): first, in
-        // their order, checked as if they came from the wire now.
+        // their order, once a frontend's IOPub is back (forward_loop).
         if (const char* path = std::getenv(replay_file_env))
         {
             const std::string file = path;
             ::unsetenv(replay_file_env);
-            for (zmq::multipart_t& request : load_requests(file))
-            {
-                const verdict v = check(request);
-                if (v.drop_reason.empty() && v.bad_fields.empty())
-                {
-                    request.send(m_shell_in);
-                }
-            }
+            m_replay = load_requests(file);
             std::remove(file.c_str());
         }
         m_thread = std::thread([this] { forward_loop(); });
@@ -459,8 +453,25 @@ namespace xcuda::kernel
         }
         const std::size_t subscriptions = items.size();  // frontends subscribing to IOPub
         items.push_back({m_iopub.handle(), 0, ZMQ_POLLIN, 0});
+        // Requests a replaced process handed over go to xeus once a frontend has subscribed to
+        // IOPub again (else their output would be published before anyone listens), or after
+        // replay_wait without one.
+        bool subscribed = false;
+        const auto replay_by = std::chrono::steady_clock::now() + replay_wait;
         while (!m_stopping)
         {
+            if (!m_replay.empty() && (subscribed || std::chrono::steady_clock::now() > replay_by))
+            {
+                for (zmq::multipart_t& request : m_replay)
+                {
+                    const verdict v = check(request);  // as if from the wire now (signature, replay)
+                    if (v.drop_reason.empty() && v.bad_fields.empty())
+                    {
+                        request.send(m_shell_in);
+                    }
+                }
+                m_replay.clear();
+            }
             try
             {
                 if (zmq::poll(items.data(), items.size(), poll_period) == 0)
@@ -482,6 +493,7 @@ namespace xcuda::kernel
                     if (i == subscriptions)
                     {
                         welcome(message);
+                        subscribed = true;
                         continue;
                     }
                     if (routes[i].checked_channel != nullptr)

@@ -100,6 +100,7 @@ namespace xcuda::kernel
         std::atomic<bool> m_holding{false};
         std::mutex m_held_mutex;
         std::vector<zmq::multipart_t> m_held;
+        std::vector<zmq::multipart_t> m_replay;  // handed over by the process this one replaced
         std::thread m_thread;
     };
 }

@@ -84,3 +84,29 @@ def test_cuda_restart_takes_no_arguments_and_says_what_it_does(kernel):
     assert reply["content"]["ename"] == "UsageError" and "no arguments" in reply["content"]["evalue"]
     reply, messages = execute(kc, "%cuda_restart -h")
     assert reply["content"]["status"] == "ok" and "fresh kernel process" in stream_text(messages)
+
+
+def test_cells_sent_behind_cuda_restart_run_in_the_new_process_with_their_output(kernel):
+    # Run All sends every cell at once: those behind %cuda_restart are queued in the old process
+    # when it is replaced. Each is answered once, by the new process, with its output.
+    km, kc = kernel
+    run_ok(kc, "import os\nx = 41")
+    ids = [kc.execute("%cuda_restart"),
+           kc.execute("print('XCUDA_RESTORE_FROM' in os.environ, x + 1)"),
+           kc.execute("print('third', x)")]
+    replies = {}
+    while len(replies) < len(ids):
+        reply = kc.get_shell_msg(timeout=60)
+        replies[reply["parent_header"]["msg_id"]] = reply
+    assert all(replies[i]["content"]["status"] == "ok" for i in ids), [replies[i]["content"] for i in ids]
+    outputs = {i: "" for i in ids}
+    idle = set()
+    while idle != set(ids):
+        msg = kc.get_iopub_msg(timeout=30)
+        parent = msg["parent_header"].get("msg_id")
+        if parent in outputs and msg["msg_type"] == "stream":
+            outputs[parent] += msg["content"]["text"]
+        if parent in outputs and msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
+            idle.add(parent)
+    assert outputs[ids[1]].split() == ["False", "42"]  # run by the new process (it took the state)
+    assert outputs[ids[2]].split() == ["third", "41"]
