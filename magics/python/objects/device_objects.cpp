@@ -2,6 +2,7 @@
 #include "device_state.hpp"
 #include "errors.hpp"
 #include "gpu_work_left_running.hpp"
+#include "session.hpp"
 #include "interrupt.hpp"
 #include "launch_config.hpp"
 
@@ -229,6 +230,9 @@ void define_device_objects(py::module_& m) {
     m.def("device_available", &rt::driver_available,
           "True when kernels can launch: on a GPU, or (without one, or with XCUDA_DEVICE=cpu) on the CPU device. "
           "False only with XCUDA_DEVICE=none and no GPU.");
+    m.def(
+        "_launch_count", [] { return session().launches; },
+        "How many launches this process has made (for %%cuda_check's summary).");
     m.def(
         "gpu_work_left_running",
         []() -> py::object {

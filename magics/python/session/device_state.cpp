@@ -81,7 +81,11 @@ const rt::PrimaryContext& activate(int ordinal) {
 
 const rt::PrimaryContext& activate() { return activate(current_device()); }
 
-void note_launch() { session().launched_since_sync = true; }
+void note_launch() {
+    Session& s = session();
+    s.launched_since_sync = true;
+    ++s.launches;
+}
 
 bool launched_since_sync() { return session().launched_since_sync; }
 void note_synchronized() { session().launched_since_sync = false; }

@@ -19,6 +19,7 @@
 #include <Python.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <list>
 #include <map>
 #include <memory>
@@ -38,6 +39,7 @@ public:
     int selected_device = 0;
     bool device_chosen = false;        // selected_device holds the default once asked (device_state.cpp)
     bool launched_since_sync = false;  // a launch the post-cell synchronisation has not waited for
+    std::uint64_t launches = 0;        // every launch this process made (%%cuda_check counts them)
     std::map<int, std::unique_ptr<rt::PrimaryContext>> contexts;  // retained on first use, by ordinal
     bool sync_after_cell = true;        // post_cell_sync.cpp: a cell waits for the kernels it launched
     std::string gpu_work_left_running;  // what an interrupt left running on the GPU (gpu_work_left_running.cpp)

@@ -17,3 +17,8 @@ for _value in vars(_core).values():
     if isinstance(_value, type) and _value.__module__ == _core.__name__:
         _value.__module__ = __name__
 del _value
+
+from xcuda._cuda_check import CheckReport  # noqa: E402  (Python, over the names above)
+from xcuda._cuda_check import kernel_check as _kernel_check  # noqa: E402
+
+Kernel.check = _kernel_check  # noqa: F405
