@@ -185,7 +185,12 @@ def test_cuda_timeit_function_times_the_statements_launches_without_ipython(driv
     assert (r.number, r.repeat, r.per) == (50, 3, "launch") and 0 < r.min <= r.median <= r.max
     both = xcuda.cuda_timeit("saxpy[(N + 255) // 256, 256](2.0, x, y, N); scale_p[(N + 255) // 256, 256](y, 0.5, N)",
                              ns, number=50, repeat=3)
-    assert both.per == "loop" and both.median > r.median * 1.2
+    assert both.per == "loop" and (both.number, both.repeat) == (50, 3)
+    # Two launches a loop take longer than one, where times are the device's: exactly on the
+    # simulator, by a margin on a GPU. (On the CPU device they are the emulation's wall time on a
+    # machine other tests load: CI saw 38.5 ms against 36.2 ms, not a property of the timer.)
+    if driver.name == "gpu":
+        assert both.median > r.median * 1.2
     if driver.event_s is not None:
         assert r.median == pytest.approx(driver.event_s) and both.median == pytest.approx(2 * driver.event_s)
     elif driver.name == "gpu":
