@@ -113,7 +113,7 @@ void cuda_profile_cell_magic(const std::string& line, const std::string& cell) {
 
 py::object profile_source(const std::string& source, py::object globals, const HardwareProfileRequest& request) {
     py::object builtins = py::module_::import("builtins");
-    py::object code = builtins.attr("compile")(source, "<cuda_profile>", "exec");
+    py::object code = compile_user_code(source, "<cuda_profile>");
     return profile_callable([&] { builtins.attr("exec")(code, globals); }, request);
 }
 

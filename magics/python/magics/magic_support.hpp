@@ -11,6 +11,11 @@ namespace xcuda::magics {
 
 pybind11::object ipython_shell();
 
+// The user's Python of a magic (%%cuda_profile's cell, %cuda_timeit's statement) compiled as
+// IPython compiles a cell: its text is kept where tracebacks look, so an error in it shows the
+// line ("Cell In[7], line 2"), not a bare "<cuda_profile>:2". Without IPython, under `fallback`.
+pybind11::object compile_user_code(const std::string& source, const char* fallback);
+
 // Parses `line` with `spec`; a bad line raises IPython's UsageError with the parser's message.
 compile::ParsedArgs parse_magic_line(const std::string& line, const compile::CommandSpec& spec);
 

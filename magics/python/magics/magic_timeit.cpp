@@ -89,7 +89,7 @@ py::object time_statement(const std::string& stmt, py::object globals, int numbe
                                     "; pass number >= 1 (or 0 for automatic) and repeat >= 1");
     }
     py::object builtins = py::module_::import("builtins");
-    py::object code = builtins.attr("compile")(stmt, "<cuda_timeit>", "exec");
+    py::object code = compile_user_code(stmt, "<cuda_timeit>");
     py::object exec = builtins.attr("exec");
 
     LaunchRecorder recorder(false, "%cuda_timeit");

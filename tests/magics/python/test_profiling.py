@@ -4,6 +4,7 @@ or the simulated one, which reports 1.5 ms between any two timing events and 10 
 every kernel, so its figures are exact. The magics' tests skip where IPython is not installed;
 the same logic runs there through xcuda.cuda_timeit and xcuda.cuda_profile."""
 import importlib.util
+import re
 
 import numpy as np
 import pytest
@@ -407,3 +408,11 @@ def test_kernel_profile_on_another_driver_launches_once_and_reports_the_reason(s
     report = sim.plain.profile(1.0, d, d, 4, grid=2, block=32, lines=True)
     assert last_launch() == "cuLaunchKernel plain grid=(2,1,1) block=(32,1,1) shared=0"
     assert report.plain.startswith("No hardware counters:") and "plain" in report.plain
+
+
+def test_an_error_in_a_cuda_profile_cell_shows_its_line_as_a_cells_error_does(ip, capsys):
+    result = ip.run_cell("%%cuda_profile\ny = 2\nraise ValueError('boom')\n")
+    assert isinstance(result.error_in_exec, ValueError)
+    shown = capsys.readouterr().out
+    # The line with its text, as for a cell's own error; not a bare "File <cuda_profile>:2".
+    assert re.search(r"-+> 2 raise ValueError\('boom'\)", shown), shown
