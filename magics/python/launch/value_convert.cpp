@@ -122,6 +122,48 @@ void convert_sized_integer(std::size_t size, py::handle value, const std::string
     std::memcpy(dst, &bits, size);
 }
 
+namespace {
+
+// Why a numpy struct (a structured scalar or array) is not `size` bytes of `type`: its dtype packs
+// the fields C++ would align, it has a field too many or too few (or of another type), or the
+// array holds more than one element.
+std::string struct_dtype_hint(py::handle value, std::size_t size, const std::string& type) {
+    py::object dtype = value.attr("dtype");
+    py::object names = dtype.attr("names");
+    if (names.is_none()) {
+        return "a " + py::str(dtype).cast<std::string>() +
+               " array is not a struct; pass a numpy structured scalar "
+               "or one-element array whose fields are " +
+               type + "'s";
+    }
+    std::string fields;
+    py::dict all = dtype.attr("fields");
+    for (py::handle name : names) {
+        fields += (fields.empty() ? "" : ", ") + name.cast<std::string>() + ": " +
+                  py::str(all[name].cast<py::tuple>()[0]).cast<std::string>();
+    }
+    const auto itemsize = dtype.attr("itemsize").cast<std::size_t>();
+    if (itemsize == size) return "pass one element (a[0]) or a one-element array, not " + type + "s in a row";
+    const bool aligned = dtype.attr("isalignedstruct").cast<bool>();
+    const std::size_t as_cpp = aligned ? itemsize
+                                       : py::module_::import("numpy")
+                                             .attr("dtype")(dtype.attr("descr"), py::arg("align") = true)
+                                             .attr("itemsize")
+                                             .cast<std::size_t>();
+    if (!aligned && as_cpp == size) {
+        return "its dtype packs the fields (" + fields + ": " + std::to_string(itemsize) +
+               " bytes); laid out as C++ lays them out they take " + std::to_string(size) +
+               ": build it with np.dtype([...], align=True)";
+    }
+    return "its dtype's fields (" + fields + ") take " + std::to_string(as_cpp) +
+           " bytes laid out as C++ lays them out, not " + std::to_string(size) +
+           ": a field is missing, extra or of "
+           "another type; compare them with " +
+           type + "'s declaration in the cell";
+}
+
+}  // namespace
+
 void convert_struct_bytes(py::handle value, std::size_t size, std::size_t align, const std::string& what,
                           const std::string& type, std::uint8_t* dst) {
     PyObject* obj = value.ptr();
@@ -142,12 +184,7 @@ void convert_struct_bytes(py::handle value, std::size_t size, std::size_t align,
     if (got != size) {
         std::string fix = "pass " + ways;
         const std::string tname = Py_TYPE(obj)->tp_name;
-        if (tname == "numpy.void" || tname == "numpy.ndarray") {
-            fix =
-                "a numpy dtype built without align=True packs its fields; build it with np.dtype([...], "
-                "align=True) so they lie as in " +
-                type + (got > size ? ", and pass one element" : "");
-        }
+        if (tname == "numpy.void" || tname == "numpy.ndarray") fix = struct_dtype_hint(value, size, type);
         raise(PyExc_TypeError,
               what + " is " + layout + ": got " + std::to_string(got) + " bytes from " + tname + "; " + fix);
     }

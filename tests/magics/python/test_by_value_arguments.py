@@ -90,7 +90,13 @@ def test_passed_arguments_override_the_defaults(kernel):
     (dict(f2=(1.0,)), TypeError, r"argument `f2` \(float2\) takes 2 numbers, got 1"),
     (dict(d3="abc"), TypeError, r"argument `d3` \(double3\) .*pass 3 numbers"),
     (dict(p=np.zeros(1, np.dtype([("id", "i4"), ("mass", "f8"), ("tag", "i1")]))[0]), TypeError,
-     r"argument `p` \(Particle\) is 24 bytes, alignment 8: got 13 bytes .*align=True"),
+     r"argument `p` \(Particle\) is 24 bytes, alignment 8: got 13 bytes .*packs the fields \(id: int32, mass: "
+     r"float64, tag: int8: 13 bytes\).*take 24: build it with np.dtype\(\[...\], align=True\)"),
+    # A field missing: aligning would not help, and the hint says so (it used to advise align=True).
+    (dict(p=np.zeros(1, np.dtype([("id", "i4"), ("mass", "f8")], align=True))[0]), TypeError,
+     r"got 16 bytes .*fields \(id: int32, mass: float64\) take 16 bytes .*not 24: a field is missing, extra or of "
+     r"another type; compare them with Particle's declaration"),
+    (dict(p=np.zeros(2, PARTICLE)), TypeError, r"got 48 bytes .*pass one element \(a\[0\]\)"),
     (dict(p=5), TypeError, r"argument `p` \(Particle\) is passed by value \(24 bytes, alignment 8\).*ctypes.Structure"),
     (dict(p=b"x" * 23), TypeError, r"is 24 bytes, alignment 8: got 23 bytes from bytes"),
     (dict(z="x"), TypeError, r"argument `z` \(cuDoubleComplex\) got str 'x': pass a complex number"),
