@@ -78,7 +78,18 @@ namespace xcuda::kernel
         {
             before();
         }
+        // The command as it was given, not /proc/self/exe: a venv's bin/python is a link to the
+        // interpreter, and only through the link does Python find the venv (its pyvenv.cfg).
+        if (args[0].find('/') != std::string::npos)
+        {
+            ::execv(args[0].c_str(), argv.data());
+        }
+        else
+        {
+            ::execvp(args[0].c_str(), argv.data());
+        }
+        const std::string first = std::strerror(errno);
         ::execv("/proc/self/exe", argv.data());
-        return std::string("exec of /proc/self/exe failed: ") + std::strerror(errno);
+        return "exec of " + args[0] + " failed (" + first + "), and of /proc/self/exe (" + std::strerror(errno) + ")";
     }
 }

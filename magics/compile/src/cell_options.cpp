@@ -124,6 +124,10 @@ const std::vector<CellOption>& cell_option_table() {
          "no_cache",
          "True or False",
          &CellOptions::no_cache},
+        {{"-q", "--quiet", "", "print no line saying what was compiled and bound", false, {}, {}},
+         "",
+         "",
+         &CellOptions::quiet},
         {{"-h", "--help", "", "show this help and compile nothing", false, {}, {}}, "", "", &CellOptions::help},
         // The words after a bare `--`.
         {{"", "--", "OPTIONS...", "pass the remaining words to NVRTC unchanged", true, {}, "-G"},

@@ -6,6 +6,10 @@
 #include "running_cell.hpp"
 #include "sass.hpp"
 
+#include <cstdio>
+#include <string>
+#include <vector>
+
 #include <xcuda/compile/cell_options.hpp>
 #include <xcuda/report/ptx_view.hpp>
 #include <xcuda/report/resources_report.hpp>
@@ -59,6 +63,31 @@ void cuda_line_magic(const std::string& line) {
     py::print(compile::cuda_help_text());
 }
 
+namespace {
+
+// The line a compiled cell prints (-q: none): what was bound, for which arch, and how the module
+// came: compiled now (and how long it took), or from the cache.
+std::string compiled_line(const compile::CompiledModule& cm, const CompiledPythonModule& compiled,
+                          const compile::CellOptions& options, const std::vector<std::string>& bound) {
+    char took[32];
+    std::snprintf(took, sizeof took, compiled.milliseconds >= 1000 ? "%.1f s" : "%.0f ms",
+                  compiled.milliseconds >= 1000 ? compiled.milliseconds / 1000 : compiled.milliseconds);
+    const compile::CacheLevel from = compiled.impl->cache();
+    std::string line = from == compile::CacheLevel::none     ? "Compiled for " + cm.arch + " in " + took
+                       : from == compile::CacheLevel::memory ? "From the compile cache (" + cm.arch + ", " + took + ")"
+                                                             : "From the disk cache (" + cm.arch + ", " + took + ")";
+    std::string names;
+    for (const auto& n : bound) names += (names.empty() ? "" : ", ") + n;
+    line += ": " + (names.empty() ? std::string("no kernel bound") : names);
+    if (!options.name.empty()) line += "; module " + options.name;
+    if (!options.fast_compile.empty()) {
+        line += " (--fast-compile=" + options.fast_compile + ": built quickly, its kernels may run slower)";
+    }
+    return line;
+}
+
+}  // namespace
+
 void cuda_cell_magic(const std::string& line, const std::string& cell) {
     compile::CellOptions options;
     try {
@@ -79,8 +108,13 @@ void cuda_cell_magic(const std::string& line, const std::string& cell) {
     const compile::CompiledModule& cm = compiled.impl->compiled();
 
     py::object user_ns = ip.attr("user_ns");
-    for (auto item : compiled.module.attr("kernels").cast<py::dict>()) user_ns[item.first] = item.second;
+    std::vector<std::string> bound;
+    for (auto item : compiled.module.attr("kernels").cast<py::dict>()) {
+        user_ns[item.first] = item.second;
+        bound.push_back(item.first.cast<std::string>());
+    }
     if (!options.name.empty()) user_ns[py::str(options.name)] = compiled.module;
+    if (!options.quiet) py::print(compiled_line(cm, compiled, options, bound));
 
     py::object stderr_ = py::module_::import("sys").attr("stderr");
     for (const auto& note : cm.notes) py::print(note, py::arg("file") = stderr_);

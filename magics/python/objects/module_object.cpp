@@ -214,7 +214,7 @@ CompiledPythonModule compile_to_module(const std::string& source, const compile:
         if (auto text = headers.get(name)) recipe.headers.emplace_back(name, std::move(*text));
     }
     auto impl = std::make_shared<ModuleImpl>(outcome.module, std::move(recipe), label, outcome.cache);
-    return {module_object(impl, options.name), impl};
+    return {module_object(impl, options.name), impl, outcome.milliseconds};
 }
 
 void define_module_objects(py::module_& m) {

@@ -68,6 +68,7 @@ pybind11::object module_object(const std::shared_ptr<ModuleImpl>& impl, const st
 struct CompiledPythonModule {
     pybind11::object module;           // the xcuda.Module
     std::shared_ptr<ModuleImpl> impl;  // what it holds
+    double milliseconds = 0;           // the compile (or the cache lookup) took
 };
 CompiledPythonModule compile_to_module(const std::string& source, const compile::CellOptions& options,
                                        const std::string& label);

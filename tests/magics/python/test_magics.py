@@ -1,4 +1,6 @@
 """The IPython extension: %%cuda and friends in a real InteractiveShell (no GPU needed)."""
+import re
+
 import pytest
 
 import xcuda
@@ -23,6 +25,21 @@ def test_cuda_cell_binds_kernels_into_user_ns(ip):
     assert r.success, r.error_in_exec
     assert isinstance(ip.user_ns["saxpy_m"], xcuda.Kernel)
     assert ip.user_ns["cpp_m"].signature == "void cpp_m(int* p)"
+
+
+def test_a_compiled_cell_says_what_it_bound_how_it_came_and_q_silences_it(ip, capsys):
+    body = 'extern "C" __global__ void said_a(float* p) { p[0] = 1; }\n' \
+           'extern "C" __global__ void said_b(float* p) { p[0] = 2; }\n'
+    assert run(ip, "%%cuda --no-cache\n" + body).success
+    first = capsys.readouterr().out.strip()
+    assert re.fullmatch(r"Compiled for sm_\d+ in \d+ (ms|\.\d s): said_a, said_b", first), first
+    assert run(ip, "%%cuda\n" + body).success and run(ip, "%%cuda\n" + body).success
+    again = capsys.readouterr().out.strip().splitlines()[-1]
+    assert re.fullmatch(r"From the (compile|disk) cache \(sm_\d+, \d+ ms\): said_a, said_b", again), again
+    assert run(ip, "%%cuda -q\n" + body).success and capsys.readouterr().out == ""
+    assert run(ip, "%%cuda -n said_mod --fast-compile\n" + body).success
+    fast = capsys.readouterr().out
+    assert "; module said_mod (--fast-compile=max: built quickly, its kernels may run slower)" in fast, fast
 
 
 def test_name_option_binds_the_module(ip):

@@ -28,6 +28,7 @@ struct CellOptions {
     std::string fast_compile;               // --fast-compile[=max|mid|min] (--Ofast-compile=LEVEL); "" = off
     bool no_cache = false;                  // --no-cache: bypass memory and disk cache
     bool help = false;                      // -h/--help: print cuda_help_text(), compile nothing
+    bool quiet = false;                     // -q/--quiet: no line saying what was compiled and bound
     std::vector<std::string> nvrtc_extra;   // everything after `--`, passed to NVRTC as is
 };
 
