@@ -24,7 +24,7 @@ std::byte* FramePool::take(std::uint32_t bytes) {
         }
     }
     // 64-byte aligned: lane arrays are read with vector instructions.
-    owned_.emplace_back(new (std::align_val_t{64}) std::byte[std::max<std::uint32_t>(bytes, 64)]);
+    owned_.push_back(aligned_bytes(bytes));
     return owned_.back().get();
 }
 
@@ -327,14 +327,13 @@ void run_unit(Exec& x, WorkerState& ws, const std::vector<std::uint64_t>& blocks
     if (ws.shared_bytes < L.shared_window_bytes || ws.shared.size() < n) {
         const std::size_t bytes = std::max<std::size_t>(L.shared_window_bytes, ws.shared_bytes);
         ws.shared.clear();
-        for (std::size_t i = 0; i < n; ++i)
-            ws.shared.emplace_back(new (std::align_val_t{64}) std::byte[std::max<std::size_t>(bytes, 64)]);
+        for (std::size_t i = 0; i < n; ++i) ws.shared.push_back(aligned_bytes(bytes));
         ws.shared_bytes = bytes;
     }
     while (ws.shadows.size() < n) ws.shadows.push_back(std::make_unique<SharedShadow>());
     const std::size_t local_needed = n * wpc * 32 * std::size_t{L.local_stride};
     if (ws.local_bytes < local_needed) {
-        ws.local.reset(new (std::align_val_t{64}) std::byte[std::max<std::size_t>(local_needed, 64)]);
+        ws.local = aligned_bytes(local_needed);
         ws.local_bytes = local_needed;
     }
     ws.ctas.assign(n, Cta{});

@@ -12,6 +12,16 @@
 
 namespace xcuda::cpu {
 
+// Memory aligned to a cache line (frames, windows: lanes' slots vectorise, workers do not share
+// lines), released as it was allocated (an aligned new[] needs the aligned delete[]).
+struct AlignedDelete {
+    void operator()(std::byte* p) const noexcept { ::operator delete[](p, std::align_val_t{64}); }
+};
+using AlignedBytes = std::unique_ptr<std::byte[], AlignedDelete>;
+inline AlignedBytes aligned_bytes(std::size_t n) {
+    return AlignedBytes(new (std::align_val_t{64}) std::byte[n < 64 ? 64 : n]);
+}
+
 // Register frames of one function size, reused across CTAs and launches on a worker.
 class FramePool {
 public:
@@ -24,17 +34,17 @@ private:
         std::vector<std::byte*> frames;
     };
     std::vector<Free> free_;
-    std::vector<std::unique_ptr<std::byte[]>> owned_;
+    std::vector<AlignedBytes> owned_;
 };
 
 // What one worker thread keeps between units and launches.
 struct WorkerState {
     std::vector<Warp> warps;
     std::vector<Cta> ctas;
-    std::vector<std::unique_ptr<std::byte[]>> shared;    // one window per CTA slot
+    std::vector<AlignedBytes> shared;                    // one window per CTA slot
     std::size_t shared_bytes = 0;                        // each window's size
     std::vector<std::unique_ptr<SharedShadow>> shadows;  // one per CTA slot
-    std::unique_ptr<std::byte[]> local;                  // every warp's local windows
+    AlignedBytes local;                                  // every warp's local windows
     std::size_t local_bytes = 0;
     FramePool frames;
     std::uint64_t epochs = 0;  // the race clock (race_clock.hpp)
