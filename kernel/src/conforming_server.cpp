@@ -128,14 +128,14 @@ namespace xcuda::kernel
                     {
                         requests.push_back(std::move(held));
                     }
-                    if (requests.empty())
-                    {
-                        return;
-                    }
+                    // Written even when empty: its presence tells the new process that it replaces
+                    // one, and holds its IOPub output until a frontend subscribes again.
                     const char* dir = std::getenv("XCUDA_RESTORE_FROM");
                     const std::string path =
                         std::string(dir != nullptr ? dir : "/tmp") + "/requests-" + std::to_string(::getpid()) + ".bin";
                     wire_guard::save_requests(path, requests);
+                    std::clog << "xcuda: %cuda_restart hands " << requests.size()
+                              << " unanswered requests over to the new process" << std::endl;
                     ::setenv(wire_guard::replay_file_env, path.c_str(), 1);
                 }
                 catch (const std::exception& e)

@@ -1,11 +1,15 @@
 #include "wire_guard.hpp"
 
+#include "iopub_probe.hpp"
+#include "reply_sender.hpp"
+
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
 #include <array>
 #include <chrono>
+#include <memory>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -72,7 +76,12 @@ namespace xcuda::kernel
         // ipykernel's digest_history_size
         constexpr std::size_t seen_limit = 1 << 16;
         constexpr std::chrono::milliseconds poll_period{100};
-        constexpr std::chrono::seconds replay_wait{3};
+        // How long, and how much, a replacing process's IOPub output may wait for a subscriber.
+        constexpr std::chrono::seconds iopub_hold_limit{60};
+        constexpr std::size_t iopub_hold_bytes = std::size_t{64} << 20;
+        constexpr std::chrono::seconds iopub_probe_limit{10};
+        // How long a reply waits for its frontend to connect (again).
+        constexpr std::chrono::seconds reply_wait_limit{30};
 
         std::string public_endpoint(const xeus::xconfiguration& config, const std::string& port)
         {
@@ -202,12 +211,13 @@ namespace xcuda::kernel
         m_iopub_in.set(zmq::sockopt::linger, 0);
         m_iopub_in.connect(internal(m_internal.m_iopub_port));
         // The requests the process this one replaced had not answered (%cuda_restart): first, in
-        // their order, once a frontend's IOPub is back (forward_loop).
+        // their order, their output held until a frontend's IOPub is back (forward_loop).
         if (const char* path = std::getenv(replay_file_env))
         {
             const std::string file = path;
             ::unsetenv(replay_file_env);
             m_replay = load_requests(file);
+            m_replacing = true;
             std::remove(file.c_str());
         }
         m_thread = std::thread([this] { forward_loop(); });
@@ -334,8 +344,9 @@ namespace xcuda::kernel
         publish("kernel.xcuda.status", "status", parent, {{"execution_state", state}});
     }
 
-    void wire_guard::welcome(const zmq::multipart_t& subscriptions)
+    bool wire_guard::welcome(const zmq::multipart_t& subscriptions)
     {
+        bool any = false;
         for (const zmq::message_t& frame : subscriptions)
         {
             // \x01 + topic: a subscription; \x00 + topic: one ended
@@ -347,7 +358,9 @@ namespace xcuda::kernel
             // the topic the subscriber asked for, so that it receives its own welcome
             publish(topic.empty() ? "kernel.xcuda.iopub_welcome" : topic, "iopub_welcome", nlohmann::json::object(),
                     {{"subscription", topic}});
+            any = true;
         }
+        return any;
     }
 
     void wire_guard::answer_bad_request(zmq::socket_t& channel, const zmq::multipart_t& request, const verdict& v)
@@ -453,24 +466,103 @@ namespace xcuda::kernel
         }
         const std::size_t subscriptions = items.size();  // frontends subscribing to IOPub
         items.push_back({m_iopub.handle(), 0, ZMQ_POLLIN, 0});
-        // Requests a replaced process handed over go to xeus once a frontend has subscribed to
-        // IOPub again (else their output would be published before anyone listens), or after
-        // replay_wait without one.
-        bool subscribed = false;
-        const auto replay_by = std::chrono::steady_clock::now() + replay_wait;
+        auto route_from = [&routes](const zmq::socket_t& socket) {
+            std::size_t i = 0;
+            while (&routes[i].from != &socket)
+            {
+                ++i;
+            }
+            return i;
+        };
+        const std::size_t iopub_route = route_from(m_iopub_in);
+        const std::size_t replies_route = route_from(m_shell_in);  // xeus's shell replies
+        // A process that replaces another (%cuda_restart) starts in two steps.
+        // 1. Until xeus's IOPub reaches the guard (iopub_probe), the shell port is not polled
+        //    (requests wait in its queue): a cell's busy and execute_input would be lost. Then
+        //    the requests the replaced process handed over go to xeus, in their order.
+        // 2. Until a frontend subscribes to IOPub again, its messages are held: a SUB socket that
+        //    reconnects resends its subscription only when its owner next polls it (libzmq does
+        //    it on the socket's own thread), and a client that waits for a cell's shell reply
+        //    before it reads IOPub would find the cell's output published to nobody. Held up to
+        //    iopub_hold_limit or iopub_hold_bytes, then published as they come.
+        std::unique_ptr<iopub_probe> probe;
+        bool awaiting_xeus = m_replacing;
+        bool holding_output = m_replacing;
+        std::vector<zmq::multipart_t> held_output;
+        std::size_t held_bytes = 0;
+        const auto started = std::chrono::steady_clock::now();
+        auto probed_at = started;
+        if (awaiting_xeus)
+        {
+            probe =
+                std::make_unique<iopub_probe>([this](const std::string& h, const std::string& p, const std::string& m,
+                                                     const std::string& c) { return signature(h, p, m, c); },
+                                              m_session);
+            probe->request().send(m_shell_in);
+            items[0].events = 0;
+        }
+        auto pass_on_handed_over = [&] {
+            awaiting_xeus = false;
+            items[0].events = ZMQ_POLLIN;
+            std::size_t passed = 0;
+            for (zmq::multipart_t& request : m_replay)
+            {
+                const verdict v = check(request);  // as if from the wire now (signature, replay)
+                if (v.drop_reason.empty() && v.bad_fields.empty())
+                {
+                    request.send(m_shell_in);
+                    ++passed;
+                }
+                else
+                {
+                    write_log("xcuda: a request handed over by %cuda_restart was dropped: " + v.drop_reason
+                              + v.bad_fields + "\n");
+                }
+            }
+            if (!m_replay.empty())
+            {
+                write_log("xcuda: " + std::to_string(passed)
+                          + " requests handed over by %cuda_restart go to the kernel\n");
+            }
+            m_replay.clear();
+        };
+        auto publish_held = [&] {
+            holding_output = false;
+            for (zmq::multipart_t& message : held_output)
+            {
+                message.send(m_iopub);
+            }
+            held_output.clear();
+        };
+        // Replies to frontends, which may be reconnecting (reply_sender).
+        reply_sender shell_out(m_shell, "shell", reply_wait_limit);
+        reply_sender control_out(m_control, "control", reply_wait_limit);
+        reply_sender stdin_out(m_stdin, "stdin", reply_wait_limit);
+        auto to_frontend = [&](const zmq::socket_t& socket) -> reply_sender* {
+            return &socket == &m_shell     ? &shell_out
+                   : &socket == &m_control ? &control_out
+                   : &socket == &m_stdin   ? &stdin_out
+                                           : nullptr;
+        };
         while (!m_stopping)
         {
-            if (!m_replay.empty() && (subscribed || std::chrono::steady_clock::now() > replay_by))
+            const auto now = std::chrono::steady_clock::now();
+            shell_out.retry();
+            control_out.retry();
+            stdin_out.retry();
+            if (awaiting_xeus && now - started > iopub_probe_limit)
             {
-                for (zmq::multipart_t& request : m_replay)
-                {
-                    const verdict v = check(request);  // as if from the wire now (signature, replay)
-                    if (v.drop_reason.empty() && v.bad_fields.empty())
-                    {
-                        request.send(m_shell_in);
-                    }
-                }
-                m_replay.clear();
+                write_log("xcuda: the kernel's IOPub did not answer a probe after the restart; going on\n");
+                pass_on_handed_over();
+            }
+            else if (awaiting_xeus && now - probed_at > poll_period)
+            {
+                probe->request().send(m_shell_in);  // the first one's output may have been lost
+                probed_at = now;
+            }
+            if (holding_output && (held_bytes > iopub_hold_bytes || now - started > iopub_hold_limit))
+            {
+                publish_held();
             }
             try
             {
@@ -492,8 +584,32 @@ namespace xcuda::kernel
                     }
                     if (i == subscriptions)
                     {
-                        welcome(message);
-                        subscribed = true;
+                        if (welcome(message) && holding_output)
+                        {
+                            publish_held();  // after the welcome, as a newly subscribed frontend expects
+                        }
+                        continue;
+                    }
+                    if (probe && i == replies_route && probe->is_reply(message))
+                    {
+                        continue;
+                    }
+                    if (probe && i == iopub_route && probe->is_output(message))
+                    {
+                        if (awaiting_xeus)
+                        {
+                            pass_on_handed_over();
+                        }
+                        continue;
+                    }
+                    if (i == iopub_route && holding_output)
+                    {
+                        held_bytes += message.size();
+                        for (const zmq::message_t& frame : message)
+                        {
+                            held_bytes += frame.size();
+                        }
+                        held_output.push_back(std::move(message));
                         continue;
                     }
                     if (routes[i].checked_channel != nullptr)
@@ -519,6 +635,11 @@ namespace xcuda::kernel
                             m_held.push_back(std::move(message));  // for the process that replaces this one
                             continue;
                         }
+                    }
+                    if (reply_sender* out = to_frontend(routes[i].to))
+                    {
+                        out->send(std::move(message));
+                        continue;
                     }
                     message.send(routes[i].to);
                 }

@@ -83,7 +83,8 @@ namespace xcuda::kernel
         void publish_status(const nlohmann::json& parent, const char* state);
         // An iopub_welcome for each new subscription (JEP 65, as ipykernel 7 sends it): a
         // frontend knows its IOPub is connected without racing the kernel's first busy/idle.
-        void welcome(const zmq::multipart_t& subscriptions);
+        // Returns whether there was a subscription among them (not only ends of some).
+        bool welcome(const zmq::multipart_t& subscriptions);
 
         xeus::xconfiguration m_public;
         xeus::xconfiguration m_internal;
@@ -101,6 +102,7 @@ namespace xcuda::kernel
         std::mutex m_held_mutex;
         std::vector<zmq::multipart_t> m_held;
         std::vector<zmq::multipart_t> m_replay;  // handed over by the process this one replaced
+        bool m_replacing = false;                // this process replaces another: IOPub waits (forward_loop)
         std::thread m_thread;
     };
 }
