@@ -5,6 +5,7 @@
 #include <chrono>
 #include <exception>
 #include <stdexcept>
+#include <cstdlib>
 #include <string>
 
 #include <pybind11/pybind11.h>
@@ -123,6 +124,15 @@ namespace xcuda::kernel
     void xcuda_interpreter::configure_impl()
     {
         m_kernel_info = make_kernel_info();
+        // A process that replaced another (%cuda_restart) goes on counting from where it left
+        // off; its shell is built at the first request, after that request's execute_input.
+        if (const char* count = std::getenv("XCUDA_RESTORE_EXECUTION_COUNT"))
+        {
+            if (const int next = std::atoi(count); next > 0)
+            {
+                set_next_execution_count(next);
+            }
+        }
         {
             // Still holding the GIL from start-up. threading records the thread that first
             // imports it as the main thread (asyncio.run and signal code ask it): that must

@@ -23,6 +23,8 @@ square = lambda v: v * v
 gen = (i for i in range(3))
 handle = open(os.devnull)
 before = os.getpid()
+import ctypes
+libc = ctypes.CDLL("libc.so.6")
 """
 
 TWICE = '%%cuda\nextern "C" __global__ void twice(float* v) { v[threadIdx.x] *= 2.0f; }\n'
@@ -44,15 +46,18 @@ def test_cuda_restart_replaces_the_process_in_place_and_brings_the_variables_bac
     said = stream_text(messages)
     assert said.startswith("Saved "), said
     assert "gen: generator" in said and "handle: TextIOWrapper" in said, said  # named, with why
+    assert "libc" not in said, said  # a ctypes library is saved as its path, loaded again
     restart_count = reply["content"]["execution_count"]
 
     start = time.monotonic()
     reply, messages = execute(kc, "print(os.getpid() == before, big.sum(), inc(1), p.x, square(4), m.pi > 3,"
-                                  " 'gen' in globals(), 'handle' in globals())", timeout=60)
+                                  " 'gen' in globals(), 'handle' in globals(), libc.abs(-7))", timeout=60)
     took = time.monotonic() - start
     assert reply["content"]["status"] == "ok", reply["content"]
-    assert stream_text(messages).split() == ["True", "499999500000.0", "2", "3", "16", "True", "False", "False"]
+    assert stream_text(messages).split() == ["True", "499999500000.0", "2", "3", "16", "True", "False", "False", "7"]
     assert reply["content"]["execution_count"] == restart_count + 1  # the count goes on
+    [executing] = [m for m in messages if m["msg_type"] == "execute_input"]
+    assert executing["content"]["execution_count"] == restart_count + 1  # the frontend's In [N]
     assert took < 30, f"the first cell after the restart answered after {took:.1f} s"
     assert_answers_kernel_info(kc)
 

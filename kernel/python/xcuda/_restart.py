@@ -51,6 +51,27 @@ def _why_not(value, exc):
     return f"{type(value).__name__}: {text}"
 
 
+def _reload_library(name):
+    import ctypes
+
+    return ctypes.CDLL(name)
+
+
+def _pickler(cloudpickle, f):
+    """cloudpickle's pickler, with a shared library loaded by ctypes saved as its path: the new
+    process loads it again, as the cell that loaded it did. By value (cloudpickle's default for
+    an instance) it saves but does not load (its function-pointer class is made at run time)."""
+    import collections
+    import ctypes
+
+    class Pickler(cloudpickle.CloudPickler):
+        # a class attribute: the C pickler reads it when constructed
+        dispatch_table = collections.ChainMap({ctypes.CDLL: lambda lib: (_reload_library, (lib._name,))},
+                                              cloudpickle.CloudPickler.dispatch_table)
+
+    return Pickler(f, protocol=pickle.HIGHEST_PROTOCOL)
+
+
 def save(shell):
     """Writes the namespace to a new state directory. Returns (directory, report) where the
     report has 'saved' (names), 'modules' (name -> module), 'unsaved' (name -> why), 'bytes'
@@ -72,7 +93,7 @@ def save(shell):
         path = os.path.join(directory, f"{len(saved)}.pickle")
         try:
             with open(path, "wb") as f:
-                cloudpickle.dump(value, f, protocol=pickle.HIGHEST_PROTOCOL)
+                _pickler(cloudpickle, f).dump(value)
         except Exception as exc:  # any object's own failure to pickle: listed, the others go on
             unsaved[name] = _why_not(value, exc)
             os.remove(path)
