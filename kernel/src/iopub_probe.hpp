@@ -17,8 +17,8 @@ namespace xcuda::kernel
     {
     public:
         // sign(header, parent, metadata, content): the connection file's HMAC, hex.
-        using signer = std::function<std::string(const std::string&, const std::string&, const std::string&,
-                                                 const std::string&)>;
+        using signer =
+            std::function<std::string(const std::string&, const std::string&, const std::string&, const std::string&)>;
         iopub_probe(const signer& sign, const std::string& session);
 
         // The request, to send on the guard's shell socket to xeus (again, until answered).
