@@ -154,23 +154,29 @@ def test_numpy_arguments_arrive_and_come_back_intact_on_either_side_of_the_pinne
 
 
 def test_ctrl_c_during_a_wait_on_a_spinning_kernel_raises_keyboard_interrupt(driver):
+    # 2 s on a GPU (the kernel then runs to its end); the simulator's spins until released; the
+    # CPU device's would take 20 s of wall time (its clock ticks at 2 GHz), which the interrupt
+    # ends: far longer than any delay of the timer on a loaded machine.
+    cycles = 40_000_000_000 if driver.name == "cpu" else 4_000_000_000
     r = run_child(f'''
         import ctypes, os, signal, threading, time, xcuda
         m = xcuda.compile('extern "C" __global__ void spin(long long cycles) {{'
                           ' long long t = clock64(); while (clock64() - t < cycles) {{}} }}', arch={driver.arch!r})
-        m.spin[1, 1](4_000_000_000)   # a few seconds on a GPU; the simulator's spins until released
+        launched = time.perf_counter()
+        m.spin[1, 1]({cycles})
         sent = []
         threading.Timer(0.3, lambda: (sent.append(time.perf_counter()), os.kill(os.getpid(), signal.SIGINT))).start()
         try:
             xcuda.synchronize()
-            print("NOT INTERRUPTED")
+            print("NOT INTERRUPTED: the wait ended %.2f s after the launch; SIGINT sent at %s"
+                  % (time.perf_counter() - launched, [round(t - launched, 2) for t in sent]))
         except KeyboardInterrupt:
             print("INTERRUPTED %.2f" % (time.perf_counter() - sent[0]))
         {RELEASE[driver.name]}
         xcuda.synchronize()
         print("ALIVE")
     ''')
-    assert "INTERRUPTED" in r.stdout, r.stdout + r.stderr
+    assert "INTERRUPTED" in r.stdout and "NOT INTERRUPTED" not in r.stdout, r.stdout + r.stderr
     assert float(r.stdout.split("INTERRUPTED")[1].split()[0]) < 1.0   # after the signal
     assert "ALIVE" in r.stdout
 
