@@ -476,6 +476,7 @@ namespace xcuda::kernel
         };
         const std::size_t iopub_route = route_from(m_iopub_in);
         const std::size_t replies_route = route_from(m_shell_in);  // xeus's shell replies
+        const std::size_t requests_route = route_from(m_shell);    // frontends' shell requests
         // A process that replaces another (%cuda_restart) starts in two steps.
         // 1. Until xeus's IOPub reaches the guard (iopub_probe), the shell port is not polled
         //    (requests wait in its queue): a cell's busy and execute_input would be lost. Then
@@ -499,11 +500,11 @@ namespace xcuda::kernel
                                                      const std::string& c) { return signature(h, p, m, c); },
                                               m_session);
             probe->request().send(m_shell_in);
-            items[0].events = 0;
+            items[requests_route].events = 0;
         }
         auto pass_on_handed_over = [&] {
             awaiting_xeus = false;
-            items[0].events = ZMQ_POLLIN;
+            items[requests_route].events = ZMQ_POLLIN;
             std::size_t passed = 0;
             for (zmq::multipart_t& request : m_replay)
             {
@@ -604,7 +605,6 @@ namespace xcuda::kernel
                     }
                     if (i == iopub_route && holding_output)
                     {
-                        held_bytes += message.size();
                         for (const zmq::message_t& frame : message)
                         {
                             held_bytes += frame.size();
