@@ -7,6 +7,7 @@
 #include "extension.hpp"
 #include "interrupt.hpp"
 #include "kernel_object.hpp"
+#include "launch_diverter.hpp"
 #include "graph_capture.hpp"
 #include "pickling.hpp"
 #include "rich_output.hpp"
@@ -20,6 +21,7 @@ void define_module(pybind11::module_& m) {
     define_device_objects(m);
     define_device_array(m);
     define_kernel_objects(m);
+    define_launch_diverter(m);
     define_graphs(m);
     define_pickling(m);
     define_rich_reprs(m);

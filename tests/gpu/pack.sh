@@ -25,7 +25,7 @@ raw=$(mktemp -d)
 PATH="$(dirname "$python"):$PATH" "$python" -m auditwheel repair -w "$dest/wheel" "$raw"/xcuda-*.whl
 rm -rf "$raw"
 if [ -n "${XCUDA_REAL_KERNELS:-}" ]; then
-  PYTHONPATH="$build/python" python3 "$root/bench/cpu-device/real_kernels.py" --samples "${XCUDA_REAL_KERNELS%%:*}" \
+  PYTHONPATH="$build/python" "${XCUDA_BUILD_PYTHON:-/usr/bin/python3}" "$root/bench/cpu-device/real_kernels.py" --samples "${XCUDA_REAL_KERNELS%%:*}" \
     --cupy "${XCUDA_REAL_KERNELS##*:}" --export "$dest/real-kernels"
 fi
 du -sh "$dest"/*

@@ -227,6 +227,7 @@ void ArgumentPacker::pack_pointer(const ParamPacker& p, std::size_t index, py::h
         const DeviceArray& a = device_array_of(value);
         check_type(a.dtype(), "DeviceArray");
         check_device(a.device());
+        a.mark_contents_defined();  // the kernel may write it
         *slot = a.ptr();
         return;
     }

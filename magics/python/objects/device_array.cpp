@@ -152,6 +152,7 @@ py::object get(const DeviceArray& a, py::handle stream, py::handle out) {
 // Host data into the array: numpy's broadcasting and a same-kind cast (a Python list of floats
 // fills a float32 array; floats do not silently become ints).
 void set(const DeviceArray& a, py::handle source) {
+    a.mark_contents_defined();
     py::module_ np = numpy();
     const py::object dtype = numpy_dtype(a.dtype());
     py::object src = np.attr("asarray")(source);
@@ -194,6 +195,7 @@ void refuse_cuda_export(const DeviceArray& a, const char* what) {
 
 py::dict cuda_array_interface(const DeviceArray& a) {
     refuse_cuda_export(a, "__cuda_array_interface__");
+    a.mark_contents_defined();  // whoever takes the address may write
     py::dict d;
     d["shape"] = shape_tuple(a.shape());
     d["typestr"] = elem_type_typestr(a.dtype());
@@ -241,6 +243,7 @@ dlpack::DataType dlpack_dtype(const ElemType& t) {
 py::object to_dlpack(py::object self, py::object stream, py::object /*max_version*/, py::object /*dl_device*/,
                      py::object /*copy*/) {
     const auto& a = self.cast<const DeviceArray&>();
+    a.mark_contents_defined();  // whoever takes the address may write
     // The consumer will use the array on `stream`; our work is on the legacy default stream.
     if (!stream.is_none()) {
         const auto s = stream.cast<std::intptr_t>();
@@ -336,7 +339,9 @@ void define_device_array(py::module_& m) {
         .def_static(
             "empty",
             [](py::handle shape, py::handle dtype) {
-                return std::make_shared<DeviceArray>(shape_from(shape), dtype_from(dtype));
+                auto a = std::make_shared<DeviceArray>(shape_from(shape), dtype_from(dtype));
+                a->mark_contents_undefined();
+                return a;
             },
             py::arg("shape"), py::arg("dtype") = "float32",
             "A new array of `shape` (an int or a tuple) and `dtype` on the selected device, not initialised.")
@@ -369,7 +374,14 @@ void define_device_array(py::module_& m) {
                 return py::int_(a.device());
             },
             "The device the array lives on: a GPU's index, or 'cpu'.")
-        .def_property_readonly("ptr", &DeviceArray::ptr)
+        .def_property_readonly("ptr",
+                               [](const DeviceArray& a) {
+                                   a.mark_contents_defined();  // whoever takes the address may write
+                                   return a.ptr();
+                               })
+        .def_property_readonly("_contents_defined", &DeviceArray::contents_defined,
+                               "False for an array from empty() nothing may have written yet (%%cuda_check's "
+                               "initcheck gives it to the checked launch uninitialised).")
         .def_property_readonly("__cuda_array_interface__", &cuda_array_interface)
         .def("__dlpack__", &to_dlpack, py::arg("stream") = py::none(), py::kw_only(),
              py::arg("max_version") = py::none(), py::arg("dl_device") = py::none(), py::arg("copy") = py::none())

@@ -28,6 +28,14 @@ public:
     std::int64_t size() const;
     std::size_t nbytes() const { return static_cast<std::size_t>(size()) * static_cast<std::size_t>(dtype_.bytes); }
 
+    // False only for an array from empty() that nothing may have written since: no set(), no
+    // launch took it, its address was never handed out. %%cuda_check --tool initcheck gives such
+    // an array to its child uninitialised, so reads of it are found. (Mutable: handing out the
+    // address of a const array ends it too.)
+    bool contents_defined() const { return contents_defined_; }
+    void mark_contents_defined() const { contents_defined_ = true; }
+    void mark_contents_undefined() { contents_defined_ = false; }
+
 private:
     std::unique_ptr<rt::DeviceBuffer> buffer_;
     pybind11::object owner_;
@@ -35,6 +43,7 @@ private:
     std::vector<std::int64_t> shape_;
     ElemType dtype_;
     int device_ = 0;
+    mutable bool contents_defined_ = true;
 };
 
 void define_device_array(pybind11::module_& m);

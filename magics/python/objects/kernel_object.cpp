@@ -10,6 +10,7 @@
 #include "kernel_attributes.hpp"
 #include "kernel_benchmark.hpp"
 #include "launch_config.hpp"
+#include "launch_diverter.hpp"
 #include "launch_recorder.hpp"
 #include "launch_slots.hpp"
 #include "session.hpp"
@@ -240,6 +241,10 @@ const rt::Function& Kernel::function() {
 
 void Kernel::launch(py::handle args, rt::Dim3 grid, rt::Dim3 block, std::size_t shared_mem, CUstream stream,
                     const rt::LaunchOptions& options, CUfunction* validated) {
+    if (PyObject* diverter = active_launch_diverter()) {
+        divert_launch(diverter, args, grid, block, shared_mem, stream, options);
+        return;
+    }
     GraphCapture* capture = active_graph_capture();
     if (capture != nullptr) stream = capture->stream_for(stream);
     const bool captured = capture != nullptr && stream == capture->stream();
@@ -272,6 +277,25 @@ void Kernel::launch(py::handle args, rt::Dim3 grid, rt::Dim3 block, std::size_t 
         return;  // nothing staged to copy back
     }
     unstage_host_arrays(packed, stream, current_device());
+}
+
+const std::string& Kernel::source() const { return module_->source(); }
+
+std::shared_ptr<Kernel> Kernel::with_line_info() {
+    auto lined = ModuleImpl::lined(module_);
+    if (lined == module_) return shared_from_this();
+    return std::make_shared<Kernel>(std::move(lined), binding_);
+}
+
+void Kernel::divert_launch(PyObject* diverter, py::handle args, rt::Dim3 grid, rt::Dim3 block, std::size_t shared_mem,
+                           CUstream stream, const rt::LaunchOptions& options) {
+    py::dict extra;
+    if (options.cooperative) extra["cooperative"] = true;
+    if (options.cluster) extra["cluster"] = py::make_tuple(options.cluster->x, options.cluster->y, options.cluster->z);
+    py::reinterpret_borrow<py::object>(diverter)(
+        py::cast(shared_from_this()), args, py::make_tuple(grid.x, grid.y, grid.z),
+        py::make_tuple(block.x, block.y, block.z), shared_mem, reinterpret_cast<std::uintptr_t>(stream), extra);
+    note_launch();
 }
 
 void define_kernel_objects(py::module_& m) {
@@ -329,6 +353,11 @@ void define_kernel_objects(py::module_& m) {
     auto kernel_type = py::class_<Kernel, std::shared_ptr<Kernel>>(
         m, "Kernel", "A __global__ function of a compiled cell. Pickles with its module.");
     kernel_type.def_property_readonly("name", &Kernel::name, "The __global__ function's name as the source writes it.")
+        .def("_with_line_info", &Kernel::with_line_info,
+             "This kernel from the same cell compiled with -lineinfo (itself when it was): pickled into the child "
+             "that %%cuda_check runs under compute-sanitizer, so that its findings name the cell's lines.")
+        .def_property_readonly("_source", &Kernel::source,
+                               "The CUDA C++ of the kernel's cell (findings quote its lines).")
         .def_property_readonly(
             "signature", [](const Kernel& k) { return k.decl().signature; },
             "The __global__ function's declaration as the source writes it.")

@@ -51,7 +51,16 @@ public:
     void launch(pybind11::handle args, rt::Dim3 grid, rt::Dim3 block, std::size_t shared_mem, CUstream stream,
                 const rt::LaunchOptions& options, CUfunction* validated = nullptr);
 
+    // This kernel in the same cell compiled with -lineinfo (itself when it was): what a child
+    // under compute-sanitizer runs, so that its findings name the cell's lines.
+    std::shared_ptr<Kernel> with_line_info();
+    const std::string& source() const;
+
 private:
+    // Hands the launch to %%cuda_check's diverter (launch_diverter.hpp) instead of making it.
+    void divert_launch(PyObject* diverter, pybind11::handle args, rt::Dim3 grid, rt::Dim3 block, std::size_t shared_mem,
+                       CUstream stream, const rt::LaunchOptions& options);
+
     std::shared_ptr<ModuleImpl> module_;
     std::shared_ptr<const KernelBinding> binding_;
     int function_device_ = -1;

@@ -120,6 +120,14 @@ const compile::CompiledModule& ModuleImpl::with_line_info() {
     return *lined_;
 }
 
+std::shared_ptr<ModuleImpl> ModuleImpl::lined(const std::shared_ptr<ModuleImpl>& self) {
+    const compile::CompiledModule& image = self->with_line_info();
+    if (&image == self->compiled_.get()) return self;
+    ModuleRecipe recipe = self->recipe_;
+    recipe.options.lineinfo = true;
+    return std::make_shared<ModuleImpl>(self->lined_, std::move(recipe), self->label_, self->cache_);
+}
+
 namespace {
 
 // The bindings of `compiled`'s kernels, made once per compiled module: a re-run cell gets the

@@ -41,6 +41,9 @@ public:
     // The compile the CPU device runs: this one when its PTX has line information, else the same
     // cell compiled again with -lineinfo (once; the compile cache keeps it).
     const compile::CompiledModule& with_line_info();
+    // `self` (this module) when its PTX has line information, else a module of the same cell
+    // compiled with -lineinfo: what a child process under compute-sanitizer loads.
+    static std::shared_ptr<ModuleImpl> lined(const std::shared_ptr<ModuleImpl>& self);
 
 private:
     std::shared_ptr<const compile::CompiledModule> compiled_;

@@ -1,17 +1,20 @@
-"""%%cuda_check and Kernel.check: the launches of a piece of Python run on the CPU device with
-every check on, and what they found reported in the cell's terms.
+"""%%cuda_check and Kernel.check: the launches of a piece of Python checked, and what the checks
+found reported in the cell's terms.
 
-The CPU device checks each access of an emulated kernel (out of bounds, misaligned, freed),
-shared-memory races, barriers not all threads reach and warp collectives with absent lanes (see
-cuda-runtime/cpu-device/DESIGN.md). On a GPU machine the body runs there too, then the GPU is
-selected again: a GPU cannot make those checks cheaply, and a wrong kernel there costs the
-context. The first finding stops the launch that made it, and with it the body; the arrays it
-was given stay as that launch left them.
+On a GPU with compute-sanitizer (the CUDA Toolkit's), each launch runs again in a child process
+under it (_sanitizer.py), so a wrong kernel never costs the notebook's context; with no findings
+the results come back into the cell's arrays. Elsewhere (no GPU, or no compute-sanitizer, which
+one line says how to get) the launches run on the CPU device with every check on: out of bounds,
+misaligned and freed accesses, shared-memory races, barriers not all threads reach and warp
+collectives with absent lanes (see cuda-runtime/cpu-device/DESIGN.md). The first finding stops
+the launch that made it, and with it the body; the arrays it was given stay as that launch left
+them.
 """
 import html
 import shlex
 
 import xcuda
+from xcuda import _sanitizer
 
 TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
 # What each compute-sanitizer tool looks for, as the CPU device checks it (all run at once).
@@ -20,40 +23,54 @@ COVERS = {
     "racecheck": "shared-memory races",
     "synccheck": "barriers and warp collectives not all threads reach",
 }
-HELP = """%%cuda_check [--tool memcheck|racecheck|synccheck]
+HELP = """%%cuda_check [--tool memcheck|racecheck|synccheck|initcheck]
 
-Runs the cell (Python that launches kernels) with its launches on the CPU device and every
-check on, then reports what they found at the cell's lines: the kind, the kernel's line, the
-parameter and element an address falls in, the thread and block; for a race, both lines and both
-threads. On a GPU machine too (the GPU is selected again after the cell). The first finding stops
-its launch and the cell. All checks run whatever --tool says (--tool names what you look for);
-initcheck (reads of uninitialised memory) has no counterpart on the CPU device.
-kernel.check(*args, grid=, block=) does the same for one launch and returns the report."""
+Runs the cell (Python that launches kernels) with each launch checked, then reports what the
+checks found at the cell's lines: the kind, the kernel's line, the parameter and element an
+address falls in, the thread and block, how often it repeated; for a race, both lines.
+On a GPU, each launch runs again in a separate process under compute-sanitizer --tool TOOL (the
+notebook's GPU context is never touched by it); with no findings its results are copied back
+into the cell's arrays, so the rest of the cell sees them. initcheck finds reads of an
+xcuda.empty() array nothing wrote. Without a GPU or compute-sanitizer, the launches run on the
+CPU device with all its checks at once (--tool names what you look for; initcheck has no
+counterpart there). A finding stops the cell.
+kernel.check(*args, grid=, block=, tool=) does the same for one launch and returns the report."""
 
 
 class CheckReport:
-    """What a %%cuda_check cell or Kernel.check found: .findings (the KernelCheckErrors, at most
-    one: the first stops the launch), .launches (how many were checked), .ok."""
+    """What a %%cuda_check cell or Kernel.check found: .findings (KernelCheckErrors on the CPU
+    device, where the first stops the launch; SanitizerFindings on a GPU, repeats counted),
+    .launches (how many were checked), .ok, .where (what checked them)."""
 
-    def __init__(self, findings, launches, tool):
+    def __init__(self, findings, launches, tool, where="the CPU device"):
         self.findings = findings
         self.launches = launches
         self.tool = tool
+        self.where = where
 
     @property
     def ok(self):
         return not self.findings
 
     def __str__(self):
+        head = f"{self.tool} on {self.where}"
         if self.findings:
-            e = self.findings[0]
-            return (f"{self.tool} on the CPU device: 1 finding in launch {self.launches} of the cell "
-                    f"(the launch and the cell stopped there)\n{type(e).__name__}: {e}")
+            if self.where == "the CPU device":
+                e = self.findings[0]
+                return (f"{head}: 1 finding in launch {self.launches} of the cell "
+                        f"(the launch and the cell stopped there)\n{type(e).__name__}: {e}")
+            n = len(self.findings)
+            lines = [f"{head}: {n} finding{'s' if n != 1 else ''} in launch {self.launches} of the cell (the cell "
+                     "stopped there; the arrays are as they were before that launch)"]
+            return "\n".join(lines + [str(f) for f in self.findings])
         if self.launches == 0:
-            return f"{self.tool} on the CPU device: the cell launched no kernel, so nothing was checked"
+            return f"{head}: the cell launched no kernel, so nothing was checked"
+        plural = "es" if self.launches != 1 else ""
+        if self.where != "the CPU device":
+            return (f"{head}: no findings in {self.launches} launch{plural} (each ran in a checking process; its "
+                    "results were copied back)")
         covered = COVERS.get(self.tool, "every check")
-        return (f"{self.tool} on the CPU device: no findings in {self.launches} launch"
-                f"{'es' if self.launches != 1 else ''} ({covered}; all checks ran)")
+        return f"{head}: no findings in {self.launches} launch{plural} ({covered}; all checks ran)"
 
     def __repr__(self):
         return f"<xcuda.CheckReport {'ok' if self.ok else self.findings[0].kind}: {self.launches} launches>"
@@ -89,16 +106,28 @@ def _parse(line):
             raise _usage_error(f"%%cuda_check: unknown option {word!r}; %%cuda_check -h lists them")
     if tool not in TOOLS:
         raise _usage_error(f"%%cuda_check --tool {tool}: not a compute-sanitizer tool; use one of {', '.join(TOOLS)}")
-    if tool == "initcheck":
-        raise _usage_error("%%cuda_check --tool initcheck: the CPU device does not track which memory was written, so "
-                         "reads of uninitialised memory cannot be found there; memcheck, racecheck and synccheck can")
     return tool
 
 
 def checked(work, tool):
-    """Runs work() with launches on the CPU device, every check on; the selected device and the
-    checks' setting come back after. Returns its CheckReport (a finding stops work)."""
+    """Runs work() with its launches checked (see the module's docstring); the selected device
+    and the CPU device's checks setting come back after. Returns its CheckReport."""
     device = xcuda.get_device()
+    if device != "cpu":
+        tool_path = _sanitizer.find_tool()
+        if tool_path:
+            return _checked_under_sanitizer(work, tool, tool_path, device)
+        if tool == "initcheck":
+            raise _usage_error(f"%%cuda_check --tool initcheck needs compute-sanitizer: {_sanitizer.HOW_TO_GET}")
+        print(f"xcuda: {_sanitizer.HOW_TO_GET}. Checking on the CPU device instead.")
+    elif tool == "initcheck":
+        raise _usage_error("%%cuda_check --tool initcheck: the CPU device does not track which memory was written, so "
+                           "reads of uninitialised memory cannot be found there (on a GPU, compute-sanitizer's "
+                           "initcheck can); memcheck, racecheck and synccheck can")
+    return _checked_on_cpu_device(work, tool, device)
+
+
+def _checked_on_cpu_device(work, tool, device):
     checks = xcuda.cpu_checks()
     before = xcuda._core._launch_count()
     findings = []
@@ -115,6 +144,26 @@ def checked(work, tool):
     return CheckReport(findings, xcuda._core._launch_count() - before, tool)
 
 
+def _checked_under_sanitizer(work, tool, tool_path, device):
+    launches = 0
+
+    def divert(kernel, args, grid, block, shared_mem, stream, options):
+        nonlocal launches
+        launches += 1
+        _sanitizer.launch_in_child(tool_path, tool, kernel, args, grid, block, shared_mem, stream, options)
+
+    findings = []
+    previous = xcuda._core._divert_launches(divert)
+    try:
+        work()
+    except _sanitizer.SanitizerFindings as e:
+        findings = e.findings
+    finally:
+        xcuda._core._divert_launches(previous)
+    where = f"GPU {device} ({xcuda.Device(device).name}) under compute-sanitizer"
+    return CheckReport(findings, launches, tool, where)
+
+
 def cuda_check_line(line):
     """%%cuda_check checks the launches of the cell below it (%%cuda_check -h says more)."""
     if line.strip() in ("-h", "--help"):
@@ -125,8 +174,8 @@ def cuda_check_line(line):
 
 
 def cuda_check(line, cell):
-    """%%cuda_check [--tool memcheck|racecheck|synccheck]: the cell's launches checked on the CPU
-    device (%%cuda_check -h says more)."""
+    """%%cuda_check [--tool memcheck|racecheck|synccheck|initcheck]: the cell's launches checked,
+    under compute-sanitizer on a GPU, else on the CPU device (%%cuda_check -h says more)."""
     tool = _parse(line)
     if tool is None:
         print(HELP)
@@ -141,9 +190,9 @@ def cuda_check(line, cell):
 def kernel_check(kernel, *args, grid, block, tool="memcheck", **options):
     """check(*args, grid, block, tool='memcheck', shared_mem=0, ...) -> CheckReport
 
-    Launches the kernel once as kernel(*args, grid=, block=) does, on the CPU device with every
-    check on (the selected device comes back after), and returns what the checks found."""
-    if tool not in TOOLS or tool == "initcheck":
-        raise ValueError(f"tool={tool!r}: use 'memcheck', 'racecheck' or 'synccheck' (initcheck has no "
-                         "counterpart on the CPU device)")
+    Launches the kernel once as kernel(*args, grid=, block=) does, checked as %%cuda_check checks
+    (under compute-sanitizer on a GPU, else on the CPU device), and returns what was found."""
+    if tool not in TOOLS:
+        raise ValueError(f"tool={tool!r}: use one of {', '.join(repr(t) for t in TOOLS)} (initcheck needs a GPU "
+                         "and compute-sanitizer)")
     return checked(lambda: kernel(*args, grid=grid, block=block, **options), tool)

@@ -1,0 +1,188 @@
+"""%%cuda_check on a GPU: each launch the checked cell makes runs again in a child process under
+compute-sanitizer, never in the notebook's own context (a wrong kernel there costs the context:
+ContextLostError until %cuda_restart).
+
+The launch is diverted (xcuda._core._divert_launches) to launch_in_child(), which
+1. copies the launch's arguments to the host: numpy arrays as they are, xcuda DeviceArrays and
+   DLPack device arrays (CuPy, PyTorch) by value; an xcuda array from empty() that nothing has
+   written goes as "uninitialised", so initcheck finds reads of it;
+2. pickles the kernel, compiled again with -lineinfo (so the findings name the cell's lines),
+   and runs `compute-sanitizer --tool TOOL python -m xcuda._sanitizer_child`, which launches it
+   on device copies, each array its own allocation of its exact size;
+3. reads the tool's log into findings (_sanitizer_report.py), naming the parameter and element
+   each address falls in;
+4. with no findings, copies what the launch left back into the notebook's arrays, so the rest of
+   the cell sees the results; with findings, they stay as they were and the cell stops.
+"""
+import glob
+import os
+import pickle
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+
+import xcuda
+from xcuda import _sanitizer_report
+
+TOOL_ENV = "XCUDA_COMPUTE_SANITIZER"
+HOW_TO_GET = ("compute-sanitizer was not found (it comes with the CUDA Toolkit, in its bin/ folder; on Debian or "
+              "Ubuntu with NVIDIA's repository: apt install cuda-sanitizer-<version>); set "
+              f"{TOOL_ENV}=/path/to/compute-sanitizer if it is installed elsewhere")
+# One child's budget: Python, xcuda and the tool start in seconds; a kernel that never ends is
+# stopped by an interrupt (Ctrl-C / the stop button), which ends the child.
+EXIT_FINDINGS = 86  # --error-exitcode: the tool found something
+
+
+class UnsupportedArgument(TypeError):
+    pass
+
+
+def find_tool():
+    """compute-sanitizer's path, or None: $XCUDA_COMPUTE_SANITIZER, PATH, the CUDA Toolkit's bin/
+    ($CUDA_HOME, $CUDA_PATH, /usr/local/cuda, the newest /usr/local/cuda-*)."""
+    named = os.environ.get(TOOL_ENV)
+    if named:
+        if not (os.path.isfile(named) and os.access(named, os.X_OK)):
+            raise FileNotFoundError(f"{TOOL_ENV}={named}: no executable there; point it at compute-sanitizer "
+                                    "(in the CUDA Toolkit's bin/) or unset it")
+        return named
+    found = shutil.which("compute-sanitizer")
+    if found:
+        return found
+    roots = [os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"]
+    roots += sorted(glob.glob("/usr/local/cuda-*"), reverse=True)
+    for root in filter(None, roots):
+        candidate = os.path.join(root, "bin", "compute-sanitizer")
+        if os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def _python():
+    """A Python that runs the child: this one, unless this process is not a python binary (an
+    embedding kernel), then its prefix's python3."""
+    exe = sys.executable or ""
+    if os.path.basename(exe).startswith("python"):
+        return exe
+    for name in (f"python{sys.version_info[0]}.{sys.version_info[1]}", "python3"):
+        candidate = os.path.join(sys.prefix, "bin", name)
+        if os.access(candidate, os.X_OK):
+            return candidate
+    return shutil.which("python3") or exe
+
+
+def _host_copy(value):
+    """('array', host ndarray or None, shape, dtype, write_back) for an array argument, else
+    ('value', value). write_back(ndarray) puts a result into the notebook's array."""
+    import numpy as np
+
+    if isinstance(value, np.ndarray):
+        def write_back(result, target=value):
+            if target.flags.writeable:
+                np.copyto(target, result.reshape(target.shape))
+        return ("array", np.ascontiguousarray(value), value.shape, value.dtype.str), write_back
+    if isinstance(value, xcuda.DeviceArray):
+        if value.device == "cpu":
+            raise UnsupportedArgument("a DeviceArray on the CPU device; %%cuda_check on a GPU checks arrays of the GPU")
+        host = value.get() if value._contents_defined else None
+        return ("array", host, value.shape, np.dtype(value.dtype).str), value.set
+    if hasattr(value, "__dlpack__") and hasattr(value, "__dlpack_device__"):
+        view = xcuda.from_dlpack(value)
+        return ("array", view.get(), view.shape, np.dtype(view.dtype).str), view.set
+    if hasattr(value, "__cuda_array_interface__"):
+        raise UnsupportedArgument(f"a {type(value).__name__} (it has __cuda_array_interface__ but no DLPack): "
+                                  "pass it as an xcuda.DeviceArray, a CuPy array or a PyTorch tensor")
+    return ("value", value), None
+
+
+def _run_child(tool_path, tool, payload, work):
+    """Runs the child under the tool; returns (log text, child's stdout, child's stderr, rc)."""
+    payload_path = os.path.join(work, "payload.pickle")
+    with open(payload_path, "wb") as f:
+        pickle.dump(payload, f, protocol=pickle.HIGHEST_PROTOCOL)
+    log_path = os.path.join(work, "sanitizer.log")
+    command = [tool_path, "--tool", tool, "--log-file", log_path, "--error-exitcode", str(EXIT_FINDINGS),
+               "--print-limit", "1000", _python(), "-m", "xcuda._sanitizer_child", payload_path, work]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p and os.path.isdir(p)))
+    env.pop("XCUDA_DEVICE", None)  # the child launches on the GPU the payload names
+    # its own process group: an interrupt ends the tool and the child under it, whatever they wait for
+    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                             start_new_session=True)
+    try:
+        out, err = child.communicate()
+    except BaseException:
+        os.killpg(child.pid, signal.SIGKILL)
+        child.wait()
+        raise
+    try:
+        with open(log_path) as f:
+            log = f.read()
+    except OSError:
+        log = ""
+    return log, out, err, child.returncode
+
+
+def _allocations(work, kernel):
+    try:
+        with open(os.path.join(work, "allocations.pickle"), "rb") as f:
+            placed = pickle.load(f)
+    except OSError:
+        return []
+    params = list(kernel.parameters)
+    out = []
+    for index, ptr, nbytes, itemsize in placed:
+        name, ctype = params[index] if index < len(params) else (f"argument {index}", "")
+        out.append(_sanitizer_report.Allocation(name, ptr, nbytes, itemsize, ctype.replace("*", "").strip()))
+    return out
+
+
+class SanitizerFindings(Exception):
+    """Raised by a diverted launch that the tool found faults in: stops the checked cell."""
+
+    def __init__(self, findings, launch_error):
+        super().__init__(f"{len(findings)} findings")
+        self.findings = findings
+        self.launch_error = launch_error
+
+
+def launch_in_child(tool_path, tool, kernel, args, grid, block, shared_mem, stream, options):
+    """One diverted launch (see the module's docstring). Raises SanitizerFindings when the tool
+    found something, RuntimeError when the child failed for another reason (its stderr)."""
+    xcuda.synchronize()  # the arguments' contents are what earlier work left in them
+    specs, write_backs = [], []
+    for index, value in enumerate(args):
+        try:
+            spec, write_back = _host_copy(value)
+        except UnsupportedArgument as e:
+            name = kernel.parameters[index][0] if index < len(kernel.parameters) else str(index)
+            raise TypeError(f"%%cuda_check: argument `{name}` of {kernel.name} is {e}") from None
+        specs.append(spec)
+        write_backs.append(write_back)
+    payload = {"kernel": kernel._with_line_info(), "device": xcuda.get_device(), "grid": grid, "block": block,
+               "shared_mem": shared_mem, "options": options, "args": specs}
+    with tempfile.TemporaryDirectory(prefix="xcuda-check-") as work:
+        log, out, err, rc = _run_child(tool_path, tool, payload, work)
+        if out:
+            sys.stdout.write(out)  # the kernel's printf
+        found = _sanitizer_report.findings(log, _allocations(work, kernel), kernel._source)
+        for f in found:
+            if f.kernel == kernel.lowered_name:
+                f.kernel = kernel.name
+        try:
+            with open(os.path.join(work, "results.pickle"), "rb") as f:
+                outcome = pickle.load(f)
+        except OSError:
+            outcome = None
+    if found:
+        raise SanitizerFindings(found, outcome and outcome["error"])
+    if outcome is None or rc not in (0, EXIT_FINDINGS):
+        tail = "\n".join((err or log).strip().splitlines()[-15:])
+        raise RuntimeError(f"%%cuda_check: the checking process for {kernel.name} ended with exit code {rc} "
+                           f"and no report:\n{tail}")
+    if outcome["error"]:
+        raise RuntimeError(f"%%cuda_check: {kernel.name} failed in the checking process ({outcome['error']}) "
+                           f"but {tool} reported nothing; try --tool memcheck")
+    for index, result in outcome["results"].items():
+        write_backs[index](result)
