@@ -113,6 +113,8 @@ def checked(work, tool):
     """Runs work() with its launches checked (see the module's docstring); the selected device
     and the CPU device's checks setting come back after. Returns its CheckReport."""
     device = xcuda.get_device()
+    if device != "cpu" and not xcuda.gpu_available() and not xcuda.device_available():
+        xcuda.set_device(device)  # XCUDA_DEVICE=none: nothing to check on; raises its NoDeviceError before anything runs
     if device != "cpu":
         tool_path = _sanitizer.find_tool()
         if tool_path:

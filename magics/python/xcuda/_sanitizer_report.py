@@ -31,7 +31,7 @@ _AT = re.compile(r"^at (?P<symbol>\S+?)(?:\+0x[0-9a-fA-F]+)?(?: in (?P<file>.+?)
 _RACE_OTHER = re.compile(r"^and (?P<access>\w+) access at (?P<at>.+?)(?: \[(?P<hazards>\d+) hazards?\])?\s*$")
 _RACE_AT = re.compile(r"^(?P<symbol>\S+?)(?:\+0x[0-9a-fA-F]+)?(?: in (?P<file>.+?):(?P<line>\d+))?\s*$")
 _THREAD = re.compile(r"by thread \((\d+),(\d+),(\d+)\) in block \((\d+),(\d+),(\d+)\)")
-_ADDRESS = re.compile(r"^Address (0x[0-9a-fA-F]+)")
+_ADDRESS = re.compile(r"^(?:Address|Access to) (0x[0-9a-fA-F]+)")
 
 
 @dataclasses.dataclass

@@ -36,6 +36,7 @@ extern "C" __global__ void copy(const float* src, float* dst, int n) {
 
 @pytest.fixture
 def kernels(ip):
+    ip.user_ns.update(np=np, xcuda=xcuda)  # as a notebook's first cell would import them
     assert ip.run_cell(CELL).success
     xcuda.set_device(0)
     return ip
