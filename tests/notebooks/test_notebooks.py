@@ -21,7 +21,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from notebook_checks import check_notebook, output_text, skipped_cells, tag_problems
+from notebook_checks import check_notebook, needs_gpu, output_text, skipped_cells, tag_problems
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 NOTEBOOK_DIR = pathlib.Path(os.environ.get("XCUDA_NOTEBOOK_DIR", ROOT / "notebooks"))
@@ -106,3 +106,59 @@ def test_notebook_runs_top_to_bottom_and_prints_its_checked_results(path, device
     skipped = skipped_cells(nb)
     if skipped:
         print(f"{path.name}: cells {skipped} skipped for a missing optional library")
+
+
+def notebook(prefix):
+    (path,) = [p for p in ALL_NOTEBOOKS if p.name.startswith(prefix)]
+    return nbformat.read(path, as_version=4)
+
+
+def test_quickstart_ends_by_pointing_on_to_the_other_notebooks():
+    cells = notebook("01-").cells
+    closing = [c.source for c in cells if c.cell_type == "markdown"][-1]
+    assert "sm_90" in closing and "CPU device" in closing, "01 should say why it compiled for sm_90 without a GPU"
+    for p in ALL_NOTEBOOKS:
+        if p.name[:3] in ("02-", "03-", "04-", "05-"):
+            assert f"]({p.name})" in closing, f"01's closing cell does not link {p.name}"
+
+
+def is_hidden_check(cell):
+    return (cell.cell_type == "code" and "hide-input" in cell.metadata.get("tags", [])
+            and cell.metadata.get("jupyter", {}).get("source_hidden") is True)
+
+
+def test_teaching_closes_with_a_summary_and_three_exercises_each_checked_by_a_hidden_cell():
+    cells = notebook("02-").cells
+    (summary,) = [i for i, c in enumerate(cells) if c.cell_type == "markdown" and c.source.startswith("## Summary")]
+    bullets = [line for line in cells[summary].source.splitlines() if line.startswith("- ")]
+    assert 5 <= len(bullets) <= 8, f"the summary has {len(bullets)} bullets"
+    starts = [i for i, c in enumerate(cells) if c.cell_type == "markdown" and "### Exercise" in c.source]
+    assert len(starts) == 3 and starts[0] > summary, starts
+    for start, end in zip(starts, starts[1:] + [len(cells)]):
+        body = cells[start + 1:end]
+        where = cells[start].source.split("### ")[1].splitlines()[0]
+        assert all(c.cell_type == "code" for c in body), f"{where}: a markdown cell inside the exercise"
+        assert body and body[0].source.startswith("%%cuda") and "TODO" in body[0].source, f"{where}: no kernel stub"
+        assert any(needs_gpu(c) for c in body[1:-1]), f"{where}: no cell launches the kernel"
+        check = body[-1]
+        assert is_hidden_check(check), f"{where} is not followed by a hidden check cell"
+        assert "not solved yet" in check.source and "correct" in check.source and "assert" in check.source, where
+        assert not any(is_hidden_check(c) for c in body[:-1]), where
+
+
+def test_teaching_race_cell_reports_a_shared_memory_race_with_both_lines_on_the_cpu_device(tmp_path):
+    cells = notebook("02-").cells
+    (check,) = [i for i, c in enumerate(cells) if c.cell_type == "code"
+                and c.source.startswith("%%cuda_check --tool racecheck") and "count_even_racy" in c.source]
+    (kernels,) = [i for i, c in enumerate(cells[:check]) if c.source.startswith("%%cuda") and "count_even_racy" in c.source]
+    source = cells[kernels].source.splitlines()
+    read = next(n for n, line in enumerate(source, 1) if "int seen = block_count" in line)
+    write = next(n for n, line in enumerate(source, 1) if "block_count = seen + 1" in line)
+    # The cells the race cell needs, on the CPU device whatever the machine has (a GPU's compute-sanitizer words it otherwise).
+    run = [nbformat.v4.new_code_cell("import numpy as np, xcuda\nxcuda.set_device('cpu')"), cells[kernels],
+           *[c for c in cells[kernels + 1:check] if c.cell_type == "code"], cells[check],
+           nbformat.v4.new_code_cell("f = _.findings[0]\nprint('finding', f.kind, sorted({f.line, f.other_line}))")]
+    nb = execute(nbformat.v4.new_notebook(cells=run), tmp_path, "the race cell")
+    report = output_text(nb.cells[-2])
+    assert "race on shared memory" in report and f"line {read}" in report and f"line {write}" in report, report
+    assert f"finding shared_race {[read, write]}" in output_text(nb.cells[-1]), output_text(nb.cells[-1])
