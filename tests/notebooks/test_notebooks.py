@@ -22,6 +22,7 @@ import pytest
 from nbclient import NotebookClient
 
 from notebook_checks import check_notebook, needs_gpu, output_text, skipped_cells, tag_problems
+from stored_outputs import stale_cells, structure_differences
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 NOTEBOOK_DIR = pathlib.Path(os.environ.get("XCUDA_NOTEBOOK_DIR", ROOT / "notebooks"))
@@ -78,12 +79,13 @@ def test_every_shipped_notebook_is_found():
 
 
 @pytest.mark.parametrize("path", ALL_NOTEBOOKS, ids=[p.stem for p in ALL_NOTEBOOKS])
-def test_notebook_is_stored_without_outputs_for_the_xcuda_kernel(path):
+def test_notebook_is_for_the_xcuda_kernel_and_its_stored_outputs_belong_to_its_cells(path):
     nb = nbformat.read(path, as_version=4)
     nbformat.validate(nb)
     assert nb.metadata.get("kernelspec", {}).get("name") == "xcuda"
-    with_outputs = [i for i, c in enumerate(nb.cells) if c.cell_type == "code" and (c.outputs or c.execution_count)]
-    assert not with_outputs, f"clear the outputs of cells {with_outputs} before committing"
+    stale = stale_cells(nb)
+    assert not stale, (f"cells {stale} were edited after their outputs were stored: run the notebooks on the GPU "
+                       "machine again and store them (tests/notebooks/stored_outputs.py), or clear those outputs")
 
 
 @pytest.mark.parametrize("path", ALL_NOTEBOOKS, ids=[p.stem for p in ALL_NOTEBOOKS])
@@ -94,6 +96,7 @@ def test_cells_that_need_a_gpu_let_run_all_go_on_without_one(path):
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_runs_top_to_bottom_and_prints_its_checked_results(path, device, tmp_path):
+    stored = nbformat.read(path, as_version=4)
     nb = execute(nbformat.read(path, as_version=4), tmp_path, path.name)
     artifacts = os.environ.get("XCUDA_ARTIFACTS_DIR")
     if artifacts:
@@ -103,6 +106,12 @@ def test_notebook_runs_top_to_bottom_and_prints_its_checked_results(path, device
     if problems:
         where = {"gpu": "on a GPU", "cpu": "on the CPU device", "none": "with no device"}[device]
         pytest.fail(f"{path.name} ({where}):\n\n" + "\n\n".join(problems), pytrace=False)
+    # The stored outputs are a GPU run's: another GPU run must show the same kinds of output.
+    if device == "gpu" and stored.metadata.get("xcuda", {}).get("outputs_from"):
+        differences = structure_differences(stored, nb)
+        assert not differences, (f"{path.name}: this GPU run's outputs differ in structure from the stored ones "
+                                 "(store this run's, tests/notebooks/stored_outputs.py, if the change is meant):\n"
+                                 + "\n".join(differences))
     skipped = skipped_cells(nb)
     if skipped:
         print(f"{path.name}: cells {skipped} skipped for a missing optional library")
