@@ -9,13 +9,14 @@
 # user installs it; the kernel then runs hosted by that Python.
 # and, for part compare, .device/real-kernels/{cuda-samples,cupy}: the sources real_kernels.py
 # exported (tests/gpu/pack.sh does it where the snapshots are).
-# Logs go to $OUT. Parts: runtime | module | cpu | kernel | notebooks | compare | probe | bench
-# (default: all but probe, bench/probes/startup_probe.sh). cpu: the module suite again on the
+# Logs go to $OUT. Parts: runtime | module | cpu | kernel | notebooks | compare | restart | probe | bench
+# (default: all but probe, bench/probes/startup_probe.sh). restart: bench/restart.py (1 GiB) and
+# bench/probes/sanitizer_formats.py (compute-sanitizer's text for the parser's fixtures). cpu: the module suite again on the
 # CPU device of the GPU machine; compare: the same real kernels on the CPU device and the GPU.
 set -u
 # At most 8 files come back from $OUT: the logs go to one tarball at the end.
 RESULTS=${OUT:-/tmp/xcuda-out}; OUT=/tmp/xcuda-logs; rm -rf "$OUT"; mkdir -p "$OUT" "$RESULTS"
-parts=${1:-runtime,module,cpu,kernel,notebooks,compare,bench}
+parts=${1:-runtime,module,cpu,kernel,notebooks,compare,restart,bench}
 root=$(pwd)
 summary=()
 note() { summary+=("$1"); echo "== $1"; }
@@ -49,7 +50,7 @@ if has runtime; then
   done
 fi
 
-if has module || has cpu || has kernel || has notebooks || has compare || has probe || has bench; then
+if has module || has cpu || has kernel || has notebooks || has compare || has restart || has probe || has bench; then
   # As a user installs it: into the environment's own python3, from wheels only (no registry there).
   time_start=$(date +%s.%N)
   python3 -m pip install --no-index --find-links .whl --find-links .device/wheel xcuda >"$OUT/pip-install.log" 2>&1; rc=$?
@@ -93,6 +94,13 @@ fi
 if has notebooks; then
   XCUDA_ARTIFACTS_DIR="$OUT/notebooks" timeout 200 python3 -m pytest -q -rs -p no:cacheprovider tests/notebooks >"$OUT/notebook-tests.log" 2>&1; rc=$?
   note "notebook pytest (xcuda kernel, CuPy/PyTorch required) rc=$rc $(tail -1 "$OUT/notebook-tests.log")"
+fi
+
+if has restart; then
+  timeout 120 python3 bench/restart.py --size-mb 1024 --json "$OUT/restart.json" >"$OUT/restart.md" 2>&1; rc=$?
+  note "%cuda_restart with 1 GiB rc=$rc"; tail -4 "$OUT/restart.md"
+  mkdir -p "$OUT/sanitizer"; timeout 60 python3 bench/probes/sanitizer_formats.py "$OUT/sanitizer" >"$OUT/sanitizer.log" 2>&1
+  note "compute-sanitizer formats rc=$? $(tr '\n' ' ' <"$OUT/sanitizer.log")"
 fi
 
 if has probe; then
