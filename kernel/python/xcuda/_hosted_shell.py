@@ -12,7 +12,9 @@ import logging
 import sys
 import types
 
-from xcuda import _frontend_payloads, _history, _kernel
+from xcuda import _cuda_language, _frontend_payloads, _history, _kernel
+
+_log = logging.getLogger(__name__)
 
 
 class _KernelFacade:
@@ -198,9 +200,25 @@ def execute(shell, code, silent, store_history, user_expressions, allow_stdin):
             "user_expressions": shell.user_expressions(user_expressions or {})}
 
 
+def _in_cuda_cell(request, code, answer, fallback):
+    """answer() for a %%cuda cell. A fault in the CUDA answers must not reach the kernel's
+    request loop: it is logged (the kernel's stderr) and the request gets `fallback`, an empty
+    but valid reply, never Python's answer for C++ code."""
+    try:
+        return answer()
+    except Exception:
+        _log.exception("xcuda: %s failed in a %%%%cuda cell; answering %s", request, fallback)
+        return fallback
+
+
 def complete(shell, code, cursor_pos):
     """The complete_reply, with each completion's kind (function, module, keyword, ...: what
-    JupyterLab draws its icons from) and signature under the metadata key ipykernel uses."""
+    JupyterLab draws its icons from) and signature under the metadata key ipykernel uses.
+    %%cuda cells complete CUDA C++ (_cuda_language)."""
+    if _cuda_language.is_cuda_cell(code):
+        return _in_cuda_cell("complete", code, lambda: _cuda_language.complete(shell, code, cursor_pos),
+                             {"status": "ok", "matches": [], "cursor_start": cursor_pos, "cursor_end": cursor_pos,
+                              "metadata": {"_jupyter_types_experimental": []}})
     from IPython.core.completer import provisionalcompleter, rectify_completions
 
     with provisionalcompleter():
@@ -220,6 +238,10 @@ def history(shell, query):
 
 
 def inspect_object(shell, code, cursor_pos, detail_level):
+    if _cuda_language.is_cuda_cell(code):
+        return _in_cuda_cell("inspect", code,
+                             lambda: _cuda_language.inspect_object(shell, code, cursor_pos, detail_level),
+                             {"status": "ok", "found": False, "data": {}, "metadata": {}})
     from IPython.utils.tokenutil import token_at_cursor
 
     name = token_at_cursor(code, cursor_pos)
@@ -232,6 +254,8 @@ def inspect_object(shell, code, cursor_pos, detail_level):
 
 
 def is_complete(shell, code):
+    if _cuda_language.is_cuda_cell(code):
+        return _in_cuda_cell("is_complete", code, lambda: _cuda_language.is_complete(code), {"status": "unknown"})
     manager = getattr(shell, "input_transformer_manager", None) or shell.input_splitter
     status, indent = manager.check_complete(code)
     reply = {"status": status}
