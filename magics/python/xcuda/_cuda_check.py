@@ -42,7 +42,9 @@ class CheckReport:
     device, where the first stops the launch; SanitizerFindings on a GPU, repeats counted),
     .launches (how many were checked), .ok, .where (what checked them)."""
 
-    def __init__(self, findings, launches, tool, where="the CPU device"):
+    CPU_DEVICE = "the CPU device"
+
+    def __init__(self, findings, launches, tool, where=CPU_DEVICE):
         self.findings = findings
         self.launches = launches
         self.tool = tool
@@ -55,7 +57,7 @@ class CheckReport:
     def __str__(self):
         head = f"{self.tool} on {self.where}"
         if self.findings:
-            if self.where == "the CPU device":
+            if self.where == self.CPU_DEVICE:  # KernelCheckErrors: the first stopped the launch
                 e = self.findings[0]
                 return (f"{head}: 1 finding in launch {self.launches} of the cell "
                         f"(the launch and the cell stopped there)\n{type(e).__name__}: {e}")
@@ -66,7 +68,7 @@ class CheckReport:
         if self.launches == 0:
             return f"{head}: the cell launched no kernel, so nothing was checked"
         plural = "es" if self.launches != 1 else ""
-        if self.where != "the CPU device":
+        if self.where != self.CPU_DEVICE:
             return (f"{head}: no findings in {self.launches} launch{plural} (each ran in a checking process; its "
                     "results were copied back)")
         covered = COVERS.get(self.tool, "every check")

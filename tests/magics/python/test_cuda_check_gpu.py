@@ -9,21 +9,14 @@ import pytest
 import xcuda
 from xcuda import _sanitizer
 
+from test_cuda_check import CELL as CPU_DEVICE_CELL
+
 pytestmark = pytest.mark.skipif(
     not xcuda.gpu_available() or _sanitizer.find_tool() is None,
     reason="needs a CUDA GPU and compute-sanitizer (tests/gpu/run-on-device.sh runs them on the GPU machine)")
 
-CELL = r'''%%cuda
-extern "C" __global__ void scale(float* v, int n) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i <= n) v[i] *= 2.0f;
-}
-extern "C" __global__ void shift(int* out) {
-    __shared__ int s[64];
-    s[threadIdx.x] = threadIdx.x;
-    out[threadIdx.x] = s[(threadIdx.x + 1) % 64];
-}
-extern "C" __global__ void half_barrier(float* p) {
+# test_cuda_check.py's kernels (same lines), and two more for synccheck and initcheck.
+CELL = CPU_DEVICE_CELL + r'''extern "C" __global__ void half_barrier(float* p) {
     if (threadIdx.x < 16) __syncthreads();
     p[threadIdx.x] = 1.0f;
 }
