@@ -27,6 +27,7 @@ extern "C" __global__ void shift(int* out) {
 @pytest.fixture
 def kernels(ip):
     assert ip.run_cell(CELL).success
+    ip.user_ns.pop("after", None)  # the shell is the session's: an earlier test's clean check set it
     return ip
 
 

@@ -30,6 +30,7 @@ extern "C" __global__ void copy(const float* src, float* dst, int n) {
 @pytest.fixture
 def kernels(ip):
     ip.user_ns.update(np=np, xcuda=xcuda)  # as a notebook's first cell would import them
+    ip.user_ns.pop("after", None)  # the shell is the session's: an earlier test's clean check set it
     assert ip.run_cell(CELL).success
     xcuda.set_device(0)
     return ip
