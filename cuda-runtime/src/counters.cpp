@@ -308,6 +308,7 @@ CounterCollection collect_counters(const PrimaryContext& context, const std::vec
     if (max_kernels == 0) throw std::invalid_argument("collect_counters: max_kernels must be at least 1");
     if (context.device().is_cpu())
         throw ProfilerUnavailable(ProfilerUnavailable::Why::unsupported, cpu_device_has_no_counters);
+    const detail::CuptiClaim claim("hardware counters (--metrics)");
     context.make_current();
     const Prepared& prepared = prepare(context, metrics);
     CounterCollection out;

@@ -10,6 +10,7 @@
 #include <dlfcn.h>
 
 #include <cstdlib>
+#include <mutex>
 #include <vector>
 
 namespace xcuda::rt::detail {
@@ -50,6 +51,7 @@ CuptiApi load() {
                                       ", or `pip install nvidia-cuda-cupti`), or set XCUDA_CUPTI to libcupti's path");
     }
     api.path = loaded;
+    api.handle = lib;
     return api;
 }
 
@@ -78,6 +80,29 @@ void require_nvidia_driver() {
                               std::string("CUPTI reads the counters of NVIDIA's driver (libcuda.so.1), and this "
                                           "process launches through XCUDA_CUDA_DRIVER=") +
                                   driver + ": unset it to profile with hardware counters");
+}
+
+void* optional_entry(const char* name) { return ::dlsym(cupti().handle, name); }
+
+namespace {
+std::mutex claim_mutex;
+const char* claim_holder = nullptr;  // guarded by claim_mutex
+}  // namespace
+
+CuptiClaim::CuptiClaim(const char* who) {
+    std::lock_guard<std::mutex> lock(claim_mutex);
+    if (claim_holder != nullptr) {
+        throw ProfilerUnavailable(ProfilerUnavailable::Why::busy,
+                                  std::string(who) + " cannot start while " + claim_holder +
+                                      " is recording: CUPTI serves one client at a time in a process. Run it in a "
+                                      "cell of its own, after the other has finished");
+    }
+    claim_holder = who;
+}
+
+CuptiClaim::~CuptiClaim() {
+    std::lock_guard<std::mutex> lock(claim_mutex);
+    claim_holder = nullptr;
 }
 
 void check_cupti(CUptiResult result, const char* call) {

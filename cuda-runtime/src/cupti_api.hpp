@@ -6,6 +6,8 @@
 
 #include <xcuda/rt/profiler_errors.hpp>
 
+#include <cupti_activity.h>
+#include <cupti_callbacks.h>
 #include <cupti_pcsampling.h>
 #include <cupti_profiler_host.h>
 #include <cupti_profiler_target.h>
@@ -31,7 +33,10 @@
     X(cuptiPCSamplingEnable) X(cuptiPCSamplingDisable)        \
     X(cuptiPCSamplingSetConfigurationAttribute) X(cuptiPCSamplingStart) X(cuptiPCSamplingStop)             \
     X(cuptiPCSamplingGetData) X(cuptiPCSamplingGetNumStallReasons) X(cuptiPCSamplingGetStallReasons)       \
-    X(cuptiGetSassToSourceCorrelation) X(cuptiGetCubinCrc)
+    X(cuptiGetSassToSourceCorrelation) X(cuptiGetCubinCrc)                                                  \
+    X(cuptiActivityRegisterCallbacks) X(cuptiActivityEnable) X(cuptiActivityDisable)                       \
+    X(cuptiActivityFlushAll) X(cuptiActivityGetNextRecord) X(cuptiActivityGetNumDroppedRecords)            \
+    X(cuptiGetTimestamp) X(cuptiGetCallbackName) X(cuptiSubscribe) X(cuptiUnsubscribe)
 // clang-format on
 
 namespace xcuda::rt::detail {
@@ -40,7 +45,8 @@ struct CuptiApi {
 #define XCUDA_DECLARE(fn) decltype(&::fn) fn = nullptr;
     XCUDA_CUPTI_FUNCTIONS(XCUDA_DECLARE)
 #undef XCUDA_DECLARE
-    std::string path;  // the file loaded, for messages
+    std::string path;        // the file loaded, for messages
+    void* handle = nullptr;  // for entry points newer CUPTIs add (optional_entry)
 };
 
 // Loads CUPTI once (thread-safe): $XCUDA_CUPTI when set, else libcupti.so.<CUDA major> by the
@@ -68,6 +74,21 @@ Params sampling_params(std::size_t struct_size) {
     p.size = struct_size;
     return p;
 }
+
+// An entry point of the loaded CUPTI that older versions lack (cuptiSubscribe_v2): nullptr there.
+void* optional_entry(const char* name);
+
+// CUPTI serves one client at a time in a process: xcuda's timeline, counters and PC sampling each
+// hold this while they run, so a second one inside the first (a %%cuda_profile --metrics inside a
+// %%cuda_timeline) is told which holds it, instead of CUPTI's bare error. Throws
+// ProfilerUnavailable (Why::busy) naming the holder and `who`.
+class CuptiClaim {
+public:
+    explicit CuptiClaim(const char* who);
+    ~CuptiClaim();
+    CuptiClaim(const CuptiClaim&) = delete;
+    CuptiClaim& operator=(const CuptiClaim&) = delete;
+};
 
 // Throws ProfilerUnavailable for a failing result: insufficient privileges, a virtualised or
 // unsupported device, and anything else (Why::failed), each with the cause and the fix.

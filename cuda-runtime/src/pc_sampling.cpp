@@ -181,6 +181,7 @@ PcSamples sample_pcs(const PrimaryContext& context, const std::function<void()>&
                                     " is out of range: CUPTI samples every 2^(period + 5) cycles, period 5..31");
     }
     detail::require_nvidia_driver();
+    const detail::CuptiClaim claim("PC sampling (--lines)");
     context.make_current();
     const Sampler sampler(context.handle());
     const std::map<std::uint32_t, std::string> reasons = sampler.stall_reasons();

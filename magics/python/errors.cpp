@@ -196,6 +196,7 @@ void define_errors(py::module_& m) {
             const char* reason = e.why() == Why::no_cupti        ? "no_cupti"
                                  : e.why() == Why::not_permitted ? "not_permitted"
                                  : e.why() == Why::unsupported   ? "unsupported"
+                                 : e.why() == Why::busy          ? "busy"
                                                                  : "failed";
             py::object exc = classes.profiler_unavailable(e.what());
             exc.attr("reason") = reason;

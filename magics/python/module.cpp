@@ -11,6 +11,7 @@
 #include "graph_capture.hpp"
 #include "pickling.hpp"
 #include "rich_output.hpp"
+#include "timeline_recording.hpp"
 
 namespace xcuda::magics {
 
@@ -26,6 +27,7 @@ void define_module(pybind11::module_& m) {
     define_pickling(m);
     define_rich_reprs(m);
     define_extension(m);
+    define_timeline_recording(m);
     install_interrupt_check();
 }
 

@@ -28,6 +28,9 @@ std::vector<std::shared_ptr<const LineProfile>> take_profiles() {
     return taken;
 }
 
+void set_stream_work_recording(bool on) { driver::detail::Scheduler::instance().set_recording(on); }
+std::vector<StreamWork> take_stream_work() { return driver::detail::Scheduler::instance().take_recorded(); }
+
 unsigned worker_threads() { return deterministic() ? 1u : WorkerPool::cores(); }
 
 }  // namespace xcuda::cpu

@@ -165,6 +165,10 @@ CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream) {
     op.kind = OpKind::launch;
     op.run = [steps](const std::atomic<bool>& cancel) { return run_steps(*steps, cancel); };
     op.queued = [] { note_launch(); };
+    auto work = std::make_shared<StreamWork>();
+    work->kind = StreamWork::Kind::graph;
+    work->name = "graph of " + std::to_string(steps->size()) + (steps->size() == 1 ? " node" : " nodes");
+    op.described = std::move(work);
     // A graph launched into a capture would become a child graph node, which the CPU device has not.
     auto capture = [](Capture&) { return CUDA_ERROR_NOT_SUPPORTED; };
     return Scheduler::instance().submit(*stream, std::move(op), capture);

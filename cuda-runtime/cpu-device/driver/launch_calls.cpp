@@ -12,6 +12,19 @@ namespace {
 
 using namespace detail;
 
+std::shared_ptr<const StreamWork> described(const KernelLaunch& launch) {
+    auto work = std::make_shared<StreamWork>();
+    const KernelInfo& info = launch.function->info();
+    work->kind = StreamWork::Kind::kernel;
+    work->name = info.name;
+    work->grid[0] = launch.grid.x, work->grid[1] = launch.grid.y, work->grid[2] = launch.grid.z;
+    work->block[0] = launch.block.x, work->block[1] = launch.block.y, work->block[2] = launch.block.z;
+    work->dynamic_shared = launch.shared_bytes;
+    work->static_shared = static_cast<unsigned>(info.static_shared_bytes);
+    work->registers = info.num_regs;
+    return work;
+}
+
 CUresult launch(const LaunchRequest& request, CUstream hStream) {
     KernelLaunch prepared;
     if (CUresult rc = prepare_launch(request, prepared); rc != CUDA_SUCCESS) return rc;
@@ -22,6 +35,7 @@ CUresult launch(const LaunchRequest& request, CUstream hStream) {
     op.kind = OpKind::launch;
     op.run = [shared](const std::atomic<bool>& cancel) { return run_kernel(*shared, cancel); };
     op.queued = [] { note_launch(); };
+    op.described = described(*shared);
     auto capture = [shared](Capture& c) { return add_captured_node(c, kernel_node(*shared)); };
     return Scheduler::instance().submit(*stream, std::move(op), capture);
 }

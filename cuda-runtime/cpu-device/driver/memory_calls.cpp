@@ -11,15 +11,33 @@
 #include <xcuda/cpu/cpu_device.hpp>
 
 #include <cstring>
+#include <string>
 
 namespace xcuda::cpu::driver {
 namespace {
 
 using namespace detail;
 
+std::shared_ptr<const StreamWork> described(const Transfer& t) {
+    auto work = std::make_shared<StreamWork>();
+    work->bytes = t.bytes;
+    if (t.kind == Transfer::Kind::fill) {
+        work->kind = StreamWork::Kind::memset;
+        work->name = "memset";
+        return work;
+    }
+    work->kind = StreamWork::Kind::copy;
+    work->direction = std::string(t.src_on_device ? "D" : "H") + "to" + (t.dst_on_device ? "D" : "H");
+    const void* host = !t.src_on_device ? t.src : !t.dst_on_device ? t.dst : nullptr;
+    work->pinned = host != nullptr && pinned_memory().contains(host, t.bytes);
+    work->name = "memcpy " + work->direction;
+    return work;
+}
+
 Op transfer_op(Transfer t) {
     Op op;
     op.kind = OpKind::work;
+    op.described = described(t);
     op.run = [t = std::move(t)](const std::atomic<bool>&) { return perform(t); };
     return op;
 }

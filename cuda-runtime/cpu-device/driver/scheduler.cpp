@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <system_error>
+#include <utility>
 
 namespace xcuda::cpu::driver::detail {
 namespace {
@@ -12,6 +13,11 @@ namespace {
 // (the process is ending, and nothing it uses is destroyed).
 constexpr std::chrono::seconds exit_grace{5};
 
+std::int64_t steady_ns() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
 }  // namespace
 
 Scheduler& Scheduler::instance() {
@@ -20,13 +26,14 @@ Scheduler& Scheduler::instance() {
     return *s;
 }
 
-Scheduler::Scheduler() : legacy_(std::make_shared<Stream>(true, false)) { streams_.push_back(legacy_); }
+Scheduler::Scheduler() : legacy_(std::make_shared<Stream>(true, false, 0)) { streams_.push_back(legacy_); }
 
 std::shared_ptr<Stream> Scheduler::create_stream(bool non_blocking) {
-    auto stream = std::make_shared<Stream>(false, non_blocking);
+    std::shared_ptr<Stream> stream;
     std::vector<std::thread> finished;
     {
         std::lock_guard<std::mutex> lock(mutex_);
+        stream = std::make_shared<Stream>(false, non_blocking, ++streams_made_);
         finished = reap_locked();
         streams_.push_back(stream);
     }
@@ -135,9 +142,19 @@ void Scheduler::serve(Stream& stream) {
         } else if (skipping_locked(q)) {
             skipped_by = pending_ != CUDA_SUCCESS ? pending_ : last_error_;
         } else if (!(q.op.kind == OpKind::launch && q.cancel->load())) {
+            const bool record = recording_ && q.op.described;
+            const std::int64_t start = record ? steady_ns() : 0;
             lock.unlock();
             outcome = q.op.run(*q.cancel);
+            const std::int64_t end = record ? steady_ns() : 0;
             lock.lock();
+            if (record && recording_) {
+                StreamWork work = *q.op.described;
+                work.stream = stream.number;
+                work.start_ns = start;
+                work.end_ns = end;
+                recorded_.push_back(std::move(work));
+            }
         }
         stream.running_cancel_.reset();
         if (outcome.status != CUDA_SUCCESS) record_locked(outcome);
@@ -162,6 +179,16 @@ void Scheduler::record_locked(const Outcome& outcome) {
 void Scheduler::clear_error_locked() {
     pending_ = CUDA_SUCCESS;
     skip_below_ = next_seq_;
+}
+
+void Scheduler::set_recording(bool on) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    recording_ = on;
+}
+
+std::vector<StreamWork> Scheduler::take_recorded() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return std::exchange(recorded_, {});
 }
 
 void Scheduler::wait(const std::shared_ptr<Completion>& completion) {

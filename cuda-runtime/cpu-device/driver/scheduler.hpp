@@ -14,6 +14,7 @@
 // reported it first. take_failure() hands out the Failure and clears a pending error unreported.
 #pragma once
 
+#include <xcuda/cpu/cpu_device.hpp>
 #include <xcuda/cpu/finding.hpp>
 
 #include <cuda.h>
@@ -51,6 +52,8 @@ struct Op {
     // Called under the scheduler's lock once the op is queued, before a worker can run it (an
     // event counts its records there, so a record that could not be queued is not counted).
     std::function<void()> queued;
+    // What the op is, for the timeline (set_stream_work_recording); nullptr: not shown there.
+    std::shared_ptr<const StreamWork> described;
 };
 
 // What a caller that waits for one operation learns of it.
@@ -70,9 +73,11 @@ struct Capture {
 
 class Stream {
 public:
-    Stream(bool legacy, bool non_blocking) : legacy(legacy), non_blocking(non_blocking) {}
+    Stream(bool legacy, bool non_blocking, unsigned number)
+        : legacy(legacy), non_blocking(non_blocking), number(number) {}
     const bool legacy;
     const bool non_blocking;
+    const unsigned number;  // 0 for the legacy stream, then 1, 2, ... in creation order
     // Guarded by the scheduler's mutex:
     std::optional<Capture> capture;
 
@@ -132,6 +137,9 @@ public:
     // Stops every worker: queued operations are dropped and running launches cancelled.
     void shut_down();
 
+    void set_recording(bool on);
+    std::vector<StreamWork> take_recorded();
+
 private:
     Scheduler();
     void serve(Stream& stream);
@@ -147,7 +155,10 @@ private:
     std::shared_ptr<Stream> legacy_;
     std::vector<std::shared_ptr<Stream>> streams_;  // every stream with a worker or work, legacy first
     std::uint64_t next_seq_ = 0;
+    unsigned streams_made_ = 0;
     bool shutting_down_ = false;
+    bool recording_ = false;
+    std::vector<StreamWork> recorded_;
     // The error state.
     CUresult pending_ = CUDA_SUCCESS;     // not yet reported
     CUresult last_error_ = CUDA_SUCCESS;  // pending or reported: what skipped operations answer

@@ -32,6 +32,7 @@ class Kernel;
 class LaunchRecorder;
 class ModuleImpl;
 struct KernelBinding;
+struct TimelineRecording;
 
 class Session {
 public:
@@ -90,6 +91,8 @@ public:
     std::map<std::string, CpuLaunched> cpu_launched;
     bool cpu_device_announced = false;
 
+    // --- the timeline (timeline_recording.cpp): the recording %%cuda_timeline runs, one at a time.
+    std::shared_ptr<TimelineRecording> timeline;
     // --- unpickling (pickling.cpp): modules rebuilt here, by a digest of what was pickled.
     std::map<std::string, std::weak_ptr<ModuleImpl>> rebuilt_modules;
 

@@ -22,3 +22,9 @@ from xcuda._cuda_check import CheckReport  # noqa: E402  (Python, over the names
 from xcuda._cuda_check import kernel_check as _kernel_check  # noqa: E402
 
 Kernel.check = _kernel_check  # noqa: F405
+
+from xcuda._timeline import timeline  # noqa: E402,F401
+from xcuda._timeline_view import Timeline  # noqa: E402,F401
+
+Timeline.__module__ = __name__
+

@@ -50,7 +50,8 @@ cell had nothing more for the GPU there. A gap's `after` text names what the hos
 the GPU went idle: the cell line executing then (the last line event at or before the gap's
 start, quoted from `source`) and the driver/runtime call the host was in then (an api/sync
 record spanning the gap's start: ", in cuStreamSynchronize") or, failing that, the last such call
-that ended before it (", after cuLaunchKernel").
+that ended before it (", after cuLaunchKernel"). When another line held the host for at least half
+of the gap (a slow line the GPU waited for), `during` quotes it ("mostly during ...").
 
 The views
 ---------
@@ -106,9 +107,18 @@ class Trace:
     notes: list = dataclasses.field(default_factory=list)
 
 
-Gap = collections.namedtuple("Gap", "start_ns end_ns duration_ns after")
+Gap = collections.namedtuple("Gap", "start_ns end_ns duration_ns after during", defaults=(None,))
 Gap.__doc__ = ("An idle stretch of the GPU on the trace's clock; `after` names the cell line and the "
-               "call the host was in when it began.")
+               "call the host was in when it began; `during`, the line that held the host for most of "
+               "it when that is another line (the GPU waited for it), else None.")
+
+
+def gap_text(gap):
+    """' after X' (and ', mostly during Y' when another line held the host for most of the gap)."""
+    text = f" after {gap.after}" if gap.after else ""
+    if gap.during:
+        text += f", mostly during {gap.during}"
+    return text
 
 
 # ---------------------------------------------------------------------------------------------
@@ -309,6 +319,27 @@ class HostContext:
         k = bisect.bisect_right(self.ends, t)
         return (self.by_end[k - 1], False) if k else (None, False)
 
+    def busiest_line(self, start, end):
+        """The cell line the host spent most of [start, end) in, and for how long: (line, ns), or
+        (None, 0) without line events."""
+        i = max(bisect.bisect_right(self.line_times, start) - 1, 0)
+        spent = collections.Counter()
+        while i < len(self.lines) and self.lines[i][0] < end:
+            begin = max(self.lines[i][0], start)
+            finish = min(self.lines[i + 1][0], end) if i + 1 < len(self.lines) else end
+            if finish > begin:
+                spent[self.lines[i][1]] += finish - begin
+            i += 1
+        return spent.most_common(1)[0] if spent else (None, 0)
+
+    def during(self, start, end):
+        """A gap's `during` text: the line that held the host for most of the gap (at least half
+        of it), when that is not the line it began in; else None."""
+        line, ns = self.busiest_line(start, end)
+        if line is None or line == self.line_at(start) or 2 * ns < end - start:
+            return None
+        return quote_line(self.trace.source, line)
+
     def describe(self, t):
         """A gap's `after` text for a gap starting at t (see the module docstring)."""
         line = self.line_at(t)
@@ -332,7 +363,7 @@ def find_gaps(trace, busy=None):
     threshold = gap_threshold_ns(trace)
     stretches = [(s, e) for s, e in _idle_before_last_work(busy, trace.start_ns) if e - s >= threshold]
     host = HostContext(trace) if stretches else None
-    return [Gap(start, end, end - start, host.describe(start)) for start, end in stretches]
+    return [Gap(start, end, end - start, host.describe(start), host.during(start, end)) for start, end in stretches]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -434,7 +465,7 @@ class Timeline:
                 f"({format_duration(self.idle_ns)} of {format_duration(self.window_ns)})")
         gap = self.longest_gap
         if gap:
-            text += f", longest gap {format_duration(gap.duration_ns)}" + (f" after {gap.after}" if gap.after else "")
+            text += f", longest gap {format_duration(gap.duration_ns)}" + gap_text(gap)
         return text + "; " + self._counts_text()
 
     def __repr__(self):
@@ -552,7 +583,7 @@ def text_view(timeline):
     if gaps:
         out += ["", "Longest gaps (GPU idle)"]
         out += [f"  {format_duration(g.duration_ns)} from {format_duration(g.start_ns - trace.start_ns)}"
-                + (f" after {g.after}" if g.after else "") for g in gaps]
+                + gap_text(g) for g in gaps]
     if trace.notes:
         out += ["", "Notes"] + [f"  - {note}" for note in trace.notes]
     return "\n".join(out)
@@ -1025,8 +1056,7 @@ def _gap_svg(gap, svg, height):
     if gap is None:
         return [], []
     x0, x1 = svg.x(gap.start_ns), svg.x(gap.end_ns)
-    title = f"longest gap: the GPU idles {format_duration(gap.duration_ns)}" + (
-        f" after {gap.after}" if gap.after else "")
+    title = f"longest gap: the GPU idles {format_duration(gap.duration_ns)}" + gap_text(gap)
     shade = [f'<rect class="xtl-gap" x="{_num(x0)}" y="0" width="{_num(max(x1 - x0, MIN_BAR_PX))}" '
              f'height="{height}" fill="{GAP_FILL}" fill-opacity="0.10"><title>{_esc(title)}</title></rect>']
     shade += [f'<line x1="{_num(x)}" x2="{_num(x)}" y1="0" y2="{height}" stroke="{GAP_EDGE}" stroke-width="1" '

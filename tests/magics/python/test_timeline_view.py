@@ -160,6 +160,22 @@ def test_thousands_of_gaps_each_name_their_own_sync():
     assert {g.after for g in t.gaps} == {"`sync()` at line 3, in cuStreamSynchronize"}
 
 
+def test_a_gap_names_the_line_that_held_the_host_for_most_of_it():
+    # the gap [10, 90) µs: line 1 until 12 µs, line 2 (a short one) until 15 µs, line 3 until 90 µs
+    source = "launch()\nsync()\ntime.sleep(1)\nlaunch()"
+    lines = [(T0, 1), (T0 + 12_000, 2), (T0 + 15_000, 3), (T0 + 90_000, 4)]
+    t = Timeline(small_trace([kernel("a", 0, 10_000, 0), kernel("b", 90_000, 95_000, 0)], lines=lines,
+                             source=source))
+    gap = t.longest_gap
+    assert gap.after == "`launch()` at line 1" and gap.during == "`time.sleep(1)` at line 3"
+    assert "after `launch()` at line 1, mostly during `time.sleep(1)` at line 3" in t.summary()
+    # no line held it for half the gap: no `during`
+    lines = [(T0, 1), (T0 + 40_000, 2), (T0 + 60_000, 3), (T0 + 90_000, 4)]
+    t = Timeline(small_trace([kernel("a", 0, 10_000, 0), kernel("b", 90_000, 95_000, 0)], lines=lines,
+                             source=source))
+    assert t.longest_gap.during is None
+
+
 def test_a_line_outside_the_source_or_blank_is_named_by_number():
     t = Timeline(small_trace([kernel("a", 0, 10_000, 0), kernel("b", 50_000, 60_000, 0)],
                              lines=[(T0, 1), (T0 + 9_000, 3)], source="x = 1\n\n"))
@@ -172,7 +188,7 @@ def test_a_line_outside_the_source_or_blank_is_named_by_number():
 def test_the_summary_states_idle_time_the_longest_gap_and_what_ran():
     assert Timeline(example_trace()).summary() == (
         "GPU idle 50% of the cell (50.0 µs of 100 µs), longest gap 35.0 µs after "
-        "`torch.cuda.synchronize()` at line 7, in cuStreamSynchronize; "
+        "`torch.cuda.synchronize()` at line 7, in cuStreamSynchronize, mostly during `print(y)` at line 8; "
         "3 kernels (65.0 µs), 1 copy (20.0 kB, 10.0 µs), 1 memset (4.1 kB, 10.0 µs)")
     assert repr(Timeline(example_trace())) == "<xcuda.Timeline: 3 kernels, 1 copy, GPU idle 50%>"
 
@@ -212,7 +228,8 @@ def test_the_text_view_lists_kernels_by_total_time_per_stream_copies_gaps_and_no
 def test_the_text_view_names_the_gap_after_the_sync():
     text = str(Timeline(example_trace()))
     gaps = text[text.index("Longest gaps"):].splitlines()
-    assert gaps[1] == "  35.0 µs from 60.0 µs after `torch.cuda.synchronize()` at line 7, in cuStreamSynchronize"
+    assert gaps[1] == ("  35.0 µs from 60.0 µs after `torch.cuda.synchronize()` at line 7, in cuStreamSynchronize, "
+                       "mostly during `print(y)` at line 8")
     assert "sync cuStreamSynchronize" in text and "NVTX inner <b>" in text  # plain text: not escaped
 
 

@@ -14,6 +14,7 @@ public:
         no_cupti,       // libcupti could not be loaded
         not_permitted,  // CUPTI_ERROR_INSUFFICIENT_PRIVILEGES (NVreg_RestrictProfilingToAdminUsers)
         unsupported,    // virtualised GPU without profiling, CMP, WSL, too old an architecture
+        busy,           // another CUPTI client of this process holds it (a timeline, torch.profiler, Nsight)
         failed          // any other CUPTI error
     };
     ProfilerUnavailable(Why why, const std::string& message) : CudaError(message), why_(why) {}
