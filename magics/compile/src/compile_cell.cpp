@@ -498,7 +498,10 @@ CompileOutcome CompileSession::compile_cell(std::string_view source, const CellO
         if (minimal) co.options.push_back("-minimal");
         auto run_compiler = [&] {
             ++calls_;
-            return compiler_(source, co);
+            if (!compiler_runner_) return compiler_(source, co);
+            rt::CompileResult result;
+            compiler_runner_([&] { result = compiler_(source, co); });
+            return result;
         };
         rt::CompileResult r;
         try {

@@ -359,6 +359,14 @@ void define_kernel_objects(py::module_& m) {
         .def_property_readonly("_source", &Kernel::source,
                                "The CUDA C++ of the kernel's cell (findings quote its lines).")
         .def_property_readonly(
+            "_template_params",
+            [](const Kernel& k) {
+                py::list names;
+                for (const auto& p : k.decl().template_params) names.append(p.name);
+                return py::make_tuple(k.decl().qualified_name, names);
+            },
+            "(qualified name, template parameter names): what Kernel.autotune instantiates with other arguments.")
+        .def_property_readonly(
             "signature", [](const Kernel& k) { return k.decl().signature; },
             "The __global__ function's declaration as the source writes it.")
         .def_property_readonly("lowered_name", &Kernel::lowered_name, "The symbol in the module (mangled for C++).")

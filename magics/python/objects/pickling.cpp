@@ -203,7 +203,12 @@ void define_pickling(py::module_& m) {
                         [](const py::dict& state) { return module_handle(module_from_state(state)); }));
     class_of<Kernel>(m, "Kernel")
         .def(py::pickle([](const Kernel& k) { return py::make_tuple(module_state(*k.module()), k.lowered_name()); },
-                        [](const py::tuple& state) { return kernel_from_state(state); }));
+                        [](const py::tuple& state) { return kernel_from_state(state); }))
+        // The cell's options as xcuda.compile() keywords, as a pickle keeps them: Kernel.autotune
+        // compiles the cell again with other -D values or template arguments.
+        .def_property_readonly(
+            "_compile_options", [](const Kernel& k) { return options_state(k.module()->recipe().options); },
+            "The options the kernel's cell was compiled with, as xcuda.compile() keywords.");
     class_of<KernelTemplate>(m, "KernelTemplate")
         .def(py::pickle(
             [](const KernelTemplate& t) {

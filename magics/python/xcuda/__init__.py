@@ -28,3 +28,7 @@ from xcuda._timeline_view import Timeline  # noqa: E402,F401
 
 Timeline.__module__ = __name__
 
+from xcuda._autotune import Tuned, autotune as _kernel_autotune  # noqa: E402
+
+Kernel.autotune = _kernel_autotune  # noqa: F405
+Tuned.__module__ = __name__

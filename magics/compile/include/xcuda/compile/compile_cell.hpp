@@ -89,6 +89,12 @@ public:
     explicit CompileSession(std::shared_ptr<CompileCache> cache = std::make_shared<CompileCache>(),
                             CompilerFn compiler = {});
 
+    // Runs each compiler call: the Python binding passes one that lets go of the interpreter's
+    // lock there, so that compiles started from several threads (Kernel.autotune's) overlap. Only
+    // the compiler runs outside it; every member of the session is touched with it held.
+    using CompilerRunner = std::function<void(const std::function<void()>&)>;
+    void set_compiler_runner(CompilerRunner runner) { compiler_runner_ = std::move(runner); }
+
     // Compiles (or fetches from cache) one cell. `cell_label` ("cell_7") is where diagnostics
     // say they are; it is not part of the cache key (re-running a cell gets a new label).
     // Throws CellCompileError when the cell does not compile (or NVRTC rejects an option given
@@ -147,6 +153,7 @@ private:
 
     std::shared_ptr<CompileCache> cache_;
     CompilerFn compiler_;
+    CompilerRunner compiler_runner_;
     std::optional<PchDir> pch_dir_;  // made on the first -pch cell (add_private_pch_dir)
     bool pch_dir_tried_ = false;
     std::atomic<std::size_t> calls_{0};
