@@ -57,11 +57,15 @@ def _as_block(value):
 
 
 def _sweep_space(block, template, defines):
-    blocks = [block] if isinstance(block, int) or (isinstance(block, tuple) and all(isinstance(b, int) for b in block)) \
-        else list(block)
-    if not blocks:
-        raise ValueError("block=[]: give at least one block shape")
-    blocks = [_as_block(b) for b in blocks]
+    """(block shapes, or [the function] when block= is one; {name: (kind, values)})."""
+    if callable(block):
+        blocks = [block]  # one shape per combination of the other parameters (_configs)
+    else:
+        blocks = [block] if isinstance(block, int) or (
+            isinstance(block, tuple) and all(isinstance(b, int) for b in block)) else list(block)
+        if not blocks:
+            raise ValueError("block=[]: give at least one block shape")
+        blocks = [_as_block(b) for b in blocks]
     named = {}
     for what, table in (("template", template or {}), ("defines", defines or {})):
         if not isinstance(table, dict):
@@ -453,7 +457,8 @@ def autotune(kernel, *args, grid, block, template=None, defines=None, shared_mem
 
     Sweeps launch configurations and compile-time parameters of this kernel on `args` and returns a
     launcher of the fastest (an xcuda.Tuned: call it with the kernel's arguments).
-      block     a list of block shapes to try (ints or tuples), or one
+      block     a list of block shapes to try (ints or tuples), or one, or a function of the
+                configuration's other parameters returning its shape (lambda c: (c['TILE'], c['TILE']))
       grid      the grid, or a function of the configuration (a dict with 'block' and each name in
                 template=/defines=) returning it, e.g. lambda c: (n + c['block'][0] - 1) // c['block'][0]
       template  {parameter: [values]} for a template kernel's template parameters
@@ -463,7 +468,8 @@ def autotune(kernel, *args, grid, block, template=None, defines=None, shared_mem
                 may write, as numpy arrays) from the original inputs; falsy or raising leaves the
                 configuration out. By default each is compared with the first configuration's
                 (numpy.isclose with rtol, atol for floats; equality otherwise).
-      repeat, number, warmup  as Kernel.benchmark (the median of `repeat` runs is compared)
+      repeat, number, warmup  as Kernel.benchmark: the median of `repeat` runs of `number` launches
+                is compared (number=None: as many as take about 2 ms, from one launch timed)
       retune    measure again instead of using the sweep recorded for the same source, options,
                 device and argument shapes
       show      display the table and chart in a notebook (the result shows them too)
@@ -474,7 +480,8 @@ def autotune(kernel, *args, grid, block, template=None, defines=None, shared_mem
     arguments = _Arguments(kernel, args)
     device = xcuda.get_device()
     device_name = str(xcuda.Device(device).name) if device != "cpu" else "cpu"
-    space = {"block": [list(b) for b in blocks], **{n: [str(v) for v in vs] for n, (_, vs) in named.items()}}
+    space = {"block": [_describe_callable(b) if callable(b) else list(b) for b in blocks],
+             **{n: [str(v) for v in vs] for n, (_, vs) in named.items()}}
     key = _record_key(kernel, space, arguments, device_name, _describe_callable(grid), _describe_callable(shared_mem))
     earlier = None if retune else _load_record(key)
     notes = []
@@ -483,10 +490,7 @@ def autotune(kernel, *args, grid, block, template=None, defines=None, shared_mem
                      "configurations differently)")
 
     variants = _variants(kernel, named)
-    configs = []
-    for chosen, _, _ in variants:
-        for b in blocks:
-            configs.append(Config(block=b, **chosen))
+    configs = [c for chosen, _, _ in variants for c in _configs(blocks, chosen)]
     measured = {}
     if earlier is not None:
         for r in earlier.get("rows", []):
@@ -510,8 +514,7 @@ def autotune(kernel, *args, grid, block, template=None, defines=None, shared_mem
     interrupted = False
     try:
         for (chosen, _, _), (variant_kernel, compile_error) in zip(variants, compiled):
-            for b in blocks:
-                config = Config(block=b, **chosen)
+            for config in _configs(blocks, chosen):
                 old = measured.get(config.label())
                 if old is not None:
                     row = Row(config, old["times"], old["error"])
@@ -545,6 +548,13 @@ def autotune(kernel, *args, grid, block, template=None, defines=None, shared_mem
     tuned = _finish(kernel, arguments, rows, best, best_kernel, grid, shared_mem, stream, reused=False,
                     interrupted=interrupted, notes=notes)
     return _shown(tuned, show)
+
+
+def _configs(blocks, chosen):
+    """The configurations of one variant: each block shape, or the one block= computes for it."""
+    if len(blocks) == 1 and callable(blocks[0]):
+        return [Config(block=_as_block(blocks[0](Config(chosen))), **chosen)]
+    return [Config(block=b, **chosen) for b in blocks]
 
 
 def _variant_of(variants, config):
@@ -582,12 +592,30 @@ def _measure(variant_kernel, config, arguments, grid, shared_mem, stream, check,
         differs = _same(reference, results, rtol, atol)
         if differs:
             return Row(config, error=differs), results
+    if number is None:
+        number = _launches_per_run(variant_kernel, arguments, g, config["block"], s, stream)
     try:
         timing = variant_kernel.benchmark(*arguments.launch, grid=g, block=config["block"], shared_mem=s,
                                           stream=stream, number=number, repeat=repeat, warmup=warmup)
     except xcuda.CudaError as e:
         return Row(config, error=f"does not launch: {type(e).__name__}: {e}"), None
     return Row(config, list(timing.timings)), results
+
+
+# One timed run of a configuration lasts about this long (Kernel.benchmark's own default, 0.2 s,
+# suits one kernel; a sweep of dozens would take minutes): several launches where one is short.
+RUN_SECONDS = 2e-3
+MAX_LAUNCHES_PER_RUN = 1000
+
+
+def _launches_per_run(variant_kernel, arguments, grid, block, shared_mem, stream):
+    """How many launches make one timed run of RUN_SECONDS, from one launch timed with events."""
+    start, end = xcuda.Event(), xcuda.Event()
+    start.record(stream)
+    variant_kernel(*arguments.launch, grid=grid, block=block, shared_mem=shared_mem, stream=stream)
+    end.record(stream)
+    seconds = start.elapsed_time(end) / 1e3
+    return max(1, min(MAX_LAUNCHES_PER_RUN, int(RUN_SECONDS / seconds) if seconds > 0 else MAX_LAUNCHES_PER_RUN))
 
 
 def _finish(kernel, arguments, rows, best, best_kernel, grid, shared_mem, stream, reused, interrupted, notes):

@@ -105,11 +105,12 @@ def test_template_arguments_are_swept_and_a_failing_instantiation_says_it_does_n
         return out[:1024 // 64].sum() == x.sum() or out[:1024 // 32].sum() == x.sum() \
             or out[:1024 // 128].sum() == x.sum()
 
-    tuned = kernel.autotune(x, out, 1024, grid=lambda c: 1024 // c["TILE"], block=[128],
+    tuned = kernel.autotune(x, out, 1024, grid=lambda c: 1024 // c["TILE"], block=lambda c: c["TILE"],
                             template={"TILE": [32, 64, 128, 512]}, check=check, repeat=2, show=False)
     errors = {r.config["TILE"]: r.error for r in tuned.rows}
     assert "does not compile" in errors[512] and "TILE must fit" in errors[512], errors[512]
     assert all(errors[t] is None for t in (32, 64, 128)), errors
+    assert {r.config["TILE"]: r.config["block"] for r in tuned.rows} == {32: (32,), 64: (64,), 128: (128,), 512: (512,)}
 
 
 @requires_kernels
