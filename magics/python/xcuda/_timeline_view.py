@@ -71,11 +71,13 @@ import collections
 import dataclasses
 import gzip
 import html
+import io
 import itertools
 import json
 import math
 import re
 import secrets
+import tokenize
 
 DEVICE_KINDS = ("kernel", "memcpy", "memset", "graph")
 HOST_CALL_KINDS = ("api", "sync")
@@ -172,7 +174,18 @@ def _percent(fraction):
 
 
 def _shorten(text, limit):
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+    return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
+
+
+def _without_comment(code):
+    """A line of Python without its trailing comment (a `#` inside a string stays)."""
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(code).readline):
+            if tok.type == tokenize.COMMENT:
+                return code[:tok.start[1]].rstrip()
+    except (tokenize.TokenError, SyntaxError):
+        pass  # a line the next one completes (an open bracket): its comment came first if it had one
+    return code
 
 
 def _top_level_index(text, char):
@@ -281,7 +294,7 @@ def _idle_before_last_work(busy, window_start):
 def quote_line(source, line):
     """"`x = f(y)` at line 3", shortened; "line 3" when the line is blank or not in the source."""
     texts = source.splitlines()
-    text = texts[line - 1].strip() if 1 <= line <= len(texts) else ""
+    text = _without_comment(texts[line - 1].strip()) if 1 <= line <= len(texts) else ""
     return f"`{_shorten(text, LINE_QUOTE_CHARS)}` at line {line}" if text else f"line {line}"
 
 

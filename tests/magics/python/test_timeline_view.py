@@ -176,6 +176,12 @@ def test_a_gap_names_the_line_that_held_the_host_for_most_of_it():
     assert t.longest_gap.during is None
 
 
+def test_a_quoted_line_leaves_its_comment_out_but_not_a_hash_in_a_string():
+    source = 'y = f(x)  # the slow one\ns = "#%d" % i  # a format\nz = g(  # continued\n    1)'
+    assert [tv.quote_line(source, i) for i in (1, 2, 3)] == [
+        "`y = f(x)` at line 1", '`s = "#%d" % i` at line 2', "`z = g(` at line 3"]
+
+
 def test_a_line_outside_the_source_or_blank_is_named_by_number():
     t = Timeline(small_trace([kernel("a", 0, 10_000, 0), kernel("b", 50_000, 60_000, 0)],
                              lines=[(T0, 1), (T0 + 9_000, 3)], source="x = 1\n\n"))
