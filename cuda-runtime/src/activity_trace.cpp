@@ -39,8 +39,12 @@ void CUPTIAPI buffer_completed(CUcontext, std::uint32_t, std::uint8_t* buffer, s
 
 // What the trace asks CUPTI for. CONCURRENT_KERNEL, not KERNEL: the latter serialises kernels.
 constexpr CUpti_ActivityKind traced_kinds[] = {
-    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
-    CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,   CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_ACTIVITY_KIND_RUNTIME,
+    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+    CUPTI_ACTIVITY_KIND_MEMCPY,
+    CUPTI_ACTIVITY_KIND_MEMSET,
+    CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
+    CUPTI_ACTIVITY_KIND_DRIVER,
+    CUPTI_ACTIVITY_KIND_RUNTIME,
     CUPTI_ACTIVITY_KIND_MARKER,
 };
 
@@ -196,9 +200,9 @@ private:
 
     void add_graphs(std::vector<TraceRecord>& out) const {
         for (const auto& [key, g] : graph_launches_) {
-            TraceRecord r = device_record(TraceRecord::Kind::graph, static_cast<std::uint64_t>(g.start),
-                                          static_cast<std::uint64_t>(g.end), static_cast<std::uint32_t>(g.stream),
-                                          key.first);
+            TraceRecord r =
+                device_record(TraceRecord::Kind::graph, static_cast<std::uint64_t>(g.start),
+                              static_cast<std::uint64_t>(g.end), static_cast<std::uint32_t>(g.stream), key.first);
             r.name = "graph " + std::to_string(key.second) + " (" + std::to_string(g.nodes) +
                      (g.nodes == 1 ? " node)" : " nodes)");
             out.push_back(std::move(r));
@@ -262,7 +266,8 @@ void CUPTIAPI ignore_callbacks(void*, CUpti_CallbackDomain, CUpti_CallbackId, co
 class Subscription {
 public:
     Subscription() {
-        using SubscribeV2 = CUptiResult (*)(CUpti_SubscriberHandle*, CUpti_CallbackFunc, void*, CUpti_SubscriberParams*);
+        using SubscribeV2 =
+            CUptiResult (*)(CUpti_SubscriberHandle*, CUpti_CallbackFunc, void*, CUpti_SubscriberParams*);
         CUptiResult result;
         char holder[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN] = {0};
         if (auto v2 = reinterpret_cast<SubscribeV2>(detail::optional_entry("cuptiSubscribe_v2")); v2 != nullptr) {

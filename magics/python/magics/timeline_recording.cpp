@@ -95,9 +95,10 @@ py::dict as_dict(const cpu::StreamWork& w) {
 
 py::dict start() {
     if (session().timeline) {
-        throw rt::ProfilerUnavailable(rt::ProfilerUnavailable::Why::busy,
-                                      "a timeline is already recording in this process: one at a time (xcuda.timeline() "
-                                      "inside %%cuda_timeline, or a second thread)");
+        throw rt::ProfilerUnavailable(
+            rt::ProfilerUnavailable::Why::busy,
+            "a timeline is already recording in this process: one at a time (xcuda.timeline() "
+            "inside %%cuda_timeline, or a second thread)");
     }
     const rt::PrimaryContext& context = activate();
     const rt::Device& device = context.device();

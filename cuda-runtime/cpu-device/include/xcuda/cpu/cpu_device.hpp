@@ -66,15 +66,15 @@ std::vector<std::shared_ptr<const LineProfile>> take_profiles();
 struct StreamWork {
     enum class Kind : std::uint8_t { kernel, copy, memset, graph };
     Kind kind = Kind::kernel;
-    std::string name;       // the kernel's PTX name (mangled for C++), or "graph of N nodes"
-    unsigned stream = 0;    // 0: the legacy (default) stream; others numbered as they were made
+    std::string name;     // the kernel's PTX name (mangled for C++), or "graph of N nodes"
+    unsigned stream = 0;  // 0: the legacy (default) stream; others numbered as they were made
     std::int64_t start_ns = 0, end_ns = 0;
-    std::uint64_t bytes = 0;                              // copies and memsets
-    std::string direction;                                // copies: "HtoD", "DtoH", "DtoD", "HtoH"
-    bool pinned = false;                                  // copies: the host side is cuMemHostAlloc'ed
+    std::uint64_t bytes = 0;                             // copies and memsets
+    std::string direction;                               // copies: "HtoD", "DtoH", "DtoD", "HtoH"
+    bool pinned = false;                                 // copies: the host side is cuMemHostAlloc'ed
     unsigned grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};  // kernels
-    unsigned dynamic_shared = 0, static_shared = 0;       // kernels
-    int registers = 0;                                    // kernels
+    unsigned dynamic_shared = 0, static_shared = 0;      // kernels
+    int registers = 0;                                   // kernels
 };
 // Records what the streams run while on; take_stream_work() hands it out in completion order.
 void set_stream_work_recording(bool on);
