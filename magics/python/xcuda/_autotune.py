@@ -23,9 +23,9 @@ import math
 import os
 import time
 
-import numpy as np
-
 import xcuda
+
+# numpy is imported where a sweep needs it, not with xcuda: a kernel's start must not pay for it.
 
 # Recorded sweeps: their format, and where they live below the compile cache's directory.
 RECORD_VERSION = 1
@@ -90,6 +90,7 @@ class Row:
 
     @property
     def median(self):
+        import numpy as np
         return float(np.median(self.times)) if self.times else math.nan
 
     def as_record(self):
@@ -204,13 +205,16 @@ class _Arguments:
     configuration's checked launch starts from the same inputs."""
 
     def __init__(self, kernel, args):
+        import numpy as np
         self.given = list(args)
         self.launch = []
         self.originals = {}
         writable = _writable_parameters(kernel, len(args))
         self.outputs = []
+        self.staged = []  # the numpy arguments, given to the sweep as device arrays
         for i, a in enumerate(self.given):
             if isinstance(a, np.ndarray):
+                self.staged.append(i)
                 device = xcuda.to_device(a)
                 self.launch.append(device)
                 self.originals[i] = a.copy()
@@ -231,9 +235,8 @@ class _Arguments:
 
     def hand_back(self):
         """Copies the device arrays made for numpy arguments back into them."""
-        for i, a in enumerate(self.given):
-            if isinstance(a, np.ndarray):
-                self.launch[i].get(out=a)
+        for i in self.staged:
+            self.launch[i].get(out=self.given[i])
 
     def shapes(self):
         """What the recorded sweep is keyed by: each argument's type, shape and dtype, or a scalar's type."""
@@ -257,6 +260,7 @@ def _writable_parameters(kernel, count):
 
 
 def _to_host(a):
+    import numpy as np
     if isinstance(a, np.ndarray):
         return a.copy()
     if isinstance(a, xcuda.DeviceArray) or (hasattr(a, "__cuda_array_interface__") and hasattr(a, "get")):
@@ -269,6 +273,7 @@ def _to_host(a):
 
 
 def _set_contents(a, host):
+    import numpy as np
     if isinstance(a, np.ndarray):
         np.copyto(a, host)
     elif hasattr(a, "set"):
@@ -280,6 +285,7 @@ def _set_contents(a, host):
 
 def _same(reference, results, rtol, atol):
     """None when results match the reference, else what differs."""
+    import numpy as np
     for n, (want, got) in enumerate(zip(reference, results)):
         if want.shape != got.shape:
             return f"output {n} has shape {got.shape}, the first configuration's {want.shape}"
@@ -299,7 +305,6 @@ def _same(reference, results, rtol, atol):
 
 def _variants(kernel, named):
     """Each combination of template arguments and macros: (values by name, compile keywords)."""
-    source = kernel._source
     options = dict(kernel._compile_options)
     options.pop("name", None)
     qualified, template_params = kernel._template_params
