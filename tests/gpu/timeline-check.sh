@@ -13,11 +13,11 @@ python3 -m pip install -q --no-index --find-links .whl --find-links .device/whee
 echo "pip rc=$?"; tail -3 $L/pip.log
 python3 -m xcuda install --sys-prefix > $L/spec.log 2>&1; echo "kernelspec rc=$?"
 export JUPYTER_DATA_DIR=/tmp/no-user-specs XCUDA_GPU_TESTS=1 XCUDA_REQUIRE_INTEROP=1
-(cd tests/magics/python && timeout 240 python3 -m pytest -q -rs -p no:cacheprovider test_timeline.py test_timeline_view.py \
+(cd tests/magics/python && timeout 170 python3 -m pytest -q -rs -p no:cacheprovider test_timeline.py test_timeline_view.py \
   test_autotune.py test_cuda_check.py test_cuda_check_gpu.py test_hardware_profile_gpu.py test_profiling.py) > $L/tests.log 2>&1
 echo "tests rc=$?"; tail -4 $L/tests.log; date +%T
-timeout 150 python3 bench/timeline_vs_profilers.py --json $L/timeline-bench.json > $L/timeline-bench.md 2>&1; echo "timeline bench rc=$?"; cat $L/timeline-bench.md | tail -12; date +%T
-timeout 150 python3 bench/autotune_vs_kernel_tuner.py --json $L/autotune-bench.json > $L/autotune-bench.md 2>&1; echo "autotune bench rc=$?"; tail -8 $L/autotune-bench.md; date +%T
-XCUDA_ARTIFACTS_DIR=$L/notebooks timeout 150 python3 -m pytest -q -rs -p no:cacheprovider tests/notebooks/test_notebooks.py > $L/notebook-tests.log 2>&1; echo "notebooks rc=$?"; tail -3 $L/notebook-tests.log; date +%T
+timeout 100 python3 bench/timeline_vs_profilers.py --json $L/timeline-bench.json > $L/timeline-bench.md 2>&1; echo "timeline bench rc=$?"; cat $L/timeline-bench.md | tail -12; date +%T
+timeout 120 python3 bench/autotune_vs_kernel_tuner.py --json $L/autotune-bench.json > $L/autotune-bench.md 2>&1; echo "autotune bench rc=$?"; tail -8 $L/autotune-bench.md; date +%T
+XCUDA_ARTIFACTS_DIR=$L/notebooks timeout 120 python3 -m pytest -q -rs -p no:cacheprovider tests/notebooks/test_notebooks.py > $L/notebook-tests.log 2>&1; echo "notebooks rc=$?"; tail -3 $L/notebook-tests.log; date +%T
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 tar -C $L -czf $R/logs.tgz .; cp $L/tests.log $L/timeline-bench.md $L/autotune-bench.md $L/notebook-tests.log $R/ 2>/dev/null
