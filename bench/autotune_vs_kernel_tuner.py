@@ -112,6 +112,8 @@ def main():
     for _ in range(args.rounds):  # alternated, so neither gets the warmer machine
         rounds["kernel_tuner"].append(run_kernel_tuner(n, a, b, ref, lang))
         rounds["xcuda"].append(run_xcuda(n, a, b, ref))
+        print(f"round {len(rounds['xcuda'])}: Kernel Tuner {rounds['kernel_tuner'][-1]['seconds']:.2f} s, "
+              f"xcuda {rounds['xcuda'][-1]['seconds']:.2f} s", flush=True)
     xs = [r["seconds"] for r in rounds["xcuda"]]
     ks = [r["seconds"] for r in rounds["kernel_tuner"]]
     summary = {"n": n, "device": str(xcuda.Device(0).name), "kernel_tuner_lang": lang,
