@@ -94,10 +94,18 @@ const char* sync_name(CUpti_ActivitySynchronizationType type) {
     }
 }
 
+// The call's name as users write it: CUPTI names the versioned entry point ("cudaMemcpyAsync_v3020",
+// "cuMemcpyDtoH_v2").
 std::string callback_name(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
     const char* name = nullptr;
     if (cupti().cuptiGetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS || name == nullptr) return "?";
-    return name;
+    std::string plain(name);
+    const auto suffix = plain.rfind("_v");
+    if (suffix != std::string::npos && suffix + 2 < plain.size() &&
+        plain.find_first_not_of("0123456789", suffix + 2) == std::string::npos) {
+        plain.erase(suffix);
+    }
+    return plain;
 }
 
 // Turns CUPTI's records into TraceRecords. Calls are kept only where they matter on a timeline:
@@ -260,17 +268,20 @@ private:
 
 void CUPTIAPI ignore_callbacks(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void*) {}
 
-// Holds CUPTI's subscriber slot for the trace, so that another client (torch.profiler, Nsight)
-// is refused by CUPTI instead of silently taking the records, and a client already there is
-// named (cuptiSubscribe_v2, CUDA 12.9+, says who; the older call only that one exists).
+// Holds CUPTI's subscriber slot while the trace records, where it is free, so that a tool that
+// subscribes meanwhile is refused by CUPTI rather than silently sharing the records. Where it is
+// taken, the trace goes on without it: a subscriber is not necessarily recording (PyTorch's
+// profiler keeps its slot for the rest of the process once used), and the Activity API needs no
+// slot. What does record meanwhile is refused before this (refuse_if_a_tool_records, and
+// torch.profiler in _timeline.py).
 class Subscription {
 public:
     Subscription() {
         using SubscribeV2 =
             CUptiResult (*)(CUpti_SubscriberHandle*, CUpti_CallbackFunc, void*, CUpti_SubscriberParams*);
         CUptiResult result;
-        char holder[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN] = {0};
         if (auto v2 = reinterpret_cast<SubscribeV2>(detail::optional_entry("cuptiSubscribe_v2")); v2 != nullptr) {
+            char holder[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN] = {0};
             CUpti_SubscriberParams params{};
             params.structSize = CUpti_SubscriberParams_STRUCT_SIZE;
             params.subscriberName = "xcuda timeline";
@@ -281,24 +292,34 @@ public:
             result = cupti().cuptiSubscribe(&handle_, ignore_callbacks, nullptr);
         }
         if (result == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
-            const std::string who = holder[0] != '\0' ? std::string("(") + holder + ") " : std::string();
-            throw ProfilerUnavailable(
-                ProfilerUnavailable::Why::busy,
-                "another profiling tool " + who +
-                    "holds CUPTI in this process: torch.profiler while its `with` block runs, Nsight Systems or "
-                    "Nsight Compute when they started this kernel, or a debugger. End that profile (leave the "
-                    "`with torch.profiler.profile()` block), or restart the kernel outside the tool, then run the "
-                    "timeline again");
+            handle_ = nullptr;
+            return;
         }
         check_cupti(result, "cuptiSubscribe");
     }
-    ~Subscription() { cupti().cuptiUnsubscribe(handle_); }
+    ~Subscription() {
+        if (handle_ != nullptr) cupti().cuptiUnsubscribe(handle_);
+    }
     Subscription(const Subscription&) = delete;
     Subscription& operator=(const Subscription&) = delete;
 
 private:
     CUpti_SubscriberHandle handle_ = nullptr;
 };
+
+// A CUDA tool that started this process (Nsight Systems, Nsight Compute, compute-sanitizer) injects
+// itself through CUDA_INJECTION64_PATH and records through CUPTI all along: the trace would take its
+// records. Throws ProfilerUnavailable (Why::busy) naming it.
+void refuse_if_a_tool_records() {
+    const char* injected = std::getenv("CUDA_INJECTION64_PATH");
+    if (injected == nullptr || *injected == '\0') return;
+    throw ProfilerUnavailable(ProfilerUnavailable::Why::busy,
+                              std::string("a CUDA tool started this kernel and records through CUPTI "
+                                          "(CUDA_INJECTION64_PATH=") +
+                                  injected +
+                                  ": Nsight Systems, Nsight Compute or compute-sanitizer); CUPTI serves one at a "
+                                  "time. Start the kernel outside the tool to use the timeline");
+}
 
 // NVTX finds its injection library through this variable once, at its first call in the process;
 // set before that, CUPTI receives the ranges as MARKER records.
@@ -334,6 +355,7 @@ struct ActivityTrace::State {
 
 ActivityTrace::ActivityTrace() {
     detail::require_nvidia_driver();
+    refuse_if_a_tool_records();
     auto state = std::make_unique<State>();
     offer_nvtx_injection();
     for (auto& [buffer, valid] : take_buffers()) {  // a trace that failed half-way left some

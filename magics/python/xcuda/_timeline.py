@@ -96,6 +96,20 @@ class _LineMarks:
         return False
 
 
+def _refuse_while_torch_profiles():
+    """torch.profiler records through CUPTI's Activity API inside its `with` block: a timeline there
+    would take its records. (Outside it, PyTorch keeps only an idle CUPTI subscription.)"""
+    torch = sys.modules.get("torch")
+    autograd = getattr(getattr(torch, "_C", None), "_autograd", None)
+    enabled = getattr(autograd, "_profiler_enabled", None)
+    if enabled is not None and enabled():
+        error = _core.ProfilerUnavailableError(
+            "torch.profiler is recording (its `with torch.profiler.profile()` block runs) and holds CUPTI, which "
+            "serves one profiler at a time: run the timeline after the block, or read torch.profiler's own trace")
+        error.reason = "busy"
+        raise error
+
+
 def _describe_device(info):
     if info["on_cpu"]:
         return f"the CPU device (emulated {info['arch']})"
@@ -108,6 +122,7 @@ def record(run, source="", code=None):
     recording unread and propagates."""
     if threading.current_thread() is not threading.main_thread() and code is not None:
         code = None  # trace functions are per thread: mark lines only where the cell runs
+    _refuse_while_torch_profiles()
     info = _core._timeline_start()
     marks = _LineMarks(code)
     try:

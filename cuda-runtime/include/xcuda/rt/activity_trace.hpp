@@ -39,9 +39,10 @@ struct TraceResult {
     std::uint64_t dropped = 0;         // records CUPTI could not keep (its buffers were full)
 };
 
-// Records from construction until stop(); one at a time per process (CUPTI admits one activity
-// client: a second ActivityTrace, xcuda's counters or PC sampling while one runs, or another
-// subscriber such as torch.profiler or Nsight, gives ProfilerUnavailable naming the holder).
+// Records from construction until stop(); one at a time per process (CUPTI serves one activity
+// client: a second ActivityTrace, or xcuda's counters or PC sampling while one runs, or a CUDA tool
+// that started the process (CUDA_INJECTION64_PATH: Nsight, compute-sanitizer) gives
+// ProfilerUnavailable (Why::busy) naming the holder; torch.profiler is asked in Python).
 // NVTX ranges are recorded when nothing in the process used NVTX before the first trace (NVTX
 // looks for its injection library, CUPTI, once).
 class ActivityTrace {
