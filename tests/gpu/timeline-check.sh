@@ -8,7 +8,7 @@
 set -u; export PYTHONUNBUFFERED=1; R=$OUT; L=/tmp/L; mkdir -p $L/notebooks
 date +%T
 python3 -m pip install -q --no-index --find-links .whl --find-links .device/wheel xcuda > $L/pip.log 2>&1 \
-  && python3 -m pip install -q --no-index --find-links .whl jupyter_client jupyter_kernel_test nbclient nbformat ipykernel >> $L/pip.log 2>&1 \
+  && python3 -m pip install -q --no-index --find-links .whl jupyter_client jupyter_kernel_test nbclient nbformat ipykernel ipywidgets distributed >> $L/pip.log 2>&1 \
   && python3 -m pip install -q --no-index --no-deps --find-links .whl kernel_tuner python-constraint2 xmltodict jsonschema jsonschema-specifications referencing rpds-py >> $L/pip.log 2>&1
 echo "pip rc=$?"; tail -3 $L/pip.log
 python3 -m xcuda install --sys-prefix > $L/spec.log 2>&1; echo "kernelspec rc=$?"
