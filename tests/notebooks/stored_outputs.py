@@ -77,6 +77,9 @@ def store(executed, label):
 def main(executed_dir, label):
     for path in sorted(NOTEBOOK_DIR.glob("*.ipynb")):
         run = pathlib.Path(executed_dir) / path.name
+        if not run.exists():  # a run of some of the notebooks: the others keep what they have
+            print(f"{path.name}: not in {executed_dir}, its stored outputs kept")
+            continue
         current = nbformat.read(path, as_version=4)
         executed = nbformat.read(run, as_version=4)
         if [c.source for c in current.cells] != [c.source for c in executed.cells]:
