@@ -137,9 +137,11 @@ def record(run, source="", code=None):
     except BaseException:
         _core._timeline_abandon()
         raise
-    records = recorded["records"]
-    # Work still running when the body returned ends inside the window: the cell waits for it.
-    end = max([end] + [r["end_ns"] for r in records if r["kind"] in ("kernel", "memcpy", "memset", "graph")])
+    device_kinds = ("kernel", "memcpy", "memset", "graph")
+    # The calls and waits after the body returned are the recording's own (its stop waits for the
+    # device): left out. Work still running then ends inside the window: the cell waits for it.
+    records = [r for r in recorded["records"] if r["kind"] in device_kinds or r["start_ns"] <= end]
+    end = max([end] + [r["end_ns"] for r in records if r["kind"] in device_kinds])
     notes = []
     if recorded["dropped"]:
         notes.append(f"{recorded['dropped']:,} records were lost (CUPTI's buffers were full)")
