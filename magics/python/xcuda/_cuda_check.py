@@ -11,10 +11,10 @@ the launch that made it, and with it the body; the arrays it was given stay as t
 them.
 """
 import html
-import shlex
 
 import xcuda
 from xcuda import _sanitizer
+from xcuda._magic_line import parse_option_line, usage_error
 
 TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
 # What each compute-sanitizer tool looks for, as the CPU device checks it (all run at once).
@@ -85,29 +85,13 @@ class CheckReport:
         return f'<pre style="border-left:3px solid {colour};padding-left:8px">{html.escape(str(self))}</pre>'
 
 
-def _usage_error(message):
-    from IPython.core.error import UsageError  # IPython only where the magic runs
-    return UsageError(message)
-
-
 def _parse(line):
-    try:
-        words = shlex.split(line)
-    except ValueError as e:
-        raise _usage_error(f"%%cuda_check {line}: {e}") from None
-    tool = "memcheck"
-    while words:
-        word = words.pop(0)
-        if word in ("-h", "--help"):
-            return None
-        if word == "--tool" and words:
-            tool = words.pop(0)
-        elif word.startswith("--tool="):
-            tool = word.split("=", 1)[1]
-        else:
-            raise _usage_error(f"%%cuda_check: unknown option {word!r}; %%cuda_check -h lists them")
+    options = parse_option_line("cuda_check", line, {"tool": "memcheck"})
+    if options is None:
+        return None
+    tool = options["tool"]
     if tool not in TOOLS:
-        raise _usage_error(f"%%cuda_check --tool {tool}: not a compute-sanitizer tool; use one of {', '.join(TOOLS)}")
+        raise usage_error(f"%%cuda_check --tool {tool}: not a compute-sanitizer tool; use one of {', '.join(TOOLS)}")
     return tool
 
 
@@ -122,10 +106,10 @@ def checked(work, tool):
         if tool_path:
             return _checked_under_sanitizer(work, tool, tool_path, device)
         if tool == "initcheck":
-            raise _usage_error(f"%%cuda_check --tool initcheck needs compute-sanitizer: {_sanitizer.HOW_TO_GET}")
+            raise usage_error(f"%%cuda_check --tool initcheck needs compute-sanitizer: {_sanitizer.HOW_TO_GET}")
         print(f"xcuda: {_sanitizer.HOW_TO_GET}. Checking on the CPU device instead.")
     elif tool == "initcheck":
-        raise _usage_error("%%cuda_check --tool initcheck: the CPU device does not track which memory was written, so "
+        raise usage_error("%%cuda_check --tool initcheck: the CPU device does not track which memory was written, so "
                            "reads of uninitialised memory cannot be found there (on a GPU, compute-sanitizer's "
                            "initcheck can); memcheck, racecheck and synccheck can")
     return _checked_on_cpu_device(work, tool, device)
@@ -173,7 +157,7 @@ def cuda_check_line(line):
     if line.strip() in ("-h", "--help"):
         print(HELP)
         return
-    raise _usage_error("%%cuda_check checks the cell below it: start the cell with `%%cuda_check` on its own line "
+    raise usage_error("%%cuda_check checks the cell below it: start the cell with `%%cuda_check` on its own line "
                        "(%cuda_check -h says what it reports)")
 
 

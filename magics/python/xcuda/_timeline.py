@@ -8,11 +8,11 @@ CPU device, its own streams' launches and copies on host time. Meanwhile the bod
 marked on the same clock (only the body's frame is traced), so an idle gap on the GPU is named
 by the line the host was running when it began. _timeline_view.py draws the result.
 """
-import shlex
 import sys
 import threading
 
 from xcuda import _core
+from xcuda._magic_line import parse_option_line, usage_error
 from xcuda._timeline_view import Timeline, Trace
 
 HELP = """%%cuda_timeline [--save FILE]
@@ -176,28 +176,10 @@ def timeline(fn, *args, **kwargs):
     return shown
 
 
-def _usage_error(message):
-    from IPython.core.error import UsageError
-    return UsageError(message)
-
-
 def _parse(line):
-    try:
-        words = shlex.split(line)
-    except ValueError as e:
-        raise _usage_error(f"%%cuda_timeline {line}: {e}") from None
-    save = None
-    while words:
-        word = words.pop(0)
-        if word in ("-h", "--help"):
-            return None, True
-        if word == "--save" and words:
-            save = words.pop(0)
-        elif word.startswith("--save="):
-            save = word.split("=", 1)[1]
-        else:
-            raise _usage_error(f"%%cuda_timeline: unknown option {word!r}; %%cuda_timeline -h lists them")
-    return save, False
+    """(the file to save to or None, whether -h/--help asked for the help)."""
+    options = parse_option_line("cuda_timeline", line, {"save": None})
+    return (None, True) if options is None else (options["save"], False)
 
 
 def _one_line(error):
@@ -233,5 +215,5 @@ def cuda_timeline_line(line):
     if line.strip() in ("-h", "--help"):
         print(HELP)
         return
-    raise _usage_error("%%cuda_timeline records the cell below it: start the cell with `%%cuda_timeline` on its own "
+    raise usage_error("%%cuda_timeline records the cell below it: start the cell with `%%cuda_timeline` on its own "
                        "line (or call xcuda.timeline(fn))")

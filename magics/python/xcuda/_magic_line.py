@@ -1,0 +1,31 @@
+"""The option line of xcuda's Python cell magics (%%cuda_check, %%cuda_timeline): `--NAME VALUE`
+or `--NAME=VALUE` options and -h/--help, with a UsageError that names what is wrong."""
+import shlex
+
+
+def usage_error(message):
+    from IPython.core.error import UsageError  # IPython only where a magic runs
+    return UsageError(message)
+
+
+def parse_option_line(magic, line, defaults):
+    """The options of `line` over `defaults` ({name: default}, names without dashes), or None when
+    -h/--help asks for the magic's help. Raises UsageError for a word that is no option of it."""
+    try:
+        words = shlex.split(line)
+    except ValueError as e:
+        raise usage_error(f"%%{magic} {line}: {e}") from None
+    values = dict(defaults)
+    while words:
+        word = words.pop(0)
+        if word in ("-h", "--help"):
+            return None
+        name, has_value, value = word[2:].partition("=") if word.startswith("--") else (None, "", "")
+        if name not in defaults:
+            raise usage_error(f"%%{magic}: unknown option {word!r}; %%{magic} -h lists them")
+        if not has_value:
+            if not words:
+                raise usage_error(f"%%{magic} --{name} needs a value; %%{magic} -h says which")
+            value = words.pop(0)
+        values[name] = value
+    return values
