@@ -85,6 +85,26 @@ def test_each_stream_is_its_own_lane(saxpy_ns):
 
 
 @requires_kernels
+def test_a_graph_launch_spans_its_nodes_on_the_graph_s_stream(saxpy):
+    x = xcuda.to_device(np.ones(4096, np.float32))
+    y = xcuda.zeros(4096, np.float32)
+    with xcuda.graph() as g:
+        saxpy[16, 256](2.0, x, y, 4096)
+        saxpy[16, 256](2.0, x, y, 4096)
+    t = xcuda.timeline(lambda: (g.launch(), g.stream.synchronize()))
+    graphs = [r for r in t.records if r["kind"] == "graph"]
+    assert len(graphs) == 1, t.records
+    nodes = [r for r in t.records if r["kind"] == "kernel"]
+    if xcuda.get_device() != "cpu":  # CUPTI records each node as a kernel too; the CPU device runs them inside
+        assert [k["name"] for k in nodes] == ["saxpy", "saxpy"]
+        assert all(graphs[0]["start_ns"] <= k["start_ns"] <= k["end_ns"] <= graphs[0]["end_ns"] for k in nodes)
+        assert "2 nodes" in graphs[0]["name"]
+    else:
+        assert "graph of 2 nodes" == graphs[0]["name"]
+    assert np.array_equal(y.get(), np.full(4096, 4.0, np.float32))
+
+
+@requires_kernels
 def test_save_writes_a_chrome_trace_of_the_kernels(saxpy_ns, tmp_path):
     ip = saxpy_ns
     path = tmp_path / "t.json"
@@ -180,6 +200,26 @@ def test_gpu_timeline_records_calls_syncs_and_other_libraries_kernels(saxpy_ns):
     assert calls[0]["end_ns"] <= ours["end_ns"]
     assert any(r["kind"] == "sync" for r in t.records)  # CuPy's cudaDeviceSynchronize waited on the host
     assert t.trace.device.startswith("NVIDIA")
+
+
+@requires_gpu
+def test_gpu_timeline_records_nvtx_ranges_pushed_in_the_cell():
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed: torch.cuda.nvtx is not there")
+    if not torch.cuda.is_available():
+        pytest.skip("PyTorch has no CUDA here")
+
+    def work():
+        torch.cuda.nvtx.range_push("load")
+        a = torch.ones(1 << 20, device="cuda")
+        torch.cuda.nvtx.range_pop()
+        torch.cuda.nvtx.range_push("compute")
+        (a * 2).sum().item()
+        torch.cuda.nvtx.range_pop()
+
+    t = xcuda.timeline(work)
+    ranges = [r for r in t.records if r["kind"] == "nvtx"]
+    assert [r["name"] for r in ranges] == ["load", "compute"], ranges
+    assert ranges[0]["end_ns"] <= ranges[1]["start_ns"]
 
 
 @requires_gpu
