@@ -1,6 +1,5 @@
 // Built instead of the CUPTI profilers when the CUDA Toolkit predates CUPTI's range profiler
 // (CUDA 12.6): every entry point says so, and how to get them.
-#include <xcuda/rt/activity_trace.hpp>
 #include <xcuda/rt/counters.hpp>
 #include <xcuda/rt/pc_sampling.hpp>
 
@@ -14,18 +13,12 @@ namespace {
                               "this xcuda was built with CUDA " + std::to_string(CUDA_VERSION / 1000) + "." +
                                   std::to_string(CUDA_VERSION % 1000 / 10) +
                                   ", whose CUPTI has no range profiler: rebuild it with CUDA 12.6 or later "
-                                  "for hardware counters, PC sampling and the timeline");
+                                  "for hardware counters and PC sampling");
 }
 
 }  // namespace
 
 std::string chip_name(int) { unavailable(); }
-const char* kind_name(TraceRecord::Kind) { return "?"; }
-struct ActivityTrace::State {};
-ActivityTrace::ActivityTrace() { unavailable(); }
-ActivityTrace::~ActivityTrace() = default;
-TraceResult ActivityTrace::stop() { unavailable(); }
-std::int64_t ActivityTrace::now_ns() { unavailable(); }
 std::vector<std::string> supported_chips() { unavailable(); }
 std::vector<std::string> base_metrics(const std::string&) { unavailable(); }
 MetricDescription describe_metric(const std::string&, const std::string&) { unavailable(); }
