@@ -1,19 +1,16 @@
 // Built instead of the CUPTI profilers when the CUDA Toolkit predates CUPTI's range profiler
 // (CUDA 12.6): every entry point says so, and how to get them.
+#include "built_without.hpp"
+
 #include <xcuda/rt/counters.hpp>
 #include <xcuda/rt/pc_sampling.hpp>
-
-#include <cuda.h>
 
 namespace xcuda::rt {
 namespace {
 
 [[noreturn]] void unavailable() {
-    throw ProfilerUnavailable(ProfilerUnavailable::Why::no_cupti,
-                              "this xcuda was built with CUDA " + std::to_string(CUDA_VERSION / 1000) + "." +
-                                  std::to_string(CUDA_VERSION % 1000 / 10) +
-                                  ", whose CUPTI has no range profiler: rebuild it with CUDA 12.6 or later "
-                                  "for hardware counters and PC sampling");
+    detail::built_without(
+        "whose CUPTI has no range profiler: rebuild it with CUDA 12.6 or later for hardware counters and PC sampling");
 }
 
 }  // namespace

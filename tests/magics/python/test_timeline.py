@@ -69,7 +69,6 @@ def test_the_longest_gap_is_named_by_the_line_the_host_was_running(saxpy_ns):
     assert gap is not None and gap.duration_ns >= 80e6
     assert gap.during == "`time.sleep(0.08)` at line 3"  # the host held the GPU up there
     assert "time.sleep(0.08)" in t.summary()
-    assert t.idle_fraction > 0.5
 
 
 @requires_kernels
