@@ -1,17 +1,19 @@
 #include <xcuda/magics/module.hpp>
 
-#include "rich_objects.hpp"
-#include "device_array.hpp"
-#include "device_objects.hpp"
-#include "errors.hpp"
-#include "extension.hpp"
-#include "interrupt.hpp"
-#include "kernel_object.hpp"
-#include "launch_diverter.hpp"
-#include "graph_capture.hpp"
-#include "pickling.hpp"
-#include "rich_output.hpp"
-#include "timeline_recording.hpp"
+#include "kernels/rich_objects.hpp"
+#include "display/rich_output.hpp"
+#include "ipython/extension.hpp"
+#include "kernels/graph_capture.hpp"
+#include "kernels/kernel_check_error.hpp"
+#include "kernels/kernel_object.hpp"
+#include "kernels/pickling.hpp"
+#include "launch/device_array.hpp"
+#include "launch/device_objects.hpp"
+#include "launch/launch_diverter.hpp"
+#include "profiling/launch_profile.hpp"
+#include "profiling/timeline_recording.hpp"
+#include "session/errors.hpp"
+#include "session/interrupt.hpp"
 
 namespace xcuda::magics {
 
@@ -22,6 +24,8 @@ void define_module(pybind11::module_& m) {
     define_device_objects(m);
     define_device_array(m);
     define_kernel_objects(m);
+    define_kernel_check_error(m);
+    define_kernel_profile(m);
     define_launch_diverter(m);
     define_graphs(m);
     define_pickling(m);

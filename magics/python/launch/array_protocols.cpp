@@ -1,6 +1,6 @@
-#include "array_protocols.hpp"
-#include "dlpack_abi.hpp"
-#include "errors.hpp"
+#include "launch/array_protocols.hpp"
+#include "launch/dlpack_abi.hpp"
+#include "session/errors.hpp"
 
 #include <Python.h>
 

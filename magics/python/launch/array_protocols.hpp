@@ -2,7 +2,7 @@
 // Reading arrays that other libraries hand over: __cuda_array_interface__ (v2/v3) and
 // __dlpack__/__dlpack_device__ for device memory, __array_interface__ for host (numpy) arrays.
 // Zero-copy: only pointers, shapes and types are read.
-#include "elem_type.hpp"
+#include "launch/elem_type.hpp"
 
 #include <pybind11/pybind11.h>
 

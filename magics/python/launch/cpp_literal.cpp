@@ -1,4 +1,4 @@
-#include "cpp_literal.hpp"
+#include "launch/cpp_literal.hpp"
 
 #include <cctype>
 #include <cstdlib>

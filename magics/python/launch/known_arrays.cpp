@@ -1,5 +1,6 @@
-#include "known_arrays.hpp"
-#include "fast_attr.hpp"
+#include "launch/known_arrays.hpp"
+#include "launch/fast_attr.hpp"
+#include "session/session.hpp"
 
 #include <Python.h>
 
@@ -156,23 +157,41 @@ bool is_torch_tensor_type(PyTypeObject* type) {
     return exact && torch_state().usable;
 }
 
-// Types seen on the launch path and what they are; each type is held so its address is not reused.
-Family family_of(PyTypeObject* type) {
+}  // namespace
+
+// What family_of and the CuPy dtype reader remember (held by the Session, made on first use).
+// Few types and dtypes reach a launch, so a short array searched in order beats a map.
+struct KnownArrayTypes {
     struct Entry {
         PyTypeObject* type;
         Family family;
     };
-    static std::array<Entry, 64> seen{};
-    static std::size_t count = 0;
-    for (std::size_t i = 0; i < count; ++i) {
-        if (seen[i].type == type) return seen[i].family;
+    std::array<Entry, 64> families{};  // each type held so its address is not reused
+    std::size_t family_count = 0;
+    std::array<std::pair<PyObject*, ElemType>, 32> dtypes{};  // numpy dtype objects CuPy arrays carry
+    std::size_t dtype_count = 0;
+};
+
+namespace {
+
+KnownArrayTypes& known_types() {
+    auto& known = session().known_array_types;
+    if (!known) known = std::make_shared<KnownArrayTypes>();
+    return *known;
+}
+
+// Types seen on the launch path and what they are.
+Family family_of(PyTypeObject* type) {
+    KnownArrayTypes& known = known_types();
+    for (std::size_t i = 0; i < known.family_count; ++i) {
+        if (known.families[i].type == type) return known.families[i].family;
     }
     const Family f = is_torch_tensor_type(type) ? Family::torch
                      : is_plain_cupy_type(type) ? Family::cupy
                                                 : Family::generic;
-    if (count < seen.size()) {
+    if (known.family_count < known.families.size()) {
         Py_INCREF(type);
-        seen[count++] = {type, f};
+        known.families[known.family_count++] = {type, f};
     }
     return f;
 }
@@ -261,12 +280,11 @@ bool read_cupy(PyObject* obj, ArrayDescription& out, KnownArrayLaunch& launch) {
     py::object data = py::reinterpret_steal<py::object>(read_or_null(r.data, obj));
     if (!dtype || !contiguous || !size || !data) return false;
     // The dtype's typestr is what the CAI reports; numpy dtypes are few, so remember them.
-    static std::array<std::pair<PyObject*, ElemType>, 32> dtypes{};
-    static std::size_t dtype_count = 0;
+    KnownArrayTypes& types = known_types();
     bool known = false;
-    for (std::size_t i = 0; i < dtype_count && !known; ++i) {
-        if (dtypes[i].first == dtype.ptr()) {
-            out.dtype = dtypes[i].second;
+    for (std::size_t i = 0; i < types.dtype_count && !known; ++i) {
+        if (types.dtypes[i].first == dtype.ptr()) {
+            out.dtype = types.dtypes[i].second;
             known = true;
         }
     }
@@ -280,7 +298,9 @@ bool read_cupy(PyObject* obj, ArrayDescription& out, KnownArrayLaunch& launch) {
             return false;
         }
         out.dtype = elem_type_from_typestr(std::string_view(ts, static_cast<std::size_t>(len)));
-        if (dtype_count < dtypes.size()) dtypes[dtype_count++] = {dtype.inc_ref().ptr(), out.dtype};
+        if (types.dtype_count < types.dtypes.size()) {
+            types.dtypes[types.dtype_count++] = {dtype.inc_ref().ptr(), out.dtype};
+        }
     }
     const Py_ssize_t elements = PyLong_AsSsize_t(size.ptr());
     if (elements == -1 && PyErr_Occurred()) {

@@ -2,7 +2,7 @@
 // The launch path's shortcut for CuPy arrays and PyTorch tensors: their pointer, dtype and
 // C-contiguity read straight from the object instead of through the standard protocols
 // (array_protocols.hpp), with the same outcome.
-#include "array_protocols.hpp"
+#include "launch/array_protocols.hpp"
 
 #include <Python.h>
 

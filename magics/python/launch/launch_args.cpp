@@ -1,11 +1,11 @@
-#include "launch_args.hpp"
-#include "device_array.hpp"
-#include "errors.hpp"
-#include "interrupt.hpp"
-#include "scalar_convert.hpp"
-#include "staging_pool.hpp"
-#include "cpp_literal.hpp"
-#include "value_convert.hpp"
+#include "launch/launch_args.hpp"
+#include "launch/cpp_literal.hpp"
+#include "launch/device_array.hpp"
+#include "launch/scalar_convert.hpp"
+#include "launch/value_convert.hpp"
+#include "session/errors.hpp"
+#include "session/interrupt.hpp"
+#include "session/staging_pool.hpp"
 
 #include <xcuda/rt/memory.hpp>
 #include <xcuda/rt/staged_copy.hpp>

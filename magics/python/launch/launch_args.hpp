@@ -2,7 +2,7 @@
 // Arguments of a kernel call, checked against the parsed signature and packed for
 // cuLaunchKernel. Everything that can be wrong with an argument is found before any device
 // work, so a wrong argument is a TypeError even on a machine without a GPU.
-#include "known_arrays.hpp"
+#include "launch/known_arrays.hpp"
 
 #include <xcuda/compile/kernel_signature.hpp>
 #include <xcuda/compile/param_layout.hpp>

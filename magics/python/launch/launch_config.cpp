@@ -1,6 +1,6 @@
-#include "launch_config.hpp"
-#include "device_objects.hpp"
-#include "errors.hpp"
+#include "launch/launch_config.hpp"
+#include "launch/device_objects.hpp"
+#include "session/errors.hpp"
 
 #include <Python.h>
 
@@ -89,22 +89,51 @@ std::optional<rt::Dim3> parse_cluster(py::handle value) {
     return parse_dim3(value, "cluster");
 }
 
+const std::vector<LaunchKeyword>& launch_keywords() {
+    static const std::vector<LaunchKeyword> keywords = {
+        {"grid", nullptr, false,
+         [](LaunchKeywords& k, py::handle v) { k.grid = py::reinterpret_borrow<py::object>(v); }},
+        {"block", nullptr, false,
+         [](LaunchKeywords& k, py::handle v) { k.block = py::reinterpret_borrow<py::object>(v); }},
+        {"shared_mem", "0", false,
+         [](LaunchKeywords& k, py::handle v) { k.shared_mem = py::reinterpret_borrow<py::object>(v); }},
+        {"stream", "None", false,
+         [](LaunchKeywords& k, py::handle v) { k.stream = py::reinterpret_borrow<py::object>(v); }},
+        {"cooperative", "False", true,
+         [](LaunchKeywords& k, py::handle v) { k.options.cooperative = parse_cooperative(v); }},
+        {"cluster", "None", true, [](LaunchKeywords& k, py::handle v) { k.options.cluster = parse_cluster(v); }},
+    };
+    return keywords;
+}
+
+std::string launch_keywords_text(bool defaults, bool options_only, const char* separator) {
+    std::string out;
+    for (const LaunchKeyword& k : launch_keywords()) {
+        if (options_only && !k.option) continue;
+        out += std::string(out.empty() ? "" : separator) + k.name + "=" +
+               (defaults && k.shown_default ? k.shown_default : "");
+    }
+    return out;
+}
+
 bool LaunchKeywords::take(const std::string& key, py::handle value) {
-    if (key == "grid")
-        grid = py::reinterpret_borrow<py::object>(value);
-    else if (key == "block")
-        block = py::reinterpret_borrow<py::object>(value);
-    else if (key == "shared_mem")
-        shared_mem = py::reinterpret_borrow<py::object>(value);
-    else if (key == "stream")
-        stream = py::reinterpret_borrow<py::object>(value);
-    else if (key == "cooperative")
-        options.cooperative = parse_cooperative(value);
-    else if (key == "cluster")
-        options.cluster = parse_cluster(value);
-    else
-        return false;
-    return true;
+    for (const LaunchKeyword& k : launch_keywords()) {
+        if (key == k.name) {
+            k.take(*this, value);
+            return true;
+        }
+    }
+    return false;
+}
+
+bool LaunchKeywords::take_option(const std::string& key, py::handle value) {
+    for (const LaunchKeyword& k : launch_keywords()) {
+        if (k.option && key == k.name) {
+            k.take(*this, value);
+            return true;
+        }
+    }
+    return false;
 }
 
 }  // namespace xcuda::magics

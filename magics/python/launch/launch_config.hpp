@@ -9,6 +9,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace xcuda::magics {
 
@@ -34,9 +35,25 @@ struct LaunchKeywords {
     pybind11::object grid, block, shared_mem = pybind11::int_(0), stream = pybind11::none();
     rt::LaunchOptions options;
 
-    // Takes `key` when it is one of grid, block, shared_mem, stream, cooperative, cluster
-    // (cooperative and cluster checked here); false for any other keyword.
+    // Takes `key` when it is one of launch_keywords() (the options checked here); false for any
+    // other keyword. take_option: only the launch options (.with_options()).
     bool take(const std::string& key, pybind11::handle value);
+    bool take_option(const std::string& key, pybind11::handle value);
 };
+
+// The keywords of a launch: the one list that LaunchKeywords reads and that the errors and the
+// docs of kernel(...), .benchmark() and .with_options() are written from.
+struct LaunchKeyword {
+    const char* name;
+    const char* shown_default;  // as the docs show it ("0", "None"); nullptr where one is required
+    bool option;                // a launch option (.with_options()), not the configuration
+    void (*take)(LaunchKeywords& into, pybind11::handle value);
+};
+const std::vector<LaunchKeyword>& launch_keywords();
+
+// "grid=, block=, shared_mem=, stream=, cooperative=, cluster=": every keyword, or with
+// `options_only` the launch options; with `defaults`, "shared_mem=0" and so on. `separator`
+// goes between them (", " or " and ").
+std::string launch_keywords_text(bool defaults, bool options_only = false, const char* separator = ", ");
 
 }  // namespace xcuda::magics

@@ -1,4 +1,4 @@
-#include "launch_diverter.hpp"
+#include "launch/launch_diverter.hpp"
 
 namespace py = pybind11;
 

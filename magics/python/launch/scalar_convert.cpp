@@ -1,5 +1,5 @@
-#include "scalar_convert.hpp"
-#include "errors.hpp"
+#include "launch/scalar_convert.hpp"
+#include "session/errors.hpp"
 
 #include <Python.h>
 

@@ -1,6 +1,6 @@
-#include "value_convert.hpp"
-#include "errors.hpp"
-#include "scalar_convert.hpp"
+#include "launch/value_convert.hpp"
+#include "launch/scalar_convert.hpp"
+#include "session/errors.hpp"
 
 #include <Python.h>
 

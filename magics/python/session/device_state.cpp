@@ -1,8 +1,8 @@
-#include "device_state.hpp"
-#include "gpu_work_left_running.hpp"
-#include "errors.hpp"
-#include "interrupt.hpp"
-#include "session.hpp"
+#include "session/device_state.hpp"
+#include "session/errors.hpp"
+#include "session/gpu_work_left_running.hpp"
+#include "session/interrupt.hpp"
+#include "session/session.hpp"
 
 #include <xcuda/rt/driver.hpp>
 #include <xcuda/rt/errors.hpp>

@@ -1,6 +1,6 @@
-#include "gpu_work_left_running.hpp"
-#include "running_cell.hpp"
-#include "session.hpp"
+#include "session/gpu_work_left_running.hpp"
+#include "session/running_cell.hpp"
+#include "session/session.hpp"
 
 #include <xcuda/rt/errors.hpp>
 #include <xcuda/rt/interrupted_work.hpp>

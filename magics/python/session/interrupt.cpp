@@ -1,5 +1,5 @@
-#include "interrupt.hpp"
-#include "session.hpp"
+#include "session/interrupt.hpp"
+#include "session/session.hpp"
 
 #include <xcuda/rt/wait.hpp>
 

@@ -1,7 +1,7 @@
-#include "post_cell_sync.hpp"
-#include "device_state.hpp"
-#include "gpu_work_left_running.hpp"
-#include "session.hpp"
+#include "session/post_cell_sync.hpp"
+#include "session/device_state.hpp"
+#include "session/gpu_work_left_running.hpp"
+#include "session/session.hpp"
 
 #include <pybind11/eval.h>
 

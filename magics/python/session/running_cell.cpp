@@ -1,4 +1,4 @@
-#include "running_cell.hpp"
+#include "session/running_cell.hpp"
 
 namespace py = pybind11;
 

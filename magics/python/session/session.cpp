@@ -1,4 +1,4 @@
-#include "session.hpp"
+#include "session/session.hpp"
 
 namespace xcuda::magics {
 

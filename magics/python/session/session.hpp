@@ -20,6 +20,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <list>
 #include <map>
 #include <memory>
@@ -32,6 +33,7 @@ class Kernel;
 class LaunchRecorder;
 class ModuleImpl;
 struct KernelBinding;
+struct KnownArrayTypes;
 struct TimelineRecording;
 
 class Session {
@@ -73,6 +75,13 @@ public:
         pybind11::object config, launcher;
     };
     LastLauncher last_launcher;
+
+    // The exception a fast launch slot caught, until the bound function it calls rethrows it as
+    // the module's other errors are raised; that function, xcuda._rethrow_pending (launch_slots.cpp).
+    std::exception_ptr pending_launch_exception;
+    PyObject* rethrow_pending = nullptr;
+    // What the launch path learnt of the array types and dtypes it met (known_arrays.cpp).
+    std::shared_ptr<KnownArrayTypes> known_array_types;
 
     // The Kernel bindings of the most recent compiled modules, most recent first.
     struct RecentBindings {

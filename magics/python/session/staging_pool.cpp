@@ -1,5 +1,5 @@
-#include "staging_pool.hpp"
-#include "session.hpp"
+#include "session/staging_pool.hpp"
+#include "session/session.hpp"
 
 #include <xcuda/rt/errors.hpp>
 

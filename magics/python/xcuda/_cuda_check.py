@@ -14,7 +14,7 @@ import html
 
 import xcuda
 from xcuda import _sanitizer
-from xcuda._magic_line import parse_option_line, usage_error
+from xcuda._magic_line import cell_magic_on_a_line, parse_option_line, usage_error
 
 TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
 # What each compute-sanitizer tool looks for, as the CPU device checks it (all run at once).
@@ -154,11 +154,8 @@ def _checked_under_sanitizer(work, tool, tool_path, device):
 
 def cuda_check_line(line):
     """%%cuda_check checks the launches of the cell below it (%%cuda_check -h says more)."""
-    if line.strip() in ("-h", "--help"):
-        print(HELP)
-        return
-    raise usage_error("%%cuda_check checks the cell below it: start the cell with `%%cuda_check` on its own line "
-                       "(%cuda_check -h says what it reports)")
+    cell_magic_on_a_line(line, HELP, "%%cuda_check checks the cell below it: start the cell with `%%cuda_check` on "
+                         "its own line (%cuda_check -h says what it reports)")
 
 
 def cuda_check(line, cell):

@@ -5,6 +5,8 @@ import os
 from IPython import get_ipython
 from IPython.core.error import UsageError
 
+from xcuda._magic_line import asks_for_help
+
 HELP = """%cuda_restart: a fresh kernel process, with your variables.
 
 A GPU fault (ContextLostError) leaves the GPU unusable for this process, and a kernel an interrupt
@@ -19,7 +21,7 @@ count go on), and loads the namespace there before the next cell runs. What cann
 def cuda_restart(line):
     """%cuda_restart: a fresh kernel process, with your variables (%cuda_restart -h says more)."""
     arguments = line.strip()
-    if arguments in ("-h", "--help"):
+    if asks_for_help(arguments):
         print(HELP)
         return
     if arguments:

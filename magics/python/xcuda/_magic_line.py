@@ -1,11 +1,25 @@
-"""The option line of xcuda's Python cell magics (%%cuda_check, %%cuda_timeline): `--NAME VALUE`
-or `--NAME=VALUE` options and -h/--help, with a UsageError that names what is wrong."""
+"""The option line of xcuda's Python magics (%%cuda_check, %%cuda_timeline, %cuda_restart): `--NAME
+VALUE` or `--NAME=VALUE` options and -h/--help, with a UsageError that names what is wrong. The
+magics written in C++ read theirs in ipython/magic_support.cpp."""
 import shlex
 
 
 def usage_error(message):
     from IPython.core.error import UsageError  # IPython only where a magic runs
     return UsageError(message)
+
+
+def asks_for_help(line):
+    """Whether `line` is -h or --help alone: the magic prints its help and does nothing else."""
+    return line.strip() in ("-h", "--help")
+
+
+def cell_magic_on_a_line(line, help_text, how_to_use):
+    """The line form of a cell magic (`%cuda_check` where `%%cuda_check` starts a cell): its help
+    for -h/--help; anything else raises UsageError `how_to_use`."""
+    if not asks_for_help(line):
+        raise usage_error(how_to_use)
+    print(help_text)
 
 
 def parse_option_line(magic, line, defaults):
@@ -18,7 +32,7 @@ def parse_option_line(magic, line, defaults):
     values = dict(defaults)
     while words:
         word = words.pop(0)
-        if word in ("-h", "--help"):
+        if asks_for_help(word):
             return None
         name, has_value, value = word[2:].partition("=") if word.startswith("--") else (None, "", "")
         if name not in defaults:

@@ -12,7 +12,7 @@ import sys
 import threading
 
 from xcuda import _core
-from xcuda._magic_line import parse_option_line, usage_error
+from xcuda._magic_line import cell_magic_on_a_line, parse_option_line
 from xcuda._timeline_view import Timeline, Trace
 
 HELP = """%%cuda_timeline [--save FILE]
@@ -212,8 +212,5 @@ def cuda_timeline(line, cell):
 
 def cuda_timeline_line(line):
     """%%cuda_timeline records the cell below it (%%cuda_timeline -h says more)."""
-    if line.strip() in ("-h", "--help"):
-        print(HELP)
-        return
-    raise usage_error("%%cuda_timeline records the cell below it: start the cell with `%%cuda_timeline` on its own "
-                       "line (or call xcuda.timeline(fn))")
+    cell_magic_on_a_line(line, HELP, "%%cuda_timeline records the cell below it: start the cell with "
+                         "`%%cuda_timeline` on its own line (or call xcuda.timeline(fn))")
