@@ -1,4 +1,4 @@
-"""Part 7: hardware counters (issue 17). xcuda's in-process CUPTI counters of a memory-bound
+"""Part 7: hardware counters. xcuda's in-process CUPTI counters of a memory-bound
 kernel (vadd) and a compute-bound one (horner: 64 FMAs per element), against Nsight Compute
 (`ncu`) profiling a small program that loads the same CUBIN (CuPy's RawModule) and launches
 it on the same sizes: DRAM bytes and FLOPs must agree within 2%, throughput percentages within

@@ -520,7 +520,7 @@ def _goals(res) -> None:
 
 def _context(res) -> None:
     """Ratios without a goal (checks off, numpy's SGEMM, per-thread times), into the results'
-    meta and printed: the goals table holds the issue's goals only."""
+    meta and printed: the goals table holds the stated goals only."""
     def med(name):
         r = res._find(PART, name)
         return r.median if r is not None and r.status == OK else None

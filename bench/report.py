@@ -29,7 +29,7 @@ class Row:
 @dataclass
 class Goal:
     part: str
-    text: str          # the goal as issue 8 words it
+    text: str          # the goal in words, as the results table shows it
     definition: str    # how the ratio is formed
     ratio: Optional[float]
     op: str            # "<=" or ">="
@@ -169,7 +169,7 @@ def write(res: Results, out_dir: str, stem: str) -> List[str]:
     errors = res.errors()
     with open(md_path, "w") as f:
         f.write(f"# xcuda benchmarks: {res.meta.get('device', '?')}, {res.meta.get('date', '?')}\n\n")
-        f.write(meta_block(res) + "\n\n## Goals (issue 8)\n\n" + goals_table(res, clip=False) + "\n\n")
+        f.write(meta_block(res) + "\n\n## Goals\n\n" + goals_table(res, clip=False) + "\n\n")
         f.write("## Measurements\n\n" + rows_table(res, clip=False) + "\n")
         if errors:
             f.write("\n## Errors and wrong results\n\n")
@@ -187,4 +187,4 @@ def print_final(res: Results) -> None:
         print("\n## Errors and wrong results")
         for r in errors:
             print(f"- {r.part} / {r.name}: {r.status}: {_clip(r.reason, 400)}")
-    print("\n## Goals (issue 8)\n" + goals_table(res))
+    print("\n## Goals\n" + goals_table(res))

@@ -15,7 +15,7 @@ PART = "transfer"
 BLOCK = 256
 SIZES = (1 << 10, 1 << 16, 1 << 20, 1 << 24)
 QUICK_SIZES = (1 << 16, 1 << 20, 1 << 24)
-# Issue 19: the speed-up over CuPy's round trip each size must reach (1.0 where it names none).
+# The speed-up over CuPy's round trip each size must reach (1.0 for sizes not listed).
 GOALS = {1 << 20: 1.5, 1 << 24: 1.3}
 
 
