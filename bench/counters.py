@@ -18,7 +18,7 @@ import sys
 import tempfile
 import time
 
-from report import ERROR, SKIPPED, UNAVAILABLE, WRONG
+from report import ERROR, SKIPPED, UNAVAILABLE, WRONG, WrongResult
 from timing import describe
 
 PART = "counters"
@@ -72,10 +72,6 @@ PERCENTS = ("sm__throughput.avg.pct_of_peak_sustained_elapsed",
             "dram__throughput.avg.pct_of_peak_sustained_elapsed")
 XCUDA = "xcuda %%cuda_profile --metrics: cell start to report"
 NCU = "ncu --metrics (same set) on a program launching the same CUBIN"
-
-
-class WrongResult(Exception):
-    pass
 
 
 def _ncu():

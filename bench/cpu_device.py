@@ -27,7 +27,7 @@ import subprocess
 import sys
 import time
 
-from report import ERROR, OK, UNAVAILABLE, WRONG
+from report import ERROR, OK, UNAVAILABLE, WRONG, WrongResult
 from timing import describe, interleave
 
 PART = "cpu"
@@ -144,10 +144,6 @@ def reduce_xc(checks):
 
 
 REDUCE_NUMPY = "shuffle reduction, 2^22 int32: numpy x.sum()"
-
-
-class WrongResult(Exception):
-    pass
 
 
 def _check(np, got, ref, tol, what):

@@ -4,11 +4,24 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import asdict, dataclass, field
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
-from timing import Stats
+from timing import Stats, describe
 
 OK, UNAVAILABLE, ERROR, WRONG, SKIPPED = "ok", "unavailable", "ERROR", "WRONG", "skipped"
+
+
+class WrongResult(Exception):
+    """A call's result differs from its reference: its row is WRONG, and it is not timed."""
+
+
+def failed(exc: BaseException, ours: bool) -> Tuple[str, str]:
+    """Status and reason of a row whose check or warm-up raised `exc`: WRONG with the message for a
+    wrong result; otherwise the exact exception, an ERROR in xcuda's own rows (`ours`) and
+    UNAVAILABLE in a peer's, since a peer that cannot run on this machine is no fault of xcuda's."""
+    if isinstance(exc, WrongResult):
+        return WRONG, str(exc)
+    return (ERROR if ours else UNAVAILABLE), describe(exc)
 
 
 @dataclass

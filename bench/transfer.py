@@ -8,7 +8,7 @@ import time
 
 import peers
 from peers import SAXPY, fresh_dir
-from report import ERROR, SKIPPED, UNAVAILABLE, WRONG
+from report import ERROR, SKIPPED, UNAVAILABLE, WrongResult, failed
 from timing import describe, interleave
 
 PART = "transfer"
@@ -27,10 +27,6 @@ def names(n: int):
 
 def floor_name(n: int):
     return f"host memcpy of the same bytes, one thread (np.copyto) [n={n:,}]"
-
-
-class WrongResult(Exception):
-    pass
 
 
 def run(env, res, cfg) -> None:
@@ -78,11 +74,8 @@ def run(env, res, cfg) -> None:
                 if not err <= 1e-5:
                     raise WrongResult(f"max |out - ref| = {err:g} (NaN = not copied back)")
                 fn()
-            except WrongResult as exc:
-                res.fail(PART, name, "ms", WRONG, str(exc))
-                continue
             except Exception as exc:
-                res.fail(PART, name, "ms", ERROR if name.startswith("xcuda") else UNAVAILABLE, describe(exc))
+                res.fail(PART, name, "ms", *failed(exc, ours=name.startswith("xcuda")))
                 continue
 
             def one(fn=fn):
