@@ -201,7 +201,7 @@ def numpy_row_stack_shim(np) -> List[str]:
 
 
 # ---------------------------------------------------------------- xcuda adapters
-# The Python contract (DESIGN.md): xcuda.compile(src, **options) -> Module with .kernels
+# The Python contract (docs/DESIGN.md): xcuda.compile(src, **options) -> Module with .kernels
 # and .cubin; Kernel[grid, block, shared_mem, stream](*args).
 
 def xcuda_compile(xc, src: str, extra: Sequence[str] = ()):
