@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import peers
 from peers import ADD, fresh_dir
-from report import ERROR, SKIPPED, UNAVAILABLE, WRONG
+from report import ERROR, SKIPPED, UNAVAILABLE, WrongResult, failed
 from timing import EventTimer, describe, interleave
 
 PART = "bandwidth"
@@ -14,10 +14,6 @@ BLOCK = 256
 X4, X1 = "xcuda-built add4 (float4)", "xcuda-built add1 (scalar)"
 N4, N1 = "nvcc-built add4 (float4)", "nvcc-built add1 (scalar)"
 TORCH, COPY, CPADD = "torch.add(a, b, out=c)", "D2D copy (cudaMemcpyAsync via CuPy)", "cupy.add(a, b, out=c)"
-
-
-class WrongResult(Exception):
-    pass
 
 
 def run(env, res, cfg) -> None:
@@ -92,11 +88,8 @@ def run(env, res, cfg) -> None:
                 with stream:
                     fn()
             stream.synchronize()
-        except WrongResult as exc:
-            res.fail(PART, name, "TB/s", WRONG, str(exc))
-            continue
         except Exception as exc:
-            res.fail(PART, name, "TB/s", ERROR if name.startswith("xcuda") else UNAVAILABLE, describe(exc))
+            res.fail(PART, name, "TB/s", *failed(exc, ours=name.startswith("xcuda")))
             continue
 
         def one(fn=fn, nb=nb):

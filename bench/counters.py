@@ -1,4 +1,4 @@
-"""Part 7: hardware counters (issue 17). xcuda's in-process CUPTI counters of a memory-bound
+"""Part 7: hardware counters. xcuda's in-process CUPTI counters of a memory-bound
 kernel (vadd) and a compute-bound one (horner: 64 FMAs per element), against Nsight Compute
 (`ncu`) profiling a small program that loads the same CUBIN (CuPy's RawModule) and launches
 it on the same sizes: DRAM bytes and FLOPs must agree within 2%, throughput percentages within
@@ -18,7 +18,7 @@ import sys
 import tempfile
 import time
 
-from report import ERROR, SKIPPED, UNAVAILABLE, WRONG
+from report import ERROR, SKIPPED, UNAVAILABLE, WRONG, WrongResult
 from timing import describe
 
 PART = "counters"
@@ -72,10 +72,6 @@ PERCENTS = ("sm__throughput.avg.pct_of_peak_sustained_elapsed",
             "dram__throughput.avg.pct_of_peak_sustained_elapsed")
 XCUDA = "xcuda %%cuda_profile --metrics: cell start to report"
 NCU = "ncu --metrics (same set) on a program launching the same CUBIN"
-
-
-class WrongResult(Exception):
-    pass
 
 
 def _ncu():

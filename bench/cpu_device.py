@@ -27,7 +27,7 @@ import subprocess
 import sys
 import time
 
-from report import ERROR, OK, UNAVAILABLE, WRONG
+from report import ERROR, OK, UNAVAILABLE, WRONG, WrongResult
 from timing import describe, interleave
 
 PART = "cpu"
@@ -144,10 +144,6 @@ def reduce_xc(checks):
 
 
 REDUCE_NUMPY = "shuffle reduction, 2^22 int32: numpy x.sum()"
-
-
-class WrongResult(Exception):
-    pass
 
 
 def _check(np, got, ref, tol, what):
@@ -520,7 +516,7 @@ def _goals(res) -> None:
 
 def _context(res) -> None:
     """Ratios without a goal (checks off, numpy's SGEMM, per-thread times), into the results'
-    meta and printed: the goals table holds the issue's goals only."""
+    meta and printed: the goals table holds the stated goals only."""
     def med(name):
         r = res._find(PART, name)
         return r.median if r is not None and r.status == OK else None

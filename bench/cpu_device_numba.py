@@ -24,6 +24,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from timing import describe, interleave  # noqa: E402  (stdlib only, so it imports in any Python)
+from report import WrongResult  # noqa: E402  (stdlib and timing only)
 
 TILE = 16
 A = 2.0
@@ -159,10 +160,6 @@ def main(argv=None) -> int:
                 rows[name] = {"error": describe(exc)}
     print(json.dumps(out))
     return 0
-
-
-class WrongResult(Exception):
-    pass
 
 
 def _check(np, got, ref, tol, what):

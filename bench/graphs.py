@@ -5,7 +5,7 @@ same xcuda launches (on torch's capture stream) and replaying them. Host time pe
 variant is checked (the array counts its launches) before it is timed."""
 from __future__ import annotations
 
-from report import ERROR, SKIPPED, UNAVAILABLE, WRONG
+from report import ERROR, SKIPPED, UNAVAILABLE, WRONG, WrongResult
 from timing import describe, host_ns_per_call, interleave
 
 PART = "graphs"
@@ -20,10 +20,6 @@ extern "C" __global__ void add_one(float* y, int n) {
 EAGER = f"xcuda, {KERNELS} launches one by one"
 GRAPH = f"xcuda.graph replay of the {KERNELS} launches"
 TORCH = f"torch.cuda.CUDAGraph replay of the {KERNELS} xcuda launches"
-
-
-class WrongResult(Exception):
-    pass
 
 
 def run(env, res, cfg) -> None:

@@ -11,7 +11,7 @@ import shutil
 
 import peers
 from peers import EMPTY, SAXPY, fresh_dir, run_checked
-from report import ERROR, SKIPPED, UNAVAILABLE, WRONG
+from report import ERROR, SKIPPED, UNAVAILABLE, WRONG, WrongResult, failed
 from timing import describe, host_ns_per_call, interleave
 
 PART = "launch"
@@ -46,10 +46,6 @@ extern "C" __global__ void with_struct(Params p, float* out) {
 }
 '''
 STRUCT_DTYPE = [("a", "f4"), ("b", "f4"), ("c", "f4"), ("d", "f4"), ("n", "i4"), ("m", "i4"), ("scale", "f8")]
-
-
-class WrongResult(Exception):
-    pass
 
 
 def run(env, res, cfg) -> None:
@@ -166,8 +162,7 @@ def run(env, res, cfg) -> None:
                     call()
             stream.synchronize()
         except Exception as exc:
-            status = WRONG if isinstance(exc, WrongResult) else ERROR if name.startswith(X) else UNAVAILABLE
-            reason = str(exc) if isinstance(exc, WrongResult) else describe(exc)
+            status, reason = failed(exc, ours=name.startswith(X))
             res.fail(PART, name, "ns", status, reason)
             if name.endswith("[CuPy arrays]"):
                 res.fail(PART, _sync_name(name), "ns", status, reason)

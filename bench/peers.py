@@ -17,7 +17,7 @@ ARCH = "sm_90"
 NVCC = os.environ.get("NVCC") or shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
 CUDA_HOME = os.environ.get("CUDA_HOME", "/usr/local/cuda")
 
-# 3 device arrays + an int, as in issue 8 part 1.
+# 3 device arrays + an int: the launch part's goals are stated for this signature.
 SAXPY = r'''
 extern "C" __global__ void saxpy(const float* x, const float* y, float* out, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -201,7 +201,7 @@ def numpy_row_stack_shim(np) -> List[str]:
 
 
 # ---------------------------------------------------------------- xcuda adapters
-# The Python contract (DESIGN.md): xcuda.compile(src, **options) -> Module with .kernels
+# The Python contract (docs/DESIGN.md): xcuda.compile(src, **options) -> Module with .kernels
 # and .cubin; Kernel[grid, block, shared_mem, stream](*args).
 
 def xcuda_compile(xc, src: str, extra: Sequence[str] = ()):

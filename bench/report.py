@@ -4,11 +4,24 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import asdict, dataclass, field
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
-from timing import Stats
+from timing import Stats, describe
 
 OK, UNAVAILABLE, ERROR, WRONG, SKIPPED = "ok", "unavailable", "ERROR", "WRONG", "skipped"
+
+
+class WrongResult(Exception):
+    """A call's result differs from its reference: its row is WRONG, and it is not timed."""
+
+
+def failed(exc: BaseException, ours: bool) -> Tuple[str, str]:
+    """Status and reason of a row whose check or warm-up raised `exc`: WRONG with the message for a
+    wrong result; otherwise the exact exception, an ERROR in xcuda's own rows (`ours`) and
+    UNAVAILABLE in a peer's, since a peer that cannot run on this machine is no fault of xcuda's."""
+    if isinstance(exc, WrongResult):
+        return WRONG, str(exc)
+    return (ERROR if ours else UNAVAILABLE), describe(exc)
 
 
 @dataclass
@@ -29,7 +42,7 @@ class Row:
 @dataclass
 class Goal:
     part: str
-    text: str          # the goal as issue 8 words it
+    text: str          # the goal in words, as the results table shows it
     definition: str    # how the ratio is formed
     ratio: Optional[float]
     op: str            # "<=" or ">="
@@ -169,7 +182,7 @@ def write(res: Results, out_dir: str, stem: str) -> List[str]:
     errors = res.errors()
     with open(md_path, "w") as f:
         f.write(f"# xcuda benchmarks: {res.meta.get('device', '?')}, {res.meta.get('date', '?')}\n\n")
-        f.write(meta_block(res) + "\n\n## Goals (issue 8)\n\n" + goals_table(res, clip=False) + "\n\n")
+        f.write(meta_block(res) + "\n\n## Goals\n\n" + goals_table(res, clip=False) + "\n\n")
         f.write("## Measurements\n\n" + rows_table(res, clip=False) + "\n")
         if errors:
             f.write("\n## Errors and wrong results\n\n")
@@ -187,4 +200,4 @@ def print_final(res: Results) -> None:
         print("\n## Errors and wrong results")
         for r in errors:
             print(f"- {r.part} / {r.name}: {r.status}: {_clip(r.reason, 400)}")
-    print("\n## Goals (issue 8)\n" + goals_table(res))
+    print("\n## Goals\n" + goals_table(res))

@@ -1,4 +1,4 @@
-"""%cuda_restart on a GPU (issue 28): time to a usable session with SIZE_MB of numpy arrays in the
+"""%cuda_restart on a GPU: time to a usable session with SIZE_MB of numpy arrays in the
 namespace, after a kernel an interrupt left running and after a real ContextLost, against the
 same bytes pickled to and from the same temporary directory by the same kernel (the disk speed
 the goal is stated in: "save and load at disk speed plus under 3 s").

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""One command for every benchmark of issue 8: runs the parts that apply on this machine,
+"""One command for every benchmark against the peers: runs the parts that apply on this machine,
 prints a table last, and writes bench/results/<date>-<device>.md and .json.
 
     PYTHONPATH=build-gpu/magics python3 bench/run.py --out bench/results

@@ -10,7 +10,7 @@ a host pause) is recorded three ways:
 For each: the kernels, copies and memsets counted, the GPU time of all kernels summed, and the
 time from the start of recording to a result a user can read (for xcuda: the Timeline with its
 summary and HTML; for torch.profiler: profile, export, read; for nsys: start, profile, export,
-read). Goals (issue text): the same counts, durations within 5%, and time to the timeline <= 0.2x
+read). Goals: the same counts, durations within 5%, and time to the timeline <= 0.2x
 the nsys run.
 
 usage: python3 bench/timeline_vs_profilers.py [--iterations 10] [--json FILE]

@@ -8,14 +8,14 @@ import time
 
 import peers
 from peers import SAXPY, fresh_dir
-from report import ERROR, SKIPPED, UNAVAILABLE, WRONG
+from report import ERROR, SKIPPED, UNAVAILABLE, WrongResult, failed
 from timing import describe, interleave
 
 PART = "transfer"
 BLOCK = 256
 SIZES = (1 << 10, 1 << 16, 1 << 20, 1 << 24)
 QUICK_SIZES = (1 << 16, 1 << 20, 1 << 24)
-# Issue 19: the speed-up over CuPy's round trip each size must reach (1.0 where it names none).
+# The speed-up over CuPy's round trip each size must reach (1.0 for sizes not listed).
 GOALS = {1 << 20: 1.5, 1 << 24: 1.3}
 
 
@@ -27,10 +27,6 @@ def names(n: int):
 
 def floor_name(n: int):
     return f"host memcpy of the same bytes, one thread (np.copyto) [n={n:,}]"
-
-
-class WrongResult(Exception):
-    pass
 
 
 def run(env, res, cfg) -> None:
@@ -78,11 +74,8 @@ def run(env, res, cfg) -> None:
                 if not err <= 1e-5:
                     raise WrongResult(f"max |out - ref| = {err:g} (NaN = not copied back)")
                 fn()
-            except WrongResult as exc:
-                res.fail(PART, name, "ms", WRONG, str(exc))
-                continue
             except Exception as exc:
-                res.fail(PART, name, "ms", ERROR if name.startswith("xcuda") else UNAVAILABLE, describe(exc))
+                res.fail(PART, name, "ms", *failed(exc, ours=name.startswith("xcuda")))
                 continue
 
             def one(fn=fn):

@@ -23,7 +23,7 @@ namespace xcuda::kernel
 {
     namespace
     {
-        // Shutdown and restart must end the process within 2.5 s (DESIGN.md).
+        // Shutdown and restart must end the process within 2.5 s (docs/DESIGN.md).
         constexpr std::chrono::milliseconds shutdown_grace{1500};
 
         void write_to_log(int fd, const std::string& text)

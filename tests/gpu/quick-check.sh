@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What issues 27-29 still need on the GPU machine, in one call of about 9 minutes (the device
+# The checks that only the GPU machine can make, in one call of about 9 minutes (the device
 # tool runs it from the repository root with .device and .whl carried; see run-on-device.sh for
 # what those hold): the GPU %%cuda_check tests in-process and in the hosted kernel, the real
 # kernels on the CPU device vs the GPU, and the notebooks executed with their outputs kept in

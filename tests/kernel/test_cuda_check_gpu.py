@@ -1,4 +1,4 @@
-"""%%cuda_check in the hosted kernel on a GPU (issue 28, item 4): an out-of-bounds write, a
+"""%%cuda_check in the hosted kernel on a GPU: an out-of-bounds write, a
 shared-memory race, a barrier not every thread reaches and a read of memory nothing wrote, each
 found under compute-sanitizer at its cell line with the parameter named, and a correct launch
 working in the same notebook after each (the checked launches never ran in its context).

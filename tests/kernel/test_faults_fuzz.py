@@ -1,4 +1,4 @@
-"""Fault case 14 of issue 6 through the real kernel process: 1,000 requests with injected faults
+"""Many faults in a row, through the real kernel process: 1,000 requests with injected faults
 (errors, bad magics, compile errors, interrupts, completions) get one reply each and one busy/idle
 pair per shell request, and the kernel still answers after."""
 

@@ -1,4 +1,4 @@
-"""The GPU fault cases of issue 6 (4-9 and 13) through the real kernel process: an interrupt while
+"""The GPU fault cases, through the real kernel process: an interrupt while
 a kernel spins, sticky faults, out of memory, bad launch configurations, a printf flood, shutdown
 while the GPU spins. Each case ends by checking that the kernel still answers kernel_info within a
 second. A sticky GPU fault poisons its process, so each case gets a kernel of its own.
@@ -29,7 +29,8 @@ SPIN = ('extern "C" __global__ void spin(long long cycles) '
         '{ long long t = clock64(); while (clock64() - t < cycles) {} }\n')
 SPIN_FILL = ('extern "C" __global__ void spin(long long cycles, float* out) '
              '{ long long t = clock64(); while (clock64() - t < cycles) {} out[0] = 1.0f; }\n')
-# `spin` waits for a flag nobody sets: on a GPU it never ends (the H200 defect of issue 28).
+# `spin` waits for a flag nobody sets: on a GPU it never ends (on the H200 such a kernel once left
+# the kernel unable to answer: see the interrupt test below).
 SPIN_FOREVER = ('extern "C" __global__ void spin(float* flag) '
                 '{ while (atomicAdd(flag, 0.0f) == 0.0f) {} }\n')
 
@@ -156,7 +157,7 @@ def answered_within(kc, code, seconds):
 
 @pytest.mark.parametrize("gpu_kernel, argument", each_driver_and(lambda d: d.arguments), indirect=["gpu_kernel"])
 def test_after_interrupting_a_kernel_that_never_ends_every_request_is_answered_within_2_s(gpu_kernel, argument):
-    # Measured on the H200 (issue 28): the next cell's closing synchronisation and the frees of the
+    # Measured on the H200: the next cell's closing synchronisation and the frees of the
     # interrupted launch's buffers waited for the kernel, forever; the kernel stopped answering.
     km, kc, driver = gpu_kernel
     compile_cell(kc, driver, SPIN_FOREVER)
@@ -202,7 +203,7 @@ def test_after_interrupting_a_kernel_that_never_ends_every_request_is_answered_w
 
 @pytest.mark.parametrize("gpu_kernel", sorted(DRIVERS), indirect=True)
 def test_cuda_restart_after_a_kernel_that_never_ends_gives_back_the_gpu_and_the_variables(gpu_kernel):
-    # Issue 28: the old process's end is what ends a kernel a GPU cannot stop; the new one, in
+    # A GPU cannot stop a running kernel: only the old process's end ends it; the new one, in
     # its place, has a working GPU and the notebook's variables.
     km, kc, driver = gpu_kernel
     compile_cell(kc, driver, SPIN_FOREVER)

@@ -1,4 +1,4 @@
-"""Fault case 11 of issue 6 through the real kernel process: malformed cells and bytes get a clear
+"""Malformed input, through the real kernel process: malformed cells and bytes get a clear
 error or a clean result, never a crash, and the kernel still answers kernel_info within a second.
 (The other fault cases: test_faults_segfault.py, test_faults_fuzz.py, test_faults_gpu.py.)"""
 

@@ -1,5 +1,5 @@
-"""Fault case 12 of issue 6 through the real kernel process: a segfault in native code kills the
-kernel, and a kernel restarted as a frontend's restarter does answers within 10 s."""
+"""A segfault in native code, through the real kernel process: it kills the kernel, and a kernel
+restarted as a frontend's restarter does answers within 10 s."""
 
 import time
 

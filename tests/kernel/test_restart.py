@@ -1,4 +1,4 @@
-"""%cuda_restart (issue 28): the kernel replaces its own process (same pid, same connection file,
+"""%cuda_restart: the kernel replaces its own process (same pid, same connection file,
 so the frontend stays connected) and the notebook's variables come back before the next cell;
 history and the execution count go on; what cannot be saved is named. Without a GPU the kernels
 of the notebook run on the CPU device (or, with XCUDA_DEVICE=none, not at all: that part skips).

@@ -1,14 +1,16 @@
 #pragma once
-// The Python exception tree of DESIGN.md, and the translation of the runtime's C++ exceptions
-// into it:
+// The Python exception tree of docs/DESIGN.md, and the translation of the runtime's C++
+// exceptions into it:
 //   CudaError
-//     CompileError          .log, .line, .column, .source_line; IPython renders it without traceback
-//     DriverError           .code, .name, .call
+//     CompileError              .log, .line, .column, .source_line; IPython renders it without traceback
+//     DriverError               .code, .name, .call
 //       LaunchError
-//         KernelCheckError  the CPU device's checks: .kind, .line, .thread, .block, .parameter, ...
-//       OutOfMemoryError    (also a MemoryError)
+//         KernelCheckError      the CPU device's checks: .kind, .line, .thread, .block, .parameter, ...
+//       OutOfMemoryError        (also a MemoryError)
 //       ContextLostError
 //     NoDeviceError
+//     KernelStillRunningError   an interrupted cell's kernel still runs on the GPU
+//     ProfilerUnavailableError  counters or PC sampling cannot run here: .reason
 #include <pybind11/pybind11.h>
 
 #include <string>

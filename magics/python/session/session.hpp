@@ -38,22 +38,25 @@ struct TimelineRecording;
 
 class Session {
 public:
-    // --- the device (device_state.cpp)
+    // --- the device (session/device_state.cpp)
     int selected_device = 0;
-    bool device_chosen = false;        // selected_device holds the default once asked (device_state.cpp)
+    bool device_chosen = false;        // selected_device holds the default once asked
     bool launched_since_sync = false;  // a launch the post-cell synchronisation has not waited for
-    std::uint64_t launches = 0;        // every launch this process made (%%cuda_check counts them)
+    // Every launch this process made (%%cuda_check counts them through xcuda._core._launch_count,
+    // bound in launch/device_objects.cpp).
+    std::uint64_t launches = 0;
     std::map<int, std::unique_ptr<rt::PrimaryContext>> contexts;  // retained on first use, by ordinal
-    bool sync_after_cell = true;        // post_cell_sync.cpp: a cell waits for the kernels it launched
-    std::string gpu_work_left_running;  // what an interrupt left running on the GPU (gpu_work_left_running.cpp)
+    bool sync_after_cell = true;        // session/post_cell_sync.cpp: a cell waits for the kernels it launched
+    std::string gpu_work_left_running;  // what an interrupt left running on the GPU (session/gpu_work_left_running.cpp)
 
-    // --- compiling (kernel_object.cpp, magic_header.cpp)
+    // --- compiling (the compile session: session.cpp; used by kernels/module_object.cpp and
+    // kernels/pickling.cpp; headers registered by ipython/magic_header.cpp)
     // The compile session (and its cache) is made on first compile, not with the Session: it
     // reads its cache settings from the environment, which a user may set after `import xcuda`.
     compile::CompileSession& compiler();
     compile::HeaderRegistry headers;
 
-    // --- staging numpy arguments (staging_pool.cpp)
+    // --- staging numpy arguments (session/staging_pool.cpp)
     struct StagingCache {
         std::vector<rt::DeviceBuffer> free;
         std::size_t bytes = 0;
@@ -61,7 +64,7 @@ public:
     std::map<int, StagingCache> staging;              // by device ordinal
     std::vector<rt::DeviceBuffer> abandoned_staging;  // still used by work an interrupt walked away from
 
-    // --- launching (launch_recorder.cpp, kernel_object.cpp)
+    // --- launching (the recorder: kernels/launch_recorder.cpp; the caches: kernels/kernel_object.cpp)
     LaunchRecorder* recorder = nullptr;  // %%cuda_profile / %cuda_timeit / Kernel.profile recording launches
     std::string recorder_owner;          // who it is, for the message to a second one
 
@@ -77,22 +80,24 @@ public:
     LastLauncher last_launcher;
 
     // The exception a fast launch slot caught, until the bound function it calls rethrows it as
-    // the module's other errors are raised; that function, xcuda._rethrow_pending (launch_slots.cpp).
+    // the module's other errors are raised; that function, xcuda._rethrow_pending (kernels/launch_slots.cpp).
     std::exception_ptr pending_launch_exception;
     PyObject* rethrow_pending = nullptr;
-    // What the launch path learnt of the array types and dtypes it met (known_arrays.cpp).
+    // What the launch path learnt of the array types and dtypes it met (launch/known_arrays.cpp).
     std::shared_ptr<KnownArrayTypes> known_array_types;
 
-    // The Kernel bindings of the most recent compiled modules, most recent first.
+    // The Kernel bindings of the most recent compiled modules, most recent first
+    // (kernels/module_object.cpp).
     struct RecentBindings {
         std::weak_ptr<const compile::CompiledModule> module;
         std::vector<std::shared_ptr<const KernelBinding>> bindings;
     };
     std::list<RecentBindings> recent_bindings;
 
-    // --- the CPU device (kernel_object.cpp, errors.cpp): the kernels launched on it, by lowered name,
-    // so a failed check is reported with their parameters' names and the cell's lines; and whether
-    // the first cell that launched on it has said so.
+    // --- the CPU device (kernels/cpu_launches.cpp): the kernels launched on it, by lowered name,
+    // so a failed check is reported with their parameters' names and the cell's lines (read where
+    // KernelCheckError is translated, in kernels/, and by profiling/cpu_line_counts.cpp); and
+    // whether the first cell that launched on it has said so.
     struct CpuLaunched {
         std::shared_ptr<const KernelBinding> binding;
         std::weak_ptr<ModuleImpl> module;
@@ -100,12 +105,12 @@ public:
     std::map<std::string, CpuLaunched> cpu_launched;
     bool cpu_device_announced = false;
 
-    // --- the timeline (timeline_recording.cpp): the recording %%cuda_timeline runs, one at a time.
+    // --- the timeline (profiling/timeline_recording.cpp): the recording %%cuda_timeline runs, one at a time.
     std::shared_ptr<TimelineRecording> timeline;
-    // --- unpickling (pickling.cpp): modules rebuilt here, by a digest of what was pickled.
+    // --- unpickling (kernels/pickling.cpp): modules rebuilt here, by a digest of what was pickled.
     std::map<std::string, std::weak_ptr<ModuleImpl>> rebuilt_modules;
 
-    // --- interrupts (interrupt.cpp): the exception a signal handler raised during a wait, owned
+    // --- interrupts (session/interrupt.cpp): the exception a signal handler raised during a wait, owned
     // (new references) until it is restored. Only the thread that waits touches it, with the GIL.
     PyObject* interrupt_type = nullptr;
     PyObject* interrupt_value = nullptr;

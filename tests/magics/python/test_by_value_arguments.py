@@ -1,4 +1,4 @@
-"""Parameters passed by value that are not plain scalars (issue 15): aliases of scalars, CUDA
+"""Parameters passed by value that are not plain scalars: aliases of scalars, CUDA
 vector types, complex numbers, enums, structs; C++ default arguments. Their sizes come from the
 compiled PTX; packing is checked byte for byte without a GPU, and the launches on one."""
 import ctypes

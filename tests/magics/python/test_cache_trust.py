@@ -1,4 +1,4 @@
-"""The compile cache trusts only its owner (issue 14): what a user sees when the cache
+"""The compile cache trusts only its owner: what a user sees when the cache
 directory holds something they did not write. Each case is a fresh process, as a restarted
 kernel is: the cache directory is fixed at a process's first compile."""
 import os

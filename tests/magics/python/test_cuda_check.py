@@ -1,4 +1,4 @@
-"""%%cuda_check and Kernel.check (issue 28): launches run on the CPU device with every check on,
+"""%%cuda_check and Kernel.check: launches run on the CPU device with every check on,
 findings reported in the cell's terms, the selected device and the checks' setting unchanged
 after. They need the CPU device (not with XCUDA_DEVICE=none on a machine without a GPU)."""
 import numpy as np

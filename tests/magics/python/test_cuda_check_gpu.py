@@ -1,4 +1,4 @@
-"""%%cuda_check on a GPU (issue 28): each launch runs again in a child process under
+"""%%cuda_check on a GPU: each launch runs again in a child process under
 compute-sanitizer; findings are reported at the cell's lines with the parameter and element named;
 the notebook's own context is never touched (a correct launch works right after each finding);
 with no findings the results come back into the cell's arrays (numpy, DeviceArray, CuPy).

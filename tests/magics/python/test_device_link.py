@@ -1,4 +1,4 @@
-"""Relocatable device code (issue 15): -dc cells are device-linked with nvJitLink, so kernels
+"""Relocatable device code: -dc cells are device-linked with nvJitLink, so kernels
 can launch kernels, and a later cell can call a __device__ function an earlier cell defined."""
 import numpy as np
 import pytest
