@@ -193,7 +193,6 @@ CompileResult compile(std::string_view source, const CompileOptions& o) {
     const bool real_arch = r.arch.rfind("sm_", 0) == 0;
 
     r.options.push_back("-arch=" + r.arch);
-    for (const auto& dir : o.include_paths) r.options.push_back("-I" + dir);
     if (o.toolkit_includes) {
         for (const auto& dir : toolkit_include_dirs()) r.options.push_back("-I" + dir);
     }

@@ -90,12 +90,6 @@ std::string cudadevrt_path() {
     return {};
 }
 
-std::pair<int, int> nvjitlink_version() {
-    unsigned major = 0, minor = 0;
-    detail::nvjitlink().nvJitLinkVersion(&major, &minor);
-    return {int(major), int(minor)};
-}
-
 LinkResult link(const std::string& arch, const std::vector<LinkInput>& inputs, bool with_device_runtime) {
     const auto& api = detail::nvjitlink();
     std::string devrt;

@@ -23,7 +23,6 @@ struct CompileOptions {
     // (device 0 when no context is current), or fallback_arch when there is no device.
     std::string arch;
     std::vector<std::string> options;        // passed to NVRTC as given ("-std=c++17", "-G", ...)
-    std::vector<std::string> include_paths;  // each becomes -I<path>
     std::vector<Header> headers;
     std::vector<std::string> name_expressions;  // "axpy<float>", "&f<int>": see CompileResult::lowered_names
     bool toolkit_includes = true;               // -I the CUDA Toolkit's include dirs (and CCCL's)
