@@ -5,6 +5,7 @@
 #include <xcuda/rt/device.hpp>
 #include <xcuda/rt/driver.hpp>
 #include <xcuda/rt/errors.hpp>
+#include <xcuda/rt/handle.hpp>
 
 #include <dlfcn.h>
 #include <sys/stat.h>
@@ -84,27 +85,24 @@ std::vector<std::string> find_toolkit_includes() {
     return dirs;
 }
 
-class Program {
-public:
-    Program(std::string_view source, const CompileOptions& o) {
-        std::vector<const char*> names, sources;
-        for (const auto& h : o.headers) {
-            names.push_back(h.name.c_str());
-            sources.push_back(h.source.c_str());
-        }
-        const std::string src(source);
-        check(detail::nvrtc().nvrtcCreateProgram(&prog_, src.c_str(), o.program_name.c_str(),
-                                                 static_cast<int>(o.headers.size()), sources.data(), names.data()),
-              "nvrtcCreateProgram");
-    }
-    ~Program() { detail::nvrtc().nvrtcDestroyProgram(&prog_); }
-    Program(const Program&) = delete;
-    Program& operator=(const Program&) = delete;
-    nvrtcProgram get() const { return prog_; }
-
-private:
-    nvrtcProgram prog_ = nullptr;
+struct ProgramDestroy {
+    void operator()(nvrtcProgram prog) const noexcept { detail::nvrtc().nvrtcDestroyProgram(&prog); }
 };
+using Program = detail::Handle<nvrtcProgram, ProgramDestroy>;
+
+Program create_program(std::string_view source, const CompileOptions& o) {
+    std::vector<const char*> names, sources;
+    for (const auto& h : o.headers) {
+        names.push_back(h.name.c_str());
+        sources.push_back(h.source.c_str());
+    }
+    const std::string src(source);
+    Program prog;
+    check(detail::nvrtc().nvrtcCreateProgram(prog.put(), src.c_str(), o.program_name.c_str(),
+                                             static_cast<int>(o.headers.size()), sources.data(), names.data()),
+          "nvrtcCreateProgram");
+    return prog;
+}
 
 std::string program_log(nvrtcProgram prog) {
     std::size_t size = 0;
@@ -153,7 +151,7 @@ bool has_no_cache(const std::vector<std::string>& options) {
 // One NVRTC run with r.options; fills r's log, PTX, CUBIN, resources and lowered names.
 void compile_once(std::string_view source, const CompileOptions& o, bool real_arch, CompileResult& r) {
     const detail::NvrtcApi& api = detail::nvrtc();
-    Program prog(source, o);
+    const Program prog = create_program(source, o);
     for (const auto& expr : o.name_expressions) {
         check(api.nvrtcAddNameExpression(prog.get(), expr.c_str()), "nvrtcAddNameExpression");
     }

@@ -22,7 +22,7 @@ struct CompileOptions {
     // "sm_90" (PTX + CUBIN) or "compute_90" (PTX only). Empty: the current device's arch
     // (device 0 when no context is current), or fallback_arch when there is no device.
     std::string arch;
-    std::vector<std::string> options;        // passed to NVRTC as given ("-std=c++17", "-G", ...)
+    std::vector<std::string> options;  // passed to NVRTC as given ("-std=c++17", "-G", ...)
     std::vector<Header> headers;
     std::vector<std::string> name_expressions;  // "axpy<float>", "&f<int>": see CompileResult::lowered_names
     bool toolkit_includes = true;               // -I the CUDA Toolkit's include dirs (and CCCL's)
