@@ -101,7 +101,7 @@ CompileOutcome CompileSession::compile_cell(std::string_view source, const CellO
         co.program_name = cell_program_name;
         co.arch = arch;
         co.options = opts;
-        add_private_pch_dir(co.options);
+        co.pch_dir = private_pch_dir(opts);
         for (auto& [name, text] : detail::nvrtc_headers(used, headers)) co.headers.push_back({name, std::move(text)});
         for (const auto& b : bindings)
             if (!b.name_expression.empty()) co.name_expressions.push_back(b.name_expression);
@@ -109,8 +109,7 @@ CompileOutcome CompileSession::compile_cell(std::string_view source, const CellO
             if (!g.name_expression.empty()) co.name_expressions.push_back(g.name_expression);
         co.toolkit_includes = true;
         co.resource_usage = true;  // ptxas -v costs no measurable time (bench/probes/compile_probe.py, H200)
-        const bool minimal = minimal_supported_ && detail::may_compile_minimal(source, opts, !used.empty());
-        if (minimal) co.options.push_back("-minimal");
+        co.minimal = minimal_supported_ && detail::may_compile_minimal(source, opts, !used.empty());
         auto run_compiler = [&] {
             ++calls_;
             if (!compiler_runner_) return compiler_(source, co);
@@ -123,8 +122,8 @@ CompileOutcome CompileSession::compile_cell(std::string_view source, const CellO
             try {
                 r = run_compiler();
             } catch (const rt::CompileError&) {
-                if (!minimal) throw;
-                co.options.pop_back();  // errors are always the whole language's
+                if (!co.minimal) throw;
+                co.minimal = false;  // errors are always the whole language's
                 r = run_compiler();
             }
         } catch (const rt::CompileError& e) {

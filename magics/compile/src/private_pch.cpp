@@ -7,20 +7,19 @@ namespace xcuda::compile {
 // a name any local user can create first and fill. Unless the cell names a directory, they go
 // to a private one (PchDir: this process's own under the cache directory, 0700, else a fresh
 // mkdtemp), removed with the session. Not part of the cache key (it names the process).
-void CompileSession::add_private_pch_dir(std::vector<std::string>& options) {
+std::string CompileSession::private_pch_dir(const std::vector<std::string>& options) {
     bool pch = false;
     for (const auto& o : options) {
-        if (o.rfind("--pch-dir", 0) == 0 || o.rfind("-pch-dir", 0) == 0) return;
+        if (o.rfind("--pch-dir", 0) == 0 || o.rfind("-pch-dir", 0) == 0) return {};
         if (o == "-pch" || o == "--pch") pch = true;
     }
-    if (!pch) return;
+    if (!pch) return {};
     if (!pch_dir_tried_) {
         pch_dir_tried_ = true;
         pch_dir_ = PchDir::make(cache_ ? cache_->dir() : std::optional<std::filesystem::path>{});
     }
-    if (!pch_dir_) return;  // NVRTC's default then; the compile still works
-    options.push_back("--pch-dir=" + pch_dir_->path().string());
-    options.push_back("--pch-messages=false");  // "creating/using precompiled header" on every compile
+    if (!pch_dir_) return {};  // NVRTC's default then; the compile still works
+    return pch_dir_->path().string();
 }
 
 }  // namespace xcuda::compile

@@ -14,7 +14,7 @@ constexpr std::size_t rerun_memo_limit_bytes = std::size_t(16) << 20;
 }  // namespace
 
 std::string detail::rerun_key(std::string_view source, const std::vector<std::string>& opts,
-                      const std::vector<std::string>& instantiate, const std::string& arch) {
+                              const std::vector<std::string>& instantiate, const std::string& arch) {
     std::string k;
     k.reserve(source.size() + arch.size() + 64);
     auto field = [&k](std::string_view s) {
