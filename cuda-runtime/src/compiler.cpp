@@ -5,6 +5,7 @@
 #include <xcuda/rt/device.hpp>
 #include <xcuda/rt/driver.hpp>
 #include <xcuda/rt/errors.hpp>
+#include <xcuda/rt/handle.hpp>
 
 #include <dlfcn.h>
 #include <sys/stat.h>
@@ -84,27 +85,24 @@ std::vector<std::string> find_toolkit_includes() {
     return dirs;
 }
 
-class Program {
-public:
-    Program(std::string_view source, const CompileOptions& o) {
-        std::vector<const char*> names, sources;
-        for (const auto& h : o.headers) {
-            names.push_back(h.name.c_str());
-            sources.push_back(h.source.c_str());
-        }
-        const std::string src(source);
-        check(detail::nvrtc().nvrtcCreateProgram(&prog_, src.c_str(), o.program_name.c_str(),
-                                                 static_cast<int>(o.headers.size()), sources.data(), names.data()),
-              "nvrtcCreateProgram");
-    }
-    ~Program() { detail::nvrtc().nvrtcDestroyProgram(&prog_); }
-    Program(const Program&) = delete;
-    Program& operator=(const Program&) = delete;
-    nvrtcProgram get() const { return prog_; }
-
-private:
-    nvrtcProgram prog_ = nullptr;
+struct ProgramDestroy {
+    void operator()(nvrtcProgram prog) const noexcept { detail::nvrtc().nvrtcDestroyProgram(&prog); }
 };
+using Program = detail::Handle<nvrtcProgram, ProgramDestroy>;
+
+Program create_program(std::string_view source, const CompileOptions& o) {
+    std::vector<const char*> names, sources;
+    for (const auto& h : o.headers) {
+        names.push_back(h.name.c_str());
+        sources.push_back(h.source.c_str());
+    }
+    const std::string src(source);
+    Program prog;
+    check(detail::nvrtc().nvrtcCreateProgram(prog.put(), src.c_str(), o.program_name.c_str(),
+                                             static_cast<int>(o.headers.size()), sources.data(), names.data()),
+          "nvrtcCreateProgram");
+    return prog;
+}
 
 std::string program_log(nvrtcProgram prog) {
     std::size_t size = 0;
@@ -145,6 +143,9 @@ std::vector<std::string> toolkit_include_dirs() {
 
 namespace {
 
+// sm_XX: PTX and CUBIN (ptxas runs); compute_XX: PTX only.
+bool is_real_arch(const std::string& arch) { return arch.rfind("sm_", 0) == 0; }
+
 bool has_no_cache(const std::vector<std::string>& options) {
     return std::find(options.begin(), options.end(), "--no-cache") != options.end() ||
            std::find(options.begin(), options.end(), "-no-cache") != options.end();
@@ -153,7 +154,7 @@ bool has_no_cache(const std::vector<std::string>& options) {
 // One NVRTC run with r.options; fills r's log, PTX, CUBIN, resources and lowered names.
 void compile_once(std::string_view source, const CompileOptions& o, bool real_arch, CompileResult& r) {
     const detail::NvrtcApi& api = detail::nvrtc();
-    Program prog(source, o);
+    const Program prog = create_program(source, o);
     for (const auto& expr : o.name_expressions) {
         check(api.nvrtcAddNameExpression(prog.get(), expr.c_str()), "nvrtcAddNameExpression");
     }
@@ -186,28 +187,39 @@ void compile_once(std::string_view source, const CompileOptions& o, bool real_ar
 
 }  // namespace
 
+std::vector<std::string> nvrtc_arguments(const CompileOptions& o, const std::string& arch,
+                                         const std::vector<std::string>& toolkit_dirs, bool bypass_compute_cache) {
+    std::vector<std::string> args{"-arch=" + arch};
+    if (o.toolkit_includes) {
+        for (const auto& dir : toolkit_dirs) args.push_back("-I" + dir);
+    }
+    args.insert(args.end(), o.options.begin(), o.options.end());
+    if (!o.pch_dir.empty()) {
+        args.push_back("--pch-dir=" + o.pch_dir);
+        args.push_back("--pch-messages=false");  // "creating/using precompiled header" on every compile
+    }
+    if (o.minimal) args.push_back("-minimal");
+    if (o.resource_usage && is_real_arch(arch)) args.push_back("-Xptxas=-v");
+    if (bypass_compute_cache) args.push_back("--no-cache");
+    return args;
+}
+
 CompileResult compile(std::string_view source, const CompileOptions& o) {
     CompileResult r;
     r.program_name = o.program_name;
     r.arch = o.arch.empty() ? default_arch() : o.arch;
-    const bool real_arch = r.arch.rfind("sm_", 0) == 0;
+    const bool real_arch = is_real_arch(r.arch);
+    const std::vector<std::string> toolkit_dirs =
+        o.toolkit_includes ? toolkit_include_dirs() : std::vector<std::string>{};
 
-    r.options.push_back("-arch=" + r.arch);
-    for (const auto& dir : o.include_paths) r.options.push_back("-I" + dir);
-    if (o.toolkit_includes) {
-        for (const auto& dir : toolkit_include_dirs()) r.options.push_back("-I" + dir);
-    }
-    r.options.insert(r.options.end(), o.options.begin(), o.options.end());
-    const bool want_resources = o.resource_usage && real_arch;
-    if (want_resources) r.options.push_back("-Xptxas=-v");
-
+    r.options = nvrtc_arguments(o, r.arch, toolkit_dirs);
     compile_once(source, o, real_arch, r);
-    if (want_resources && r.resources.empty() && !has_no_cache(r.options)) {
+    if (o.resource_usage && real_arch && r.resources.empty() && !has_no_cache(r.options)) {
         // With a driver present NVRTC answers a compile whose PTX the driver's compute cache
         // has seen without running ptxas, so the log has no resource lines (seen on the H200
         // for the device's own arch). Only then pay for ptxas again: a --no-cache on every
         // compile made cold compiles 2.6x cuda.core's on the H200 (bench/, 2026-12-02).
-        r.options.push_back("--no-cache");
+        r.options = nvrtc_arguments(o, r.arch, toolkit_dirs, true);
         compile_once(source, o, real_arch, r);
     }
     return r;

@@ -1,7 +1,7 @@
 #include "cupti_api.hpp"
+#include "cupti_object.hpp"
 
 #include <xcuda/rt/counters.hpp>
-#include <xcuda/rt/handle.hpp>
 
 #include <cstdint>
 #include <map>
@@ -27,11 +27,17 @@ void initialize_profiler() {
     });
 }
 
-struct HostDeinitialize {
-    void operator()(CUpti_Profiler_Host_Object* host) const noexcept {
-        auto p =
-            cupti_params<CUpti_Profiler_Host_Deinitialize_Params>(CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
+struct HostObjectCalls {
+    using Object = CUpti_Profiler_Host_Object*;
+    template <class Params>
+    static Params params(std::size_t struct_size, Object host) {
+        auto p = cupti_params<Params>(struct_size);
         p.pHostObject = host;
+        return p;
+    }
+    static void release(Object host) noexcept {
+        auto p =
+            params<CUpti_Profiler_Host_Deinitialize_Params>(CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE, host);
         cupti().cuptiProfilerHostDeinitialize(&p);
     }
 };
@@ -43,7 +49,7 @@ public:
     HostObject(const std::string& chip, const std::uint8_t* availability) : host_(initialize(chip, availability)) {}
 
     MetricDescription describe(const std::string& chip, const std::string& metric) const {
-        auto p = params<CUpti_Profiler_Host_GetMetricProperties_Params>(
+        auto p = host_.params<CUpti_Profiler_Host_GetMetricProperties_Params>(
             CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE);
         p.pMetricName = metric.c_str();
         if (cupti().cuptiProfilerHostGetMetricProperties(&p) != CUPTI_SUCCESS) {
@@ -55,17 +61,17 @@ public:
     }
 
     std::vector<std::uint8_t> config_image(const std::vector<const char*>& metrics) const {
-        auto add = params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(
+        auto add = host_.params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(
             CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
         add.ppMetricNames = const_cast<const char**>(metrics.data());
         add.numMetrics = metrics.size();
         check_cupti(cupti().cuptiProfilerHostConfigAddMetrics(&add), "cuptiProfilerHostConfigAddMetrics");
-        auto size = params<CUpti_Profiler_Host_GetConfigImageSize_Params>(
+        auto size = host_.params<CUpti_Profiler_Host_GetConfigImageSize_Params>(
             CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
         check_cupti(cupti().cuptiProfilerHostGetConfigImageSize(&size), "cuptiProfilerHostGetConfigImageSize");
         std::vector<std::uint8_t> image(size.configImageSize);
-        auto get =
-            params<CUpti_Profiler_Host_GetConfigImage_Params>(CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
+        auto get = host_.params<CUpti_Profiler_Host_GetConfigImage_Params>(
+            CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
         get.configImageSize = image.size();
         get.pConfigImage = image.data();
         check_cupti(cupti().cuptiProfilerHostGetConfigImage(&get), "cuptiProfilerHostGetConfigImage");
@@ -75,7 +81,7 @@ public:
     std::vector<double> evaluate(const std::vector<std::uint8_t>& counter_data, std::size_t range,
                                  const std::vector<const char*>& metrics) const {
         std::vector<double> values(metrics.size());
-        auto p = params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(
+        auto p = host_.params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(
             CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
         p.pCounterDataImage = counter_data.data();
         p.counterDataImageSize = counter_data.size();
@@ -90,7 +96,7 @@ public:
     std::vector<std::string> base_metrics() const {
         std::vector<std::string> names;
         for (auto type : {CUPTI_METRIC_TYPE_COUNTER, CUPTI_METRIC_TYPE_RATIO, CUPTI_METRIC_TYPE_THROUGHPUT}) {
-            auto p = params<CUpti_Profiler_Host_GetBaseMetrics_Params>(
+            auto p = host_.params<CUpti_Profiler_Host_GetBaseMetrics_Params>(
                 CUpti_Profiler_Host_GetBaseMetrics_Params_STRUCT_SIZE);
             p.metricType = type;
             check_cupti(cupti().cuptiProfilerHostGetBaseMetrics(&p), "cuptiProfilerHostGetBaseMetrics");
@@ -100,14 +106,6 @@ public:
     }
 
 private:
-    // The parameters of a call on this host object: the struct's size and the object set.
-    template <class Params>
-    Params params(std::size_t struct_size) const {
-        auto p = cupti_params<Params>(struct_size);
-        p.pHostObject = host_.get();
-        return p;
-    }
-
     static CUpti_Profiler_Host_Object* initialize(const std::string& chip, const std::uint8_t* availability) {
         auto p = cupti_params<CUpti_Profiler_Host_Initialize_Params>(CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE);
         p.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
@@ -122,7 +120,7 @@ private:
         return p.pHostObject;
     }
 
-    detail::Handle<CUpti_Profiler_Host_Object*, HostDeinitialize> host_;
+    detail::CuptiObject<HostObjectCalls> host_;
 };
 
 std::size_t passes_needed(std::vector<std::uint8_t>& config) {
@@ -145,10 +143,16 @@ std::vector<std::uint8_t> counter_availability(CUcontext ctx) {
     return image;
 }
 
-struct RangeProfilerDisable {
-    void operator()(CUpti_RangeProfiler_Object* object) const noexcept {
-        auto p = cupti_params<CUpti_RangeProfiler_Disable_Params>(CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE);
+struct RangeProfilerCalls {
+    using Object = CUpti_RangeProfiler_Object*;
+    template <class Params>
+    static Params params(std::size_t struct_size, Object object) {
+        auto p = cupti_params<Params>(struct_size);
         p.pRangeProfilerObject = object;
+        return p;
+    }
+    static void release(Object object) noexcept {
+        auto p = params<CUpti_RangeProfiler_Disable_Params>(CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE, object);
         cupti().cuptiRangeProfilerDisable(&p);
     }
 };
@@ -160,7 +164,7 @@ public:
     explicit RangeProfiler(CUcontext ctx) : object_(enable(ctx)) {}
 
     std::vector<std::uint8_t> counter_data_image(std::vector<const char*>& metrics, std::size_t ranges) const {
-        auto size = params<CUpti_RangeProfiler_GetCounterDataSize_Params>(
+        auto size = object_.params<CUpti_RangeProfiler_GetCounterDataSize_Params>(
             CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
         size.pMetricNames = metrics.data();
         size.numMetrics = metrics.size();
@@ -168,7 +172,7 @@ public:
         size.maxNumRangeTreeNodes = static_cast<std::uint32_t>(ranges);
         check_cupti(cupti().cuptiRangeProfilerGetCounterDataSize(&size), "cuptiRangeProfilerGetCounterDataSize");
         std::vector<std::uint8_t> image(size.counterDataSize);
-        auto init = params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(
+        auto init = object_.params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(
             CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
         init.counterDataSize = image.size();
         init.pCounterData = image.data();
@@ -181,7 +185,7 @@ public:
     // of the config ran (kernel replay): the cell's code runs once.
     void configure(const std::vector<std::uint8_t>& config, std::vector<std::uint8_t>& counter_data,
                    std::size_t ranges) const {
-        auto p = params<CUpti_RangeProfiler_SetConfig_Params>(CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE);
+        auto p = object_.params<CUpti_RangeProfiler_SetConfig_Params>(CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE);
         p.configSize = config.size();
         p.pConfig = config.data();
         p.counterDataImageSize = counter_data.size();
@@ -197,29 +201,22 @@ public:
     }
 
     void start() const {
-        auto p = params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
+        auto p = object_.params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
         check_cupti(cupti().cuptiRangeProfilerStart(&p), "cuptiRangeProfilerStart");
     }
 
     void stop() const {
-        auto p = params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
+        auto p = object_.params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
         check_cupti(cupti().cuptiRangeProfilerStop(&p), "cuptiRangeProfilerStop");
     }
 
     void decode() const {
-        auto p = params<CUpti_RangeProfiler_DecodeData_Params>(CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
+        auto p =
+            object_.params<CUpti_RangeProfiler_DecodeData_Params>(CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
         check_cupti(cupti().cuptiRangeProfilerDecodeData(&p), "cuptiRangeProfilerDecodeData");
     }
 
 private:
-    // The parameters of a call on this profiler: the struct's size and the object set.
-    template <class Params>
-    Params params(std::size_t struct_size) const {
-        auto p = cupti_params<Params>(struct_size);
-        p.pRangeProfilerObject = object_.get();
-        return p;
-    }
-
     static CUpti_RangeProfiler_Object* enable(CUcontext ctx) {
         auto p = cupti_params<CUpti_RangeProfiler_Enable_Params>(CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
         p.ctx = ctx;
@@ -227,7 +224,7 @@ private:
         return p.pRangeProfilerObject;
     }
 
-    detail::Handle<CUpti_RangeProfiler_Object*, RangeProfilerDisable> object_;
+    detail::CuptiObject<RangeProfilerCalls> object_;
 };
 
 std::size_t ranges_in(const std::vector<std::uint8_t>& counter_data) {

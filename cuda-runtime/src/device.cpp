@@ -10,6 +10,46 @@ namespace xcuda::rt {
 
 namespace {
 
+// The properties that are one attribute each, and that attribute.
+template <class T>
+struct AttributeField {
+    T DeviceProperties::*field;
+    CUdevice_attribute attribute;
+};
+
+constexpr AttributeField<int> int_attributes[] = {
+    {&DeviceProperties::major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR},
+    {&DeviceProperties::minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR},
+    {&DeviceProperties::sm_count, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT},
+    {&DeviceProperties::clock_khz, CU_DEVICE_ATTRIBUTE_CLOCK_RATE},
+    {&DeviceProperties::memory_clock_khz, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE},
+    {&DeviceProperties::memory_bus_width_bits, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH},
+    {&DeviceProperties::l2_cache_bytes, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE},
+    {&DeviceProperties::warp_size, CU_DEVICE_ATTRIBUTE_WARP_SIZE},
+    {&DeviceProperties::max_threads_per_block, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK},
+    {&DeviceProperties::max_threads_per_sm, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR},
+    {&DeviceProperties::max_blocks_per_sm, CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR},
+    {&DeviceProperties::max_shared_per_block, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK},
+    {&DeviceProperties::max_shared_per_block_optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN},
+    {&DeviceProperties::max_shared_per_sm, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR},
+    {&DeviceProperties::regs_per_block, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK},
+    {&DeviceProperties::regs_per_sm, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR},
+    {&DeviceProperties::total_constant_bytes, CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY},
+    {&DeviceProperties::pci_bus_id, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID},
+    {&DeviceProperties::pci_device_id, CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID},
+    {&DeviceProperties::pci_domain_id, CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID},
+};
+
+// Each true when its attribute is nonzero.
+constexpr AttributeField<bool> flag_attributes[] = {
+    {&DeviceProperties::concurrent_kernels, CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS},
+    {&DeviceProperties::unified_addressing, CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING},
+    {&DeviceProperties::managed_memory, CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY},
+    {&DeviceProperties::cooperative_launch, CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH},
+    {&DeviceProperties::cluster_launch, CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH},
+    {&DeviceProperties::kernel_exec_timeout, CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT},
+};
+
 DeviceProperties read_properties(const Device& device) {
     const auto& d = device.backend().api;
     const CUdevice handle = device.handle();
@@ -17,41 +57,18 @@ DeviceProperties read_properties(const Device& device) {
     char name[256] = {};
     check(d.cuDeviceGetName(name, static_cast<int>(sizeof(name) - 1), handle), "cuDeviceGetName");
     p.name = name;
-    auto attr = [&](CUdevice_attribute a) { return device.attribute(a); };
-    p.major = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
-    p.minor = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+    for (const auto& [field, attribute] : int_attributes) p.*field = device.attribute(attribute);
+    for (const auto& [field, attribute] : flag_attributes) p.*field = device.attribute(attribute) != 0;
     p.arch = "sm_" + std::to_string(p.major * 10 + p.minor);
-    p.sm_count = attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
     check(d.cuDeviceTotalMem(&p.total_memory, handle), "cuDeviceTotalMem");
-    p.clock_khz = attr(CU_DEVICE_ATTRIBUTE_CLOCK_RATE);
-    p.memory_clock_khz = attr(CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE);
-    p.memory_bus_width_bits = attr(CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
-    p.l2_cache_bytes = attr(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
-    p.warp_size = attr(CU_DEVICE_ATTRIBUTE_WARP_SIZE);
-    p.max_threads_per_block = attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
-    p.max_block_dims = Dim3(static_cast<unsigned>(attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X)),
-                            static_cast<unsigned>(attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y)),
-                            static_cast<unsigned>(attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z)));
-    p.max_grid_dims = Dim3(static_cast<unsigned>(attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)),
-                           static_cast<unsigned>(attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y)),
-                           static_cast<unsigned>(attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z)));
-    p.max_threads_per_sm = attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
-    p.max_blocks_per_sm = attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR);
-    p.max_shared_per_block = attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK);
-    p.max_shared_per_block_optin = attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
-    p.max_shared_per_sm = attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR);
-    p.regs_per_block = attr(CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK);
-    p.regs_per_sm = attr(CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR);
-    p.total_constant_bytes = attr(CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY);
-    p.pci_bus_id = attr(CU_DEVICE_ATTRIBUTE_PCI_BUS_ID);
-    p.pci_device_id = attr(CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID);
-    p.pci_domain_id = attr(CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID);
-    p.concurrent_kernels = attr(CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS) != 0;
-    p.unified_addressing = attr(CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING) != 0;
-    p.managed_memory = attr(CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY) != 0;
-    p.cooperative_launch = attr(CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH) != 0;
-    p.cluster_launch = attr(CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH) != 0;
-    p.kernel_exec_timeout = attr(CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT) != 0;
+    auto dims = [&](CUdevice_attribute x, CUdevice_attribute y, CUdevice_attribute z) {
+        return Dim3(static_cast<unsigned>(device.attribute(x)), static_cast<unsigned>(device.attribute(y)),
+                    static_cast<unsigned>(device.attribute(z)));
+    };
+    p.max_block_dims = dims(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y,
+                            CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z);
+    p.max_grid_dims = dims(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y,
+                           CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z);
     return p;
 }
 

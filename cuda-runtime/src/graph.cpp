@@ -31,21 +31,6 @@ void Graph::launch(CUstream stream) const {
     detail::call("cuGraphLaunch", detail::driver().cuGraphLaunch, exec_.get(), stream);
 }
 
-std::vector<KernelNode> Graph::kernel_nodes() const {
-    const auto& api = detail::driver();
-    std::size_t count = 0;
-    detail::call("cuGraphGetNodes", api.cuGraphGetNodes, graph_.get(), static_cast<CUgraphNode*>(nullptr), &count);
-    std::vector<CUgraphNode> nodes(count);
-    if (count > 0) detail::call("cuGraphGetNodes", api.cuGraphGetNodes, graph_.get(), nodes.data(), &count);
-    std::vector<KernelNode> kernels;
-    for (CUgraphNode node : nodes) {
-        CUgraphNodeType type{};
-        detail::call("cuGraphNodeGetType", api.cuGraphNodeGetType, node, &type);
-        if (type == CU_GRAPH_NODE_TYPE_KERNEL) kernels.push_back(kernel_node(node));
-    }
-    return kernels;
-}
-
 KernelNode Graph::kernel_node(CUgraphNode node) const {
     CUDA_KERNEL_NODE_PARAMS p{};
     detail::call("cuGraphKernelNodeGetParams", detail::driver().cuGraphKernelNodeGetParams, node, &p);
@@ -105,13 +90,6 @@ Graph StreamCapture::finish() {
     detail::call("cuGraphInstantiate", detail::driver().cuGraphInstantiate, g.exec_.put(), g.graph_.get(),
                  static_cast<unsigned long long>(0));
     return g;
-}
-
-bool is_capturing(CUstream stream) {
-    if (stream == nullptr) return false;
-    CUstreamCaptureStatus status{};
-    detail::call("cuStreamIsCapturing", detail::driver().cuStreamIsCapturing, stream, &status);
-    return status == CU_STREAM_CAPTURE_STATUS_ACTIVE;
 }
 
 }  // namespace xcuda::rt

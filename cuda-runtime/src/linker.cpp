@@ -2,6 +2,7 @@
 #include "nvjitlink_api.hpp"
 #include "nvrtc_api.hpp"
 
+#include <xcuda/rt/handle.hpp>
 #include <xcuda/rt/linker.hpp>
 
 #include <cuda.h>
@@ -56,11 +57,8 @@ const NvJitLinkApi& nvjitlink() {
 
 namespace {
 
-struct Handle {
-    nvJitLinkHandle h = nullptr;
-    ~Handle() {
-        if (h) detail::nvjitlink().nvJitLinkDestroy(&h);
-    }
+struct LinkDestroy {
+    void operator()(nvJitLinkHandle h) const noexcept { detail::nvjitlink().nvJitLinkDestroy(&h); }
 };
 
 // nvJitLink's error or info log (they share one shape of size + copy calls).
@@ -90,12 +88,6 @@ std::string cudadevrt_path() {
     return {};
 }
 
-std::pair<int, int> nvjitlink_version() {
-    unsigned major = 0, minor = 0;
-    detail::nvjitlink().nvJitLinkVersion(&major, &minor);
-    return {int(major), int(minor)};
-}
-
 LinkResult link(const std::string& arch, const std::vector<LinkInput>& inputs, bool with_device_runtime) {
     const auto& api = detail::nvjitlink();
     std::string devrt;
@@ -110,35 +102,35 @@ LinkResult link(const std::string& arch, const std::vector<LinkInput>& inputs, b
     }
     const std::string arch_option = "-arch=" + arch;
     const char* options[] = {arch_option.c_str()};
-    Handle handle;
+    detail::Handle<nvJitLinkHandle, LinkDestroy> handle;
     auto fail = [&](nvJitLinkResult r, const char* call) {
-        std::string log = read_log(handle.h, api.nvJitLinkGetErrorLogSize, api.nvJitLinkGetErrorLog);
+        std::string log = read_log(handle.get(), api.nvJitLinkGetErrorLogSize, api.nvJitLinkGetErrorLog);
         if (log.empty()) log = std::string(call) + " failed with nvJitLink error " + std::to_string(int(r));
         throw LinkError(log);
     };
-    if (nvJitLinkResult r = api.nvJitLinkCreate(&handle.h, 1, options); r != NVJITLINK_SUCCESS) {
+    if (nvJitLinkResult r = api.nvJitLinkCreate(handle.put(), 1, options); r != NVJITLINK_SUCCESS) {
         throw CudaError("nvJitLinkCreate(" + arch_option + ") failed with nvJitLink error " + std::to_string(int(r)));
     }
     for (const auto& in : inputs) {
-        if (nvJitLinkResult r = api.nvJitLinkAddData(handle.h, NVJITLINK_INPUT_CUBIN, in.cubin.data(), in.cubin.size(),
-                                                     in.name.c_str());
+        if (nvJitLinkResult r = api.nvJitLinkAddData(handle.get(), NVJITLINK_INPUT_CUBIN, in.cubin.data(),
+                                                     in.cubin.size(), in.name.c_str());
             r != NVJITLINK_SUCCESS)
             fail(r, "nvJitLinkAddData");
     }
     if (!devrt.empty()) {
-        if (nvJitLinkResult r = api.nvJitLinkAddFile(handle.h, NVJITLINK_INPUT_LIBRARY, devrt.c_str());
+        if (nvJitLinkResult r = api.nvJitLinkAddFile(handle.get(), NVJITLINK_INPUT_LIBRARY, devrt.c_str());
             r != NVJITLINK_SUCCESS)
             fail(r, "nvJitLinkAddFile");
     }
-    if (nvJitLinkResult r = api.nvJitLinkComplete(handle.h); r != NVJITLINK_SUCCESS) fail(r, "nvJitLinkComplete");
+    if (nvJitLinkResult r = api.nvJitLinkComplete(handle.get()); r != NVJITLINK_SUCCESS) fail(r, "nvJitLinkComplete");
     std::size_t size = 0;
-    if (nvJitLinkResult r = api.nvJitLinkGetLinkedCubinSize(handle.h, &size); r != NVJITLINK_SUCCESS)
+    if (nvJitLinkResult r = api.nvJitLinkGetLinkedCubinSize(handle.get(), &size); r != NVJITLINK_SUCCESS)
         fail(r, "nvJitLinkGetLinkedCubinSize");
     LinkResult out;
     out.cubin.resize(size);
-    if (nvJitLinkResult r = api.nvJitLinkGetLinkedCubin(handle.h, out.cubin.data()); r != NVJITLINK_SUCCESS)
+    if (nvJitLinkResult r = api.nvJitLinkGetLinkedCubin(handle.get(), out.cubin.data()); r != NVJITLINK_SUCCESS)
         fail(r, "nvJitLinkGetLinkedCubin");
-    out.info_log = read_log(handle.h, api.nvJitLinkGetInfoLogSize, api.nvJitLinkGetInfoLog);
+    out.info_log = read_log(handle.get(), api.nvJitLinkGetInfoLogSize, api.nvJitLinkGetInfoLog);
     return out;
 }
 

@@ -101,10 +101,6 @@ FunctionAttributes Function::attributes() const {
     return a;
 }
 
-void Function::set_max_dynamic_shared_bytes(int bytes) const {
-    set_attribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes);
-}
-
 void Function::set_attribute(CUfunction_attribute attribute, int value) const {
     throw_if_context_lost();
     check(detail::driver().cuFuncSetAttribute(handle_, attribute, value), "cuFuncSetAttribute",

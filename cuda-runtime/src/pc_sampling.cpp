@@ -1,6 +1,6 @@
 #include "cupti_api.hpp"
+#include "cupti_object.hpp"
 
-#include <xcuda/rt/handle.hpp>
 #include <xcuda/rt/pc_sampling.hpp>
 
 #include <algorithm>
@@ -19,10 +19,16 @@ using detail::cupti;
 using detail::cupti_params;
 using detail::sampling_params;
 
-struct PcSamplingDisable {
-    void operator()(CUcontext ctx) const noexcept {
-        auto p = sampling_params<CUpti_PCSamplingDisableParams>(CUpti_PCSamplingDisableParamsSize);
+struct PcSamplingCalls {
+    using Object = CUcontext;
+    template <class Params>
+    static Params params(std::size_t struct_size, Object ctx) {
+        auto p = sampling_params<Params>(struct_size);
         p.ctx = ctx;
+        return p;
+    }
+    static void release(Object ctx) noexcept {
+        auto p = params<CUpti_PCSamplingDisableParams>(CUpti_PCSamplingDisableParamsSize, ctx);
         cupti().cuptiPCSamplingDisable(&p);
     }
 };
@@ -35,7 +41,7 @@ public:
     // Index -> name of every stall reason of this device (asked after Enable, as CUPTI requires).
     std::map<std::uint32_t, std::string> stall_reasons() const {
         std::size_t count = 0;
-        auto n = params<CUpti_PCSamplingGetNumStallReasonsParams>(CUpti_PCSamplingGetNumStallReasonsParamsSize);
+        auto n = ctx_.params<CUpti_PCSamplingGetNumStallReasonsParams>(CUpti_PCSamplingGetNumStallReasonsParamsSize);
         n.numStallReasons = &count;
         check_cupti(cupti().cuptiPCSamplingGetNumStallReasons(&n), "cuptiPCSamplingGetNumStallReasons");
         std::vector<std::uint32_t> indices(count);
@@ -45,7 +51,7 @@ public:
             storage.emplace_back(new char[CUPTI_STALL_REASON_STRING_SIZE]());
             names.push_back(storage.back().get());
         }
-        auto r = params<CUpti_PCSamplingGetStallReasonsParams>(CUpti_PCSamplingGetStallReasonsParamsSize);
+        auto r = ctx_.params<CUpti_PCSamplingGetStallReasonsParams>(CUpti_PCSamplingGetStallReasonsParamsSize);
         r.numStallReasons = count;
         r.stallReasonIndex = indices.data();
         r.stallReasons = names.data();
@@ -56,25 +62,25 @@ public:
     }
 
     void configure(std::vector<CUpti_PCSamplingConfigurationInfo>& attributes) const {
-        auto p = params<CUpti_PCSamplingConfigurationInfoParams>(CUpti_PCSamplingConfigurationInfoParamsSize);
+        auto p = ctx_.params<CUpti_PCSamplingConfigurationInfoParams>(CUpti_PCSamplingConfigurationInfoParamsSize);
         p.numAttributes = attributes.size();
         p.pPCSamplingConfigurationInfo = attributes.data();
         check_cupti(cupti().cuptiPCSamplingSetConfigurationAttribute(&p), "cuptiPCSamplingSetConfigurationAttribute");
     }
 
     void start() const {
-        auto p = params<CUpti_PCSamplingStartParams>(CUpti_PCSamplingStartParamsSize);
+        auto p = ctx_.params<CUpti_PCSamplingStartParams>(CUpti_PCSamplingStartParamsSize);
         check_cupti(cupti().cuptiPCSamplingStart(&p), "cuptiPCSamplingStart");
     }
 
     void stop() const {
-        auto p = params<CUpti_PCSamplingStopParams>(CUpti_PCSamplingStopParamsSize);
+        auto p = ctx_.params<CUpti_PCSamplingStopParams>(CUpti_PCSamplingStopParamsSize);
         check_cupti(cupti().cuptiPCSamplingStop(&p), "cuptiPCSamplingStop");
     }
 
     // Moves what CUPTI still holds into `buffer`; false when nothing was left.
     bool flush(CUpti_PCSamplingData& buffer) const {
-        auto p = params<CUpti_PCSamplingGetDataParams>(CUpti_PCSamplingGetDataParamsSize);
+        auto p = ctx_.params<CUpti_PCSamplingGetDataParams>(CUpti_PCSamplingGetDataParamsSize);
         p.pcSamplingData = &buffer;
         const CUptiResult r = cupti().cuptiPCSamplingGetData(&p);
         if (r == CUPTI_ERROR_OUT_OF_MEMORY || r == CUPTI_ERROR_INVALID_OPERATION) return false;
@@ -83,14 +89,6 @@ public:
     }
 
 private:
-    // The parameters of a call on this context's sampling: the struct's size and the context set.
-    template <class Params>
-    Params params(std::size_t struct_size) const {
-        auto p = sampling_params<Params>(struct_size);
-        p.ctx = ctx_.get();
-        return p;
-    }
-
     static CUcontext enable(CUcontext ctx) {
         auto p = sampling_params<CUpti_PCSamplingEnableParams>(CUpti_PCSamplingEnableParamsSize);
         p.ctx = ctx;
@@ -99,7 +97,7 @@ private:
     }
 
     // The context sampling is enabled on, disabled when this goes.
-    detail::Handle<CUcontext, PcSamplingDisable> ctx_;
+    detail::CuptiObject<PcSamplingCalls> ctx_;
 };
 
 // A CUpti_PCSamplingData with room for `pcs` records of up to `reasons` stall reasons each.

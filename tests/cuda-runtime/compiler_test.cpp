@@ -86,6 +86,14 @@ TEST(Compile, KeepsNvrtcsCacheWhenPtxasAnswered) {
     EXPECT_NE(std::find(r.options.begin(), r.options.end(), "-Xptxas=-v"), r.options.end());
 }
 
+TEST(Compile, RunsNvrtcWithTheArgumentsNvrtcArgumentsPutsTogether) {
+    auto o = for_arch("sm_90");
+    o.options = {"-std=c++17", "-DN=4"};
+    auto r = compile(saxpy_src, o);
+    const bool retried = std::find(r.options.begin(), r.options.end(), "--no-cache") != r.options.end();
+    EXPECT_EQ(r.options, nvrtc_arguments(o, "sm_90", toolkit_include_dirs(), retried));
+}
+
 TEST(Compile, ReportsSharedMemoryStackAndSpills) {
     const char* src = R"(
 __global__ void tile(float* p) {

@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <stdexcept>
+#include <utility>
 
 namespace xcuda::compile {
 namespace {
@@ -49,6 +50,51 @@ std::optional<std::string> check_fast_compile_level(const std::string& v) {
            "--fast-compile=min";
 }
 
+// One row of the table, written by name (C++17 has no designated initialisers): the spellings
+// and the member it sets, then only what the option has. Unset parts keep OptionSpec's and
+// CellOption's defaults: no metavar (a flag), not repeatable, no check, no keyword (magic only).
+class Row {
+public:
+    Row(std::string short_name, std::string long_name, CellOptionField field) {
+        row_.spec.short_name = std::move(short_name);
+        row_.spec.long_name = std::move(long_name);
+        row_.field = field;
+    }
+    Row& metavar(std::string v) {
+        row_.spec.metavar = std::move(v);
+        return *this;
+    }
+    Row& help(std::string v) {
+        row_.spec.help = std::move(v);
+        return *this;
+    }
+    Row& repeatable() {
+        row_.spec.repeatable = true;
+        return *this;
+    }
+    Row& check(std::optional<std::string> (*f)(const std::string&)) {
+        row_.spec.check = f;
+        return *this;
+    }
+    Row& example(std::string v) {
+        row_.spec.example = std::move(v);
+        return *this;
+    }
+    Row& implicit_value(std::string v) {
+        row_.spec.implicit_value = std::move(v);
+        return *this;
+    }
+    Row& keyword(std::string name, std::string python_type) {
+        row_.keyword = std::move(name);
+        row_.python_type = std::move(python_type);
+        return *this;
+    }
+    operator CellOption() const { return row_; }
+
+private:
+    CellOption row_;
+};
+
 template <typename... F>
 struct overloaded : F... {
     using F::operator()...;
@@ -68,72 +114,72 @@ OptionValue parsed_value(const CellOption& row, const ParsedArgs& a) {
 
 const std::vector<CellOption>& cell_option_table() {
     static const std::vector<CellOption> table = {
-        {{"-n",
-          "--name",
-          "NAME",
-          "also bind the compiled module as NAME (variables: NAME.get_global('v'))",
-          false,
-          {},
-          "mymodule"},
-         "name",
-         "a str",
-         &CellOptions::name},
-        {{"", "--arch", "sm_XX", "target architecture (default: the current GPU's, else sm_90)", false, check_arch,
-          "sm_90"},
-         "arch",
-         "a str like 'sm_90'",
-         &CellOptions::arch},
-        {{"", "--std", "STD", "C++ standard: c++11, c++14, c++17 (default), c++20", false, check_std, "c++17"},
-         "std",
-         "a str like 'c++17'",
-         &CellOptions::std},
-        {{"-I", "", "DIR", "add DIR to the include search path", true, {}, "/path/to/include"},
-         "include_dirs",
-         "a str or a list of str",
-         &CellOptions::include_dirs},
-        {{"-D", "", "NAME[=VALUE]", "define a macro", true, check_define, "N=256"},
-         "defines",
-         "'NAME[=VALUE]', a list of them or a dict {NAME: VALUE or None}",
-         &CellOptions::defines},
-        {{"", "--instantiate", "EXPR", "instantiate a template kernel or variable, e.g. 'axpy<float>'", true,
-          check_instantiation, "'axpy<float>'"},
-         "instantiate",
-         "a str or a list of str like 'axpy<float>'",
-         &CellOptions::instantiate},
-        {{"", "--ptx", "", "show the generated PTX", false, {}, {}}, "", "", &CellOptions::ptx},
-        {{"", "--sass", "", "show the SASS (needs cuobjdump or nvdisasm)", false, {}, {}}, "", "", &CellOptions::sass},
-        {{"", "--resources", "", "show registers, spills, shared/local/constant memory per kernel", false, {}, {}},
-         "",
-         "",
-         &CellOptions::resources},
-        {{"", "--fast-math", "", "compile with -use_fast_math", false, {}, {}},
-         "fast_math",
-         "True or False",
-         &CellOptions::fast_math},
-        {{"", "--lineinfo", "", "keep line information for profilers (-lineinfo)", false, {}, {}},
-         "lineinfo",
-         "True or False",
-         &CellOptions::lineinfo},
-        {{"", "--fast-compile", "LEVEL",
-          "compile faster, run slower (NVRTC 12.9+ --Ofast-compile): max (default), mid or min", false,
-          check_fast_compile_level, "max", "max"},
-         "fast_compile",
-         "True (max), 'mid' or 'min'",
-         &CellOptions::fast_compile},
-        {{"", "--no-cache", "", "compile again, bypassing the memory and disk cache", false, {}, {}},
-         "no_cache",
-         "True or False",
-         &CellOptions::no_cache},
-        {{"-q", "--quiet", "", "print no line saying what was compiled and bound", false, {}, {}},
-         "",
-         "",
-         &CellOptions::quiet},
-        {{"-h", "--help", "", "show this help and compile nothing", false, {}, {}}, "", "", &CellOptions::help},
+        Row("-n", "--name", &CellOptions::name)
+            .metavar("NAME")
+            .help("also bind the compiled module as NAME (variables: NAME.get_global('v'))")
+            .example("mymodule")
+            .keyword("name", "a str"),
+        Row("", "--arch", &CellOptions::arch)
+            .metavar("sm_XX")
+            .help("target architecture (default: the current GPU's, else sm_90)")
+            .check(check_arch)
+            .example("sm_90")
+            .keyword("arch", "a str like 'sm_90'"),
+        Row("", "--std", &CellOptions::std)
+            .metavar("STD")
+            .help("C++ standard: c++11, c++14, c++17 (default), c++20")
+            .check(check_std)
+            .example("c++17")
+            .keyword("std", "a str like 'c++17'"),
+        Row("-I", "", &CellOptions::include_dirs)
+            .metavar("DIR")
+            .help("add DIR to the include search path")
+            .repeatable()
+            .example("/path/to/include")
+            .keyword("include_dirs", "a str or a list of str"),
+        Row("-D", "", &CellOptions::defines)
+            .metavar("NAME[=VALUE]")
+            .help("define a macro")
+            .repeatable()
+            .check(check_define)
+            .example("N=256")
+            .keyword("defines", "'NAME[=VALUE]', a list of them or a dict {NAME: VALUE or None}"),
+        Row("", "--instantiate", &CellOptions::instantiate)
+            .metavar("EXPR")
+            .help("instantiate a template kernel or variable, e.g. 'axpy<float>'")
+            .repeatable()
+            .check(check_instantiation)
+            .example("'axpy<float>'")
+            .keyword("instantiate", "a str or a list of str like 'axpy<float>'"),
+        Row("", "--ptx", &CellOptions::ptx).help("show the generated PTX"),
+        Row("", "--sass", &CellOptions::sass).help("show the SASS (needs cuobjdump or nvdisasm)"),
+        Row("", "--resources", &CellOptions::resources)
+            .help("show registers, spills, shared/local/constant memory per kernel"),
+        Row("", "--fast-math", &CellOptions::fast_math)
+            .help("compile with -use_fast_math")
+            .keyword("fast_math", "True or False"),
+        Row("", "--lineinfo", &CellOptions::lineinfo)
+            .help("keep line information for profilers (-lineinfo)")
+            .keyword("lineinfo", "True or False"),
+        Row("", "--fast-compile", &CellOptions::fast_compile)
+            .metavar("LEVEL")
+            .help("compile faster, run slower (NVRTC 12.9+ --Ofast-compile): max (default), mid or min")
+            .check(check_fast_compile_level)
+            .example("max")
+            .implicit_value("max")
+            .keyword("fast_compile", "True (max), 'mid' or 'min'"),
+        Row("", "--no-cache", &CellOptions::no_cache)
+            .help("compile again, bypassing the memory and disk cache")
+            .keyword("no_cache", "True or False"),
+        Row("-q", "--quiet", &CellOptions::quiet).help("print no line saying what was compiled and bound"),
+        Row("-h", "--help", &CellOptions::help).help("show this help and compile nothing"),
         // The words after a bare `--`.
-        {{"", "--", "OPTIONS...", "pass the remaining words to NVRTC unchanged", true, {}, "-G"},
-         "options",
-         "a str or a list of str",
-         &CellOptions::nvrtc_extra},
+        Row("", "--", &CellOptions::nvrtc_extra)
+            .metavar("OPTIONS...")
+            .help("pass the remaining words to NVRTC unchanged")
+            .repeatable()
+            .example("-G")
+            .keyword("options", "a str or a list of str"),
     };
     return table;
 }

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "cpp_tokens.hpp"
-#include "xcuda/compile/kernel_signature.hpp"
+#include "xcuda/compile/kernel_decl.hpp"
 
 #include <map>
 #include <string>

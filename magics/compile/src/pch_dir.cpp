@@ -71,20 +71,9 @@ std::optional<PchDir> PchDir::make(const std::optional<std::filesystem::path>& c
     return std::nullopt;
 }
 
-PchDir::PchDir(PchDir&& other) noexcept : path_(std::exchange(other.path_, {})) {}
-
-PchDir& PchDir::operator=(PchDir&& other) noexcept {
-    if (this != &other) {
-        PchDir gone(std::move(*this));
-        path_ = std::exchange(other.path_, {});
-    }
-    return *this;
-}
-
-PchDir::~PchDir() {
-    if (path_.empty()) return;
-    std::error_code ec;  // a destructor cannot report it; the next process's sweep retries
-    std::filesystem::remove_all(path_, ec);
+void detail::RemoveTree::operator()(const std::filesystem::path& dir) const noexcept {
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
 }
 
 }  // namespace xcuda::compile

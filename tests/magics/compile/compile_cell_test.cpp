@@ -197,13 +197,13 @@ TEST(CompileCell, CompileErrorPointsAtTheCellLineAndColumn) {
 
 namespace {
 
-// A session whose compiler is NVRTC, recording the options of every call.
+// A session whose compiler is NVRTC, recording the arguments of every call.
 struct RecordingFixture {
     TempDir tmp;
     std::vector<std::vector<std::string>> calls;
     CompileSession session{std::make_shared<CompileCache>(tmp.path() / "xcuda"),
                            [this](std::string_view src, const xcuda::rt::CompileOptions& o) {
-                               calls.push_back(o.options);
+                               calls.push_back(xcuda::rt::nvrtc_arguments(o, o.arch, {}));
                                return xcuda::rt::compile(src, o);
                            }};
     HeaderRegistry headers;
@@ -569,7 +569,7 @@ TEST(CompileCell, PrecompiledHeadersGoToAPrivateDirectoryUnderTheCacheNotTmp) {
     TempDir tmp;
     std::vector<std::string> seen;
     auto fake = [&](std::string_view, const xcuda::rt::CompileOptions& o) {
-        seen = o.options;
+        seen = xcuda::rt::nvrtc_arguments(o, o.arch, {});
         xcuda::rt::CompileResult r;
         r.cubin = "fake";
         return r;
@@ -606,7 +606,7 @@ TEST(CompileCell, ThePrecompiledHeaderDirectoryGoesWithTheSession) {
     TempDir tmp;
     std::string dir_option;
     auto fake = [&](std::string_view, const xcuda::rt::CompileOptions& o) {
-        for (const auto& option : o.options)
+        for (const auto& option : xcuda::rt::nvrtc_arguments(o, o.arch, {}))
             if (option.rfind("--pch-dir=", 0) == 0) dir_option = option;
         xcuda::rt::CompileResult r;
         r.cubin = "fake";

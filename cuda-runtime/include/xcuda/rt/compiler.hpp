@@ -22,12 +22,18 @@ struct CompileOptions {
     // "sm_90" (PTX + CUBIN) or "compute_90" (PTX only). Empty: the current device's arch
     // (device 0 when no context is current), or fallback_arch when there is no device.
     std::string arch;
-    std::vector<std::string> options;        // passed to NVRTC as given ("-std=c++17", "-G", ...)
-    std::vector<std::string> include_paths;  // each becomes -I<path>
+    std::vector<std::string> options;  // passed to NVRTC as given ("-std=c++17", "-G", ...)
     std::vector<Header> headers;
     std::vector<std::string> name_expressions;  // "axpy<float>", "&f<int>": see CompileResult::lowered_names
     bool toolkit_includes = true;               // -I the CUDA Toolkit's include dirs (and CCCL's)
     bool resource_usage = true;                 // add -Xptxas=-v and parse it into CompileResult::resources
+    // Where NVRTC writes its automatic precompiled headers (-pch): --pch-dir=DIR, and its
+    // "creating/using precompiled header" messages off; "" = where `options` say.
+    std::string pch_dir;
+    // -minimal (NVRTC 12.4+): a smaller language that compiles faster (no texture/surface
+    // functions, device runtime or runtime API types). A caller that sets it compiles again
+    // without when NVRTC rejects the source, so errors are always the whole language's.
+    bool minimal = false;
 };
 
 struct CompileResult {
@@ -47,6 +53,15 @@ inline constexpr const char* fallback_arch = "sm_90";
 // Throws CompileError (log, program name, options) when NVRTC rejects the source; other
 // NVRTC failures become CudaError naming the call.
 CompileResult compile(std::string_view source, const CompileOptions& options);
+
+// Every argument NVRTC runs with for `o`, the one place the list is put together: -arch=`arch`
+// (o.arch resolved, as CompileResult::arch), -I each of `toolkit_dirs` (with o.toolkit_includes),
+// o.options as given, --pch-dir=DIR --pch-messages=false (o.pch_dir), -minimal (o.minimal),
+// -Xptxas=-v (o.resource_usage, sm_XX only), in that order. `bypass_compute_cache` gives the
+// retry compile() makes when the log lacks ptxas's resource lines: the same list, then --no-cache.
+std::vector<std::string> nvrtc_arguments(const CompileOptions& o, const std::string& arch,
+                                         const std::vector<std::string>& toolkit_dirs,
+                                         bool bypass_compute_cache = false);
 
 // {major, minor} of the NVRTC library loaded.
 std::pair<int, int> nvrtc_version();

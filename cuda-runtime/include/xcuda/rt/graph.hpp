@@ -35,8 +35,6 @@ public:
 
     // Queues the whole graph on `stream` (the legacy default stream when nullptr).
     void launch(CUstream stream) const;
-    // The kernel launches it holds, in no particular order.
-    std::vector<KernelNode> kernel_nodes() const;
     // New argument values for one kernel launch of the graph, copied now; later launches use
     // them. `params` as for cuLaunchKernel (one pointer per kernel parameter).
     void set_kernel_arguments(const KernelNode& node, void** params) const;
@@ -70,8 +68,5 @@ private:
     detail::Backend* backend_ = nullptr;  // the driver the capture runs on, for the destructor
     bool capturing_ = false;
 };
-
-// Whether work queued on `stream` is being captured (never for the legacy default stream).
-bool is_capturing(CUstream stream);
 
 }  // namespace xcuda::rt

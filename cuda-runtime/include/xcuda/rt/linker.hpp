@@ -38,7 +38,4 @@ LinkResult link(const std::string& arch, const std::vector<LinkInput>& inputs, b
 // libcudadevrt.a of the toolkit whose NVRTC is in use, or "" when there is none.
 std::string cudadevrt_path();
 
-// {major, minor} of the nvJitLink loaded.
-std::pair<int, int> nvjitlink_version();
-
 }  // namespace xcuda::rt

@@ -42,8 +42,6 @@ public:
     int attribute(CUfunction_attribute attribute) const;
     // CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK (fixed at load time), without a driver call.
     int max_threads_per_block() const noexcept { return max_threads_per_block_; }
-    // Allow up to `bytes` of dynamic shared memory (needed above 48 KiB; launch() does it).
-    void set_max_dynamic_shared_bytes(int bytes) const;
     // cuFuncSetAttribute: the settable attributes (dynamic shared memory, carveout, cluster
     // shape and policy). Throws DriverError naming the attribute and value.
     void set_attribute(CUfunction_attribute attribute, int value) const;

@@ -83,8 +83,9 @@ CellOptions parse_cell_options(std::string_view line);
 std::string cuda_help_text();
 
 // The NVRTC options these cell options mean (-std, -D, -I, -use_fast_math, -lineinfo,
-// --Ofast-compile, then the `--` extras), in a fixed order so equal options always give equal cache keys. The arch
-// and the toolkit include dirs are added by the compile pipeline (rt::CompileOptions).
+// --Ofast-compile, then the `--` extras), in a fixed order so equal options always give equal cache keys. They
+// are the cell's part of NVRTC's arguments (rt::CompileOptions::options); rt::nvrtc_arguments puts
+// the whole list together.
 std::vector<std::string> nvrtc_options(const CellOptions& options);
 
 // Why NVRTC `major`.`minor` cannot honour `options` (--fast-compile needs 12.9's

@@ -61,8 +61,8 @@ struct CompiledModule {
                                           // --instantiate, no __global__ in the cell, ...)
     std::string arch;                     // "sm_90"
     ArchSource arch_source = ArchSource::fallback;
-    std::vector<std::string> nvrtc_options;  // the cell's NVRTC options (nvrtc_options()); the arch
-                                             // and toolkit -I dirs are added by rt::compile
+    std::vector<std::string> nvrtc_options;  // the cell's NVRTC options (nvrtc_options()); the rest of
+                                             // NVRTC's arguments: rt::nvrtc_arguments
     std::vector<std::string> headers_used;   // registered headers the cell includes
     std::string cache_key;                   // SHA-256 hex
 
@@ -134,7 +134,9 @@ private:
                                                     const std::string& cell_label,
                                                     const std::vector<std::string>& opts);
 
-    void add_private_pch_dir(std::vector<std::string>& options);
+    // The private directory for NVRTC's precompiled headers when the cell's `options` ask for
+    // them (-pch) and name none; "" otherwise (rt::CompileOptions::pch_dir).
+    std::string private_pch_dir(const std::vector<std::string>& options);
 
     // The memory cache's module for `key`, relabelled for `cell_label`; null when not there.
     std::shared_ptr<const CompiledModule> memoised(const std::string& key, const std::string& cell_label);
@@ -154,7 +156,7 @@ private:
     std::shared_ptr<CompileCache> cache_;
     CompilerFn compiler_;
     CompilerRunner compiler_runner_;
-    std::optional<PchDir> pch_dir_;  // made on the first -pch cell (add_private_pch_dir)
+    std::optional<PchDir> pch_dir_;  // made on the first -pch cell (private_pch_dir)
     bool pch_dir_tried_ = false;
     std::atomic<std::size_t> calls_{0};
     std::string arch_override_;

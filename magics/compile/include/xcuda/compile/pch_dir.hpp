@@ -6,10 +6,20 @@
 // next process that makes one in the same cache directory.
 #pragma once
 
+#include "xcuda/rt/handle.hpp"
+
 #include <filesystem>
 #include <optional>
 
 namespace xcuda::compile {
+
+namespace detail {
+// Removes the directory and what is in it; a destructor cannot report a failure, and the next
+// process's sweep retries.
+struct RemoveTree {
+    void operator()(const std::filesystem::path& dir) const noexcept;
+};
+}  // namespace detail
 
 class PchDir {
 public:
@@ -19,17 +29,11 @@ public:
     // that no longer run.
     static std::optional<PchDir> make(const std::optional<std::filesystem::path>& cache_dir);
 
-    PchDir(PchDir&& other) noexcept;
-    PchDir& operator=(PchDir&& other) noexcept;
-    PchDir(const PchDir&) = delete;
-    PchDir& operator=(const PchDir&) = delete;
-    ~PchDir();
-
-    const std::filesystem::path& path() const { return path_; }
+    std::filesystem::path path() const { return dir_.get(); }
 
 private:
-    explicit PchDir(std::filesystem::path path) : path_(std::move(path)) {}
-    std::filesystem::path path_;  // empty once moved from
+    explicit PchDir(std::filesystem::path path) : dir_(std::move(path)) {}
+    rt::detail::Handle<std::filesystem::path, detail::RemoveTree> dir_;  // empty once moved from
 };
 
 // Removes the `pch-<pid>-*` directories under `cache_dir` whose process is not running;

@@ -1,0 +1,26 @@
+// The cache's key of a cell's compile: SHA-256 over what its result depends on. What the session
+// adds to each NVRTC call is not in it: the private precompiled-header directory (it names the
+// process), -minimal and the arguments rt::compile adds.
+#pragma once
+
+#include "xcuda/compile/header_registry.hpp"
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace xcuda::compile::detail {
+
+// The SHA-256 key (hex) of compiling `source` with the cell's NVRTC options `cell_options`
+// (nvrtc_options()) and template instantiations `instantiate`, for `arch` with NVRTC
+// `nvrtc_version` ("13.0") and the toolkit's include dirs `toolkit_dirs`. `used`: the registered
+// headers the cell includes (name, text); `headers`: the registry, for the ones registered in a
+// built-in header's place.
+std::string cache_key(std::string_view source, const std::vector<std::string>& cell_options,
+                      const std::vector<std::string>& instantiate,
+                      const std::vector<std::pair<std::string, std::string>>& used, const HeaderRegistry& headers,
+                      const std::string& arch, const std::string& nvrtc_version,
+                      const std::vector<std::string>& toolkit_dirs);
+
+}  // namespace xcuda::compile::detail
