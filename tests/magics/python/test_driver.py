@@ -36,7 +36,12 @@ extern "C" __global__ void wild(float* y) { y[1ull << 40] = 1.0f; }
 # On the simulator: what lets a spinning kernel end; a GPU's ends by itself.
 # What ends a spinning kernel after the interrupt: the simulator's release; a GPU's ends by
 # itself; the CPU device stops its kernels on the interrupt.
-RELEASE = {"sim": "ctypes.CDLL(os.environ['XCUDA_CUDA_DRIVER']).xcuda_sim_release()", "gpu": "", "cpu": ""}
+# What ends the spinning kernel after the interrupt: the simulator's spin is released; a GPU cannot
+# stop a kernel, and what needs the GPU fails at once (KernelStillRunningError) until it has run to
+# its end, which xcuda.gpu_work_left_running() returning None says.
+RELEASE = {"sim": "ctypes.CDLL(os.environ['XCUDA_CUDA_DRIVER']).xcuda_sim_release()",
+           "gpu": "while xcuda.gpu_work_left_running() is not None: time.sleep(0.05)",
+           "cpu": ""}
 
 
 @pytest.fixture(scope="module")
