@@ -97,52 +97,25 @@ def _tag(checks: bool) -> str:
     return "[checks on]" if checks else "[checks off]"
 
 
-def saxpy_dev(checks):
-    return f"saxpy 2^20: xcuda, DeviceArrays, launch + sync {_tag(checks)}"
+def _with_checks(label):
+    """A row's name as a function of whether the CPU device's checks were on."""
+    return lambda checks: f"{label} {_tag(checks)}"
 
 
-def saxpy_host(checks):
-    return f"saxpy 2^20: xcuda, numpy arrays (copies in and out included) {_tag(checks)}"
-
-
+saxpy_dev = _with_checks("saxpy 2^20: xcuda, DeviceArrays, launch + sync")
+saxpy_host = _with_checks("saxpy 2^20: xcuda, numpy arrays (copies in and out included)")
 SAXPY_NUMPY = "saxpy 2^20: numpy a*x+y"
-
-
-def sgemm_dev(checks):
-    return f"sgemm 512x512, 16x16 shared tiles: xcuda, DeviceArrays {_tag(checks)}"
-
-
+sgemm_dev = _with_checks("sgemm 512x512, 16x16 shared tiles: xcuda, DeviceArrays")
 SGEMM_NUMPY = "sgemm 512x512: numpy a @ b"
-
-
-def sim_saxpy_xc(checks):
-    return f"saxpy 2^14: xcuda, DeviceArrays {_tag(checks)}"
-
-
+sim_saxpy_xc = _with_checks("saxpy 2^14: xcuda, DeviceArrays")
 SIM_SAXPY_NUMBA = "saxpy 2^14: numba CUDA simulator, device arrays"
-
-
-def sim_sgemm_xc(checks):
-    return f"sgemm 64x64, 16x16 shared tiles: xcuda, DeviceArrays {_tag(checks)}"
-
-
+sim_sgemm_xc = _with_checks("sgemm 64x64, 16x16 shared tiles: xcuda, DeviceArrays")
 SIM_SGEMM_NUMBA = "sgemm 64x64, 16x16 shared tiles: numba CUDA simulator, device arrays"
 VENV_SAXPY_NUMPY = "saxpy 2^20: numpy a*x+y (bench venv's numpy, OpenBLAS; other process)"
 VENV_SGEMM_NUMPY = "sgemm 512x512: numpy a @ b (bench venv's numpy, OpenBLAS; other process)"
-
-
-def empty_alone(checks):
-    return f"empty kernel(DeviceArray) [1, 32]: launch + sync, each launch timed alone {_tag(checks)}"
-
-
-def empty_b2b(checks):
-    return f"empty kernel(DeviceArray) [1, 32]: {EMPTY_LAUNCHES} launches back to back + one sync, per launch {_tag(checks)}"
-
-
-def reduce_xc(checks):
-    return f"shuffle reduction, 2^22 int32: xcuda, DeviceArray {_tag(checks)}"
-
-
+empty_alone = _with_checks("empty kernel(DeviceArray) [1, 32]: launch + sync, each launch timed alone")
+empty_b2b = _with_checks(f"empty kernel(DeviceArray) [1, 32]: {EMPTY_LAUNCHES} launches back to back + one sync, per launch")
+reduce_xc = _with_checks("shuffle reduction, 2^22 int32: xcuda, DeviceArray")
 REDUCE_NUMPY = "shuffle reduction, 2^22 int32: numpy x.sum()"
 
 

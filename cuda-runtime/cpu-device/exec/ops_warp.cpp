@@ -162,6 +162,16 @@ void activemask(Exec& x, const Inst& in, U32 m) {
 
 // --- decoding ---------------------------------------------------------------------------------
 
+// The predicate register of a destination written `d|p` (shfl.sync, match.sync and elect.sync write
+// a second, predicate result there), or no_guard where the instruction names none.
+std::uint32_t pair_predicate(Emitter& e, const ptx::Operand& d) {
+    if (d.pair.empty()) return no_guard;
+    ptx::Operand po;
+    po.kind = ptx::Operand::Kind::reg;
+    po.name = d.pair;
+    return e.predicate_destination(po);
+}
+
 bool decode_shfl(Emitter& e) {
     const Suffixes& s = e.suffixes();
     if (!s.has("sync")) {
@@ -175,13 +185,7 @@ bool decode_shfl(Emitter& e) {
     const ptx::Operand& d = e.operand(0);
     const std::uint32_t a = e.source(e.operand(1), Ty::b32), b = e.source(e.operand(2), Ty::b32),
                         c = e.source(e.operand(3), Ty::b32), member = e.source(e.operand(4), Ty::b32);
-    std::uint32_t p = no_guard;
-    if (!d.pair.empty()) {
-        ptx::Operand po;
-        po.kind = ptx::Operand::Kind::reg;
-        po.name = d.pair;
-        p = e.predicate_destination(po);
-    }
+    const std::uint32_t p = pair_predicate(e, d);
     Inst& in = e.emit(shfl, Flow::collective);
     in.op[0] = e.destination(d, Ty::b32);
     in.op[1] = a;
@@ -221,13 +225,7 @@ bool decode_match(Emitter& e) {
     if (t != Ty::b32 && t != Ty::b64) e.error("match.sync takes .b32 or .b64");
     const ptx::Operand& d = e.operand(0);
     const std::uint32_t a = e.source(e.operand(1), t), member = e.source(e.operand(2), Ty::b32);
-    std::uint32_t p = no_guard;
-    if (!d.pair.empty()) {
-        ptx::Operand po;
-        po.kind = ptx::Operand::Kind::reg;
-        po.name = d.pair;
-        p = e.predicate_destination(po);
-    }
+    const std::uint32_t p = pair_predicate(e, d);
     Inst& in = e.emit(t == Ty::b64 ? &match<U64> : &match<U32>, Flow::collective);
     in.op[0] = e.destination(d, Ty::b32);
     in.op[1] = a;
@@ -262,13 +260,7 @@ bool decode_redux(Emitter& e) {
 bool decode_elect(Emitter& e) {
     const ptx::Operand& d = e.operand(0);
     const std::uint32_t member = e.source(e.operand(1), Ty::b32);
-    std::uint32_t p = no_guard;
-    if (!d.pair.empty()) {
-        ptx::Operand po;
-        po.kind = ptx::Operand::Kind::reg;
-        po.name = d.pair;
-        p = e.predicate_destination(po);
-    }
+    const std::uint32_t p = pair_predicate(e, d);
     Inst& in = e.emit(elect, Flow::collective);
     in.op[0] = e.destination(d, Ty::b32);
     in.op[1] = p;

@@ -38,11 +38,7 @@ std::string lane_use(const LineCounts& c) {
     return format_percent(static_cast<double>(c.thread_instructions) / (32.0 * static_cast<double>(c.instructions)), 0);
 }
 
-struct Section {
-    std::string plain, html;
-};
-
-Section kernel_section(const KernelLineCounts& k) {
+detail::Section kernel_section(const KernelLineCounts& k) {
     const std::size_t count_lines = k.cell_lines.size();
     std::map<int, LineCounts> lines;
     LineCounts total = k.elsewhere, elsewhere = k.elsewhere;
@@ -106,7 +102,7 @@ Section kernel_section(const KernelLineCounts& k) {
         note = format_count(elsewhere.instructions) +
                " warp instructions are on no line of this cell (headers, or code without line information).";
     }
-    Section s;
+    detail::Section s;
     const std::string title = k.kernel + " on the CPU device: ";
     s.plain = title + summary + "\n" + table.plain() + (note.empty() ? "" : note + "\n");
     s.html = "<p class=\"xcuda-line\"><b><code>" + html_escape(k.kernel) +
@@ -120,13 +116,10 @@ Section kernel_section(const KernelLineCounts& k) {
 Rich line_counts_report(const std::vector<KernelLineCounts>& kernels) {
     if (kernels.empty())
         return one_line_report("No kernel ran on the CPU device in this cell, so there is nothing to count.");
+    const detail::Section sections = detail::join_sections(kernels, kernel_section);
     Rich r;
-    std::string body;
-    for (const auto& k : kernels) {
-        const Section s = kernel_section(k);
-        r.plain += (r.plain.empty() ? "" : "\n") + s.plain;
-        body += s.html;
-    }
+    r.plain = sections.plain;
+    std::string body = sections.html;
     const std::string explained =
         "Exact counts of what each line made the emulated GPU do. Lanes busy: of 32 lanes per warp instruction, "
         "the share that ran it (divergence and partial warps lower it). A request is one warp's global load or store; "

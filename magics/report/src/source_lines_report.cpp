@@ -47,11 +47,7 @@ std::string top_stalls(const LineSamples& line) {
     return out;
 }
 
-struct Section {
-    std::string plain, html;
-};
-
-Section kernel_section(const SourceSamples& k) {
+detail::Section kernel_section(const SourceSamples& k) {
     const std::size_t count = k.cell_lines.size();
     std::map<int, LineSamples> sampled;
     std::uint64_t in_cell = 0;
@@ -64,7 +60,7 @@ Section kernel_section(const SourceSamples& k) {
     }
     const std::uint64_t total = std::max(k.total_samples, in_cell);
 
-    Section s;
+    detail::Section s;
     const std::string prefix = k.kernel + ": ";
     std::string summary;
     if (total == 0) {
@@ -143,13 +139,10 @@ std::string stall_reason_name(std::string_view cupti_name) {
 
 Rich source_lines_report(const std::vector<SourceSamples>& kernels) {
     if (kernels.empty()) return one_line_report("No kernels were sampled, so there is no source to attribute time to.");
+    const detail::Section sections = detail::join_sections(kernels, kernel_section);
     Rich r;
-    std::string body;
-    for (const auto& k : kernels) {
-        const Section s = kernel_section(k);
-        r.plain += (r.plain.empty() ? "" : "\n") + s.plain;
-        body += s.html;
-    }
+    r.plain = sections.plain;
+    std::string body = sections.html;
     body += paragraph(
         "Each sample is a warp's program counter and state, read by CUPTI at a fixed interval; a "
         "line's stall reasons are shares of that line's samples.",
