@@ -6,6 +6,8 @@
 #include "ipython/magic_info.hpp"
 #include "ipython/magic_profile.hpp"
 #include "ipython/magic_timeit.hpp"
+#include "profiling/counter_profile.hpp"
+#include "profiling/launch_profile.hpp"
 #include "session/post_cell_sync.hpp"
 
 #include <pybind11/stl.h>

@@ -1,20 +1,12 @@
 #include "ipython/magic_profile.hpp"
 #include "display/rich_output.hpp"
 #include "ipython/magic_support.hpp"
-#include "kernels/launch_recorder.hpp"
-#include "profiling/cpu_line_counts.hpp"
 #include "profiling/hardware_profile.hpp"
-#include "session/device_state.hpp"
+#include "profiling/launch_profile.hpp"
 
-#include <xcuda/report/html.hpp>
-#include <xcuda/report/occupancy.hpp>
-#include <xcuda/report/profile_report.hpp>
-#include <xcuda/rt/device.hpp>
-#include <xcuda/rt/profiler_errors.hpp>
+#include <xcuda/report/rich.hpp>
 
 #include <pybind11/pybind11.h>
-
-#include <optional>
 
 namespace py = pybind11;
 

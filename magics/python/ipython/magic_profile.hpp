@@ -1,10 +1,5 @@
 #pragma once
 // %%cuda_profile: runs a Python cell and reports every xcuda kernel launch in it.
-#include "profiling/launch_profile.hpp"
-
-#include <pybind11/pybind11.h>
-
-#include <functional>
 #include <string>
 
 namespace xcuda::magics {

@@ -116,19 +116,9 @@ std::string launch_keywords_text(bool defaults, bool options_only, const char* s
     return out;
 }
 
-bool LaunchKeywords::take(const std::string& key, py::handle value) {
+bool LaunchKeywords::take(const std::string& key, py::handle value, bool options_only) {
     for (const LaunchKeyword& k : launch_keywords()) {
-        if (key == k.name) {
-            k.take(*this, value);
-            return true;
-        }
-    }
-    return false;
-}
-
-bool LaunchKeywords::take_option(const std::string& key, py::handle value) {
-    for (const LaunchKeyword& k : launch_keywords()) {
-        if (k.option && key == k.name) {
+        if ((k.option || !options_only) && key == k.name) {
             k.take(*this, value);
             return true;
         }

@@ -36,9 +36,8 @@ struct LaunchKeywords {
     rt::LaunchOptions options;
 
     // Takes `key` when it is one of launch_keywords() (the options checked here); false for any
-    // other keyword. take_option: only the launch options (.with_options()).
-    bool take(const std::string& key, pybind11::handle value);
-    bool take_option(const std::string& key, pybind11::handle value);
+    // other keyword. With `options_only`, only the launch options (.with_options()).
+    bool take(const std::string& key, pybind11::handle value, bool options_only = false);
 };
 
 // The keywords of a launch: the one list that LaunchKeywords reads and that the errors and the

@@ -1,8 +1,7 @@
 #include "profiling/counter_profile.hpp"
-#include "session/ipython_env.hpp"
-#include "kernels/kernel_object.hpp"
 #include "kernels/launch_recorder.hpp"
 #include "session/device_state.hpp"
+#include "session/ipython_env.hpp"
 
 #include <xcuda/report/counters_report.hpp>
 #include <xcuda/report/html.hpp>
