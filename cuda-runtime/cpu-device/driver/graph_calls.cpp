@@ -226,7 +226,7 @@ CUresult cuGraphKernelNodeGetParams(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS* 
     nodeParams->blockDimX = k.block.x;
     nodeParams->blockDimY = k.block.y;
     nodeParams->blockDimZ = k.block.z;
-    nodeParams->sharedMemBytes = k.shared_bytes;
+    nodeParams->sharedMemBytes = k.dynamic_shared_bytes;
     nodeParams->kernelParams = node->param_pointers.empty() ? nullptr : node->param_pointers.data();
     nodeParams->ctx = primary_context();
     return CUDA_SUCCESS;
@@ -259,15 +259,7 @@ CUresult cuGraphExecKernelNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNod
         attributes[count].value.clusterDim.y = step->kernel.cluster.y;
         attributes[count++].value.clusterDim.z = step->kernel.cluster.z;
     }
-    LaunchRequest r;
-    r.function = nodeParams->func;
-    r.grid[0] = nodeParams->gridDimX;
-    r.grid[1] = nodeParams->gridDimY;
-    r.grid[2] = nodeParams->gridDimZ;
-    r.block[0] = nodeParams->blockDimX;
-    r.block[1] = nodeParams->blockDimY;
-    r.block[2] = nodeParams->blockDimZ;
-    r.shared_bytes = nodeParams->sharedMemBytes;
+    LaunchRequest r = launch_request(nodeParams->func, *nodeParams);
     r.kernel_params = nodeParams->kernelParams;
     r.extra = nodeParams->extra;
     r.attributes = attributes;

@@ -147,24 +147,16 @@ CUresult prepare_launch(const LaunchRequest& r, KernelLaunch& launch) {
 
     if (CUresult rc = pack_parameters(r, info, launch.params); rc != CUDA_SUCCESS) return rc;
     launch.function = std::move(f);
-    launch.grid = grid;
-    launch.block = block;
-    launch.cluster = cluster;
-    launch.shared_bytes = r.shared_bytes;
-    launch.cooperative = attrs.cooperative;
+    static_cast<LaunchShape&>(launch) = LaunchShape{grid, block, cluster, r.shared_bytes, attrs.cooperative};
     return CUDA_SUCCESS;
 }
 
 Outcome run_kernel(const KernelLaunch& launch, const std::atomic<bool>& cancel) {
     Settings& s = settings();
     LaunchSpec spec;
+    static_cast<LaunchShape&>(spec) = launch;
     spec.module = launch.function->module();
     spec.kernel = &launch.function->info();
-    spec.grid = launch.grid;
-    spec.block = launch.block;
-    spec.cluster = launch.cluster;
-    spec.dynamic_shared_bytes = launch.shared_bytes;
-    spec.cooperative = launch.cooperative;
     spec.params = launch.params;
     spec.memory = &device_memory();
     RunOptions options;

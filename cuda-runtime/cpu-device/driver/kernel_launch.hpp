@@ -16,12 +16,8 @@
 
 namespace xcuda::cpu::driver::detail {
 
-struct KernelLaunch {
+struct KernelLaunch : LaunchShape {
     std::shared_ptr<Function> function;
-    Dim3 grid, block;
-    Dim3 cluster{1, 1, 1};
-    unsigned shared_bytes = 0;
-    bool cooperative = false;
     std::vector<std::byte> params;  // packed at the kernel's parameter offsets
 };
 
@@ -36,6 +32,18 @@ struct LaunchRequest {
     const CUlaunchAttribute* attributes = nullptr;
     unsigned attribute_count = 0;
 };
+
+// The request of `f` on the grid, block and dynamic shared bytes of a CUlaunchConfig or a
+// CUDA_KERNEL_NODE_PARAMS, which name those fields alike.
+template <class DriverParams>
+LaunchRequest launch_request(CUfunction f, const DriverParams& p) {
+    LaunchRequest r;
+    r.function = f;
+    r.grid[0] = p.gridDimX, r.grid[1] = p.gridDimY, r.grid[2] = p.gridDimZ;
+    r.block[0] = p.blockDimX, r.block[1] = p.blockDimY, r.block[2] = p.blockDimZ;
+    r.shared_bytes = p.sharedMemBytes;
+    return r;
+}
 
 // Checks `request` as the real driver does (handles, dimensions, the kernel's limits, shared
 // memory, clusters, cooperative grids that cannot all be resident) and packs its parameters.

@@ -19,7 +19,7 @@ std::shared_ptr<const StreamWork> described(const KernelLaunch& launch) {
     work->name = info.name;
     work->grid[0] = launch.grid.x, work->grid[1] = launch.grid.y, work->grid[2] = launch.grid.z;
     work->block[0] = launch.block.x, work->block[1] = launch.block.y, work->block[2] = launch.block.z;
-    work->dynamic_shared = launch.shared_bytes;
+    work->dynamic_shared = launch.dynamic_shared_bytes;
     work->static_shared = static_cast<unsigned>(info.static_shared_bytes);
     work->registers = info.num_regs;
     return work;
@@ -63,15 +63,7 @@ CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDi
 CUresult cuLaunchKernelEx(const CUlaunchConfig* config, CUfunction f, void** kernelParams, void** extra) {
     if (CUresult rc = require_context(); rc != CUDA_SUCCESS) return rc;
     if (config == nullptr || (config->numAttrs > 0 && config->attrs == nullptr)) return CUDA_ERROR_INVALID_VALUE;
-    LaunchRequest r;
-    r.function = f;
-    r.grid[0] = config->gridDimX;
-    r.grid[1] = config->gridDimY;
-    r.grid[2] = config->gridDimZ;
-    r.block[0] = config->blockDimX;
-    r.block[1] = config->blockDimY;
-    r.block[2] = config->blockDimZ;
-    r.shared_bytes = config->sharedMemBytes;
+    LaunchRequest r = launch_request(f, *config);
     r.kernel_params = kernelParams;
     r.extra = extra;
     r.attributes = config->attrs;

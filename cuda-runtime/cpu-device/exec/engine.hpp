@@ -85,13 +85,18 @@ private:
     std::vector<std::uint64_t> owned_;  // allocations to free on unload
 };
 
-struct LaunchSpec {
-    std::shared_ptr<const Module> module;
-    const KernelInfo* kernel = nullptr;
+// The grid a launch runs: what the driver checks once and the engine runs by, so that a launch
+// the driver holds (a queued one, a graph's node) passes it on whole.
+struct LaunchShape {
     Dim3 grid, block;
     Dim3 cluster{1, 1, 1};  // blocks per cluster (1,1,1: no clusters)
     unsigned dynamic_shared_bytes = 0;
     bool cooperative = false;
+};
+
+struct LaunchSpec : LaunchShape {
+    std::shared_ptr<const Module> module;
+    const KernelInfo* kernel = nullptr;
     std::vector<std::byte> params;  // packed as kernel->params says
     DeviceMemory* memory = nullptr;
 };
