@@ -13,31 +13,17 @@ namespace xcuda::cpu {
 __extension__ typedef __int128 int128;
 __extension__ typedef unsigned __int128 uint128;
 
+// The integer type twice as wide as T, of T's signedness: the result of .wide and the product
+// whose high half .hi takes.
 template <class T>
-struct Wider;
-template <>
-struct Wider<std::int16_t> {
-    using type = std::int32_t;
-};
-template <>
-struct Wider<std::uint16_t> {
-    using type = std::uint32_t;
-};
-template <>
-struct Wider<std::int32_t> {
-    using type = std::int64_t;
-};
-template <>
-struct Wider<std::uint32_t> {
-    using type = std::uint64_t;
-};
-template <>
-struct Wider<std::int64_t> {
-    using type = int128;
-};
-template <>
-struct Wider<std::uint64_t> {
-    using type = uint128;
+struct Wider {
+    static_assert(std::is_integral_v<T> && (sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8),
+                  "PTX widens only 16-, 32- and 64-bit integers");
+    using Signed =
+        std::conditional_t<sizeof(T) == 2, std::int32_t, std::conditional_t<sizeof(T) == 4, std::int64_t, int128>>;
+    using Unsigned =
+        std::conditional_t<sizeof(T) == 2, std::uint32_t, std::conditional_t<sizeof(T) == 4, std::uint64_t, uint128>>;
+    using type = std::conditional_t<std::is_signed_v<T>, Signed, Unsigned>;
 };
 
 // The handler H<T>::run for an integer type (signed for .sN, unsigned for .uN and .bN); nullptr

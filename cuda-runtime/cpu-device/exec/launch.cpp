@@ -159,16 +159,7 @@ LaunchOutcome run_launch(const LaunchSpec& spec, const RunOptions& options, cons
         }
         if (options.profile) {
             std::lock_guard<std::mutex> lock(L.profile_mutex);
-            for (std::size_t i = 0; i < counts.size(); ++i) {
-                InstructionCounts& t = L.counts[i];
-                const InstructionCounts& c = counts[i];
-                t.executed += c.executed;
-                t.lanes += c.lanes;
-                t.divergent += c.divergent;
-                t.requests += c.requests;
-                t.sectors += c.sectors;
-                t.bank_conflicts += c.bank_conflicts;
-            }
+            for (std::size_t i = 0; i < counts.size(); ++i) L.counts[i] += counts[i];
         }
     };
     WorkerPool::instance().run(workers, job);

@@ -338,6 +338,18 @@ Handler slct_for(Ty c) {
     return nullptr;
 }
 
+// selp and slct: d = one of a and b, as c says; `sub` is their one modifier bit. The destination
+// is resolved after the sources, as for every instruction.
+void emit_choice(Emitter& e, Handler h, Ty t, std::uint32_t a, std::uint32_t b, std::uint32_t c, std::uint8_t sub) {
+    const std::uint32_t d = e.destination(e.operand(0), t);
+    Inst& in = e.emit(h);
+    in.op[0] = d;
+    in.op[1] = a;
+    in.op[2] = b;
+    in.op[3] = c;
+    in.sub = sub;
+}
+
 bool decode_selp(Emitter& e) {
     const Ty t = e.suffixes().type();
     Handler h = nullptr;
@@ -350,13 +362,7 @@ bool decode_selp(Emitter& e) {
     const std::uint32_t a = e.source(e.operand(1), t), b = e.source(e.operand(2), t);
     bool negated = false;
     const std::uint32_t c = e.predicate(e.operand(3), &negated);
-    const std::uint32_t d = e.destination(e.operand(0), t);
-    Inst& in = e.emit(h);
-    in.op[0] = d;
-    in.op[1] = a;
-    in.op[2] = b;
-    in.op[3] = c;
-    in.sub = negated ? 1 : 0;
+    emit_choice(e, h, t, a, b, c, negated ? 1 : 0);
     return true;
 }
 
@@ -372,13 +378,7 @@ bool decode_slct(Emitter& e) {
     }
     if (h == nullptr) return false;
     const std::uint32_t a = e.source(e.operand(1), t), b = e.source(e.operand(2), t), c = e.source(e.operand(3), ct);
-    const std::uint32_t d = e.destination(e.operand(0), t);
-    Inst& in = e.emit(h);
-    in.op[0] = d;
-    in.op[1] = a;
-    in.op[2] = b;
-    in.op[3] = c;
-    in.sub = s.ftz ? 1 : 0;
+    emit_choice(e, h, t, a, b, c, s.ftz ? 1 : 0);
     return true;
 }
 

@@ -11,6 +11,7 @@
 #include "float_semantics.hpp"
 #include "int_types.hpp"
 #include "lanes.hpp"
+#include "rounding_mode.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -172,18 +173,6 @@ void convert_pair(Exec& x, const Inst& in, U32 m) {
 
 // --- decoding ---------------------------------------------------------------------------------
 
-fp::Round round_of(Rounding r) {
-    switch (r) {
-        case Rounding::rz:
-        case Rounding::rzi: return fp::Round::zero;
-        case Rounding::rm:
-        case Rounding::rmi: return fp::Round::down;
-        case Rounding::rp:
-        case Rounding::rpi: return fp::Round::up;
-        case Rounding::rna: return fp::Round::nearest_away;
-        default: return fp::Round::nearest;
-    }
-}
 bool integral_rounding(Rounding r) {
     return r == Rounding::rni || r == Rounding::rzi || r == Rounding::rmi || r == Rounding::rpi;
 }

@@ -7,25 +7,13 @@
 #include "float_formats.hpp"
 #include "float_semantics.hpp"
 #include "lanes.hpp"
+#include "rounding_mode.hpp"
 
 namespace xcuda::cpu {
 namespace {
 
 using U32 = std::uint32_t;
 using U16 = std::uint16_t;
-
-fp::Round round_of(Rounding r) {
-    switch (r) {
-        case Rounding::rz:
-        case Rounding::rzi: return fp::Round::zero;
-        case Rounding::rm:
-        case Rounding::rmi: return fp::Round::down;
-        case Rounding::rp:
-        case Rounding::rpi: return fp::Round::up;
-        case Rounding::rna: return fp::Round::nearest_away;
-        default: return fp::Round::nearest;
-    }
-}
 
 // Inst::sub of an .f32/.f64 operation: bits 0-2 the rounding, 3 .ftz, 4 .sat.
 std::uint8_t mode_bits(const Suffixes& s) {

@@ -413,14 +413,39 @@ void set_address(Emitter& e, Inst& in, const Access2& a) {
     (void)e;
 }
 
+// The bytes of ld's or st's data type `t`.
+unsigned data_bytes(Emitter& e, Ty t, const char* op) {
+    const unsigned n = type_size(t);
+    if (n == 0 || t == Ty::pred) e.error(std::string(op) + " needs a data type");
+    return n;
+}
+
+// The untyped register type of a register of `size` bytes.
+Ty bits_of_size(unsigned size) {
+    return size == 1 ? Ty::b8 : size == 2 ? Ty::b16 : size == 4 ? Ty::b32 : size == 8 ? Ty::b64 : Ty::b128;
+}
+
+// Ordered (.relaxed, .acquire, .release...) accesses need atomics, except to shared and local
+// memory, which only their own block sees.
+bool ordered_access(const Suffixes& s) {
+    return ordered_semantics(s) && s.space != MemorySpace::shared && s.space != MemorySpace::local;
+}
+
+// The Inst of an ld or st: its registers, vector width, state space and address.
+void emit_access(Emitter& e, Handler h, const std::uint32_t (&regs)[4], unsigned vec, const Access2& a) {
+    Inst& in = e.emit(h);
+    for (unsigned i = 0; i < 4; ++i) in.op[i] = regs[i];
+    in.sub = static_cast<std::uint8_t>(vec);
+    in.space = static_cast<std::uint8_t>(e.suffixes().space);
+    set_address(e, in, a);
+}
+
 bool decode_ld(Emitter& e) {
     const Suffixes& s = e.suffixes();
     const Ty t = s.type();
-    const unsigned n = type_size(t);
-    if (n == 0 || t == Ty::pred) e.error("ld needs a data type");
+    const unsigned n = data_bytes(e, t, "ld");
     const ptx::Operand& dst = e.operand(0);
-    const ptx::Operand& addr = e.operand(1);
-    const Access2 a = where_of(e, addr);
+    const Access2 a = where_of(e, e.operand(1));
     const unsigned vec = static_cast<unsigned>(s.vector);
     std::uint32_t regs[4] = {0, 0, 0, 0};
     unsigned r = 0;
@@ -431,8 +456,7 @@ bool decode_ld(Emitter& e) {
         if (size < n) e.error("register " + o.name + " is narrower than ." + type_name(t));
         if (r != 0 && size != r) e.error("the vector's registers differ in size");
         r = size;
-        const Ty rt = size == 1 ? Ty::b8 : size == 2 ? Ty::b16 : size == 4 ? Ty::b32 : size == 8 ? Ty::b64 : Ty::b128;
-        return e.destination(o, is_float(t) && size == n ? t : rt);
+        return e.destination(o, is_float(t) && size == n ? t : bits_of_size(size));
     };
     if (vec > 1) {
         if (dst.kind != ptx::Operand::Kind::vector || dst.elements.size() != vec)
@@ -445,26 +469,19 @@ bool decode_ld(Emitter& e) {
     } else {
         regs[0] = reg_of(dst);
     }
-    const bool ordered = ordered_semantics(s) && s.space != MemorySpace::shared && s.space != MemorySpace::local;
-    Handler h = pick<true>(a.where, ordered, n, r, is_signed(t) && !is_float(t));
+    Handler h = pick<true>(a.where, ordered_access(s), n, r, is_signed(t) && !is_float(t));
     if (h == nullptr)
         e.error("no load of " + std::to_string(n) + " bytes into a " + std::to_string(r) + "-byte register");
-    Inst& in = e.emit(h);
-    for (unsigned i = 0; i < 4; ++i) in.op[i] = regs[i];
-    in.sub = static_cast<std::uint8_t>(vec);
-    in.space = static_cast<std::uint8_t>(s.space);
-    set_address(e, in, a);
+    emit_access(e, h, regs, vec, a);
     return true;
 }
 
 bool decode_st(Emitter& e) {
     const Suffixes& s = e.suffixes();
     const Ty t = s.type();
-    const unsigned n = type_size(t);
-    if (n == 0 || t == Ty::pred) e.error("st needs a data type");
-    const ptx::Operand& addr = e.operand(0);
+    const unsigned n = data_bytes(e, t, "st");
+    const Access2 a = where_of(e, e.operand(0));
     const ptx::Operand& src = e.operand(1);
-    const Access2 a = where_of(e, addr);
     if (a.where == Where::kernel_param) e.error("kernel parameters are read-only");
     const unsigned vec = static_cast<unsigned>(s.vector);
     if (vec > 4) {
@@ -479,8 +496,7 @@ bool decode_st(Emitter& e) {
         if (size < n) e.error("register " + o.name + " is narrower than ." + type_name(t));
         if (r != 0 && size != r) e.error("the vector's registers differ in size");
         r = size;
-        const Ty rt = size == 1 ? Ty::b8 : size == 2 ? Ty::b16 : size == 4 ? Ty::b32 : size == 8 ? Ty::b64 : Ty::b128;
-        return e.source(o, e.register_size(o) == 0 ? t : (is_float(t) && size == n ? t : rt));
+        return e.source(o, e.register_size(o) == 0 ? t : (is_float(t) && size == n ? t : bits_of_size(size)));
     };
     if (vec > 1) {
         if (src.kind != ptx::Operand::Kind::vector || src.elements.size() != vec)
@@ -489,15 +505,10 @@ bool decode_st(Emitter& e) {
     } else {
         regs[0] = reg_of(src);
     }
-    const bool ordered = ordered_semantics(s) && s.space != MemorySpace::shared && s.space != MemorySpace::local;
-    Handler h = pick<false>(a.where, ordered, n, r, false);
+    Handler h = pick<false>(a.where, ordered_access(s), n, r, false);
     if (h == nullptr)
         e.error("no store of " + std::to_string(n) + " bytes from a " + std::to_string(r) + "-byte register");
-    Inst& in = e.emit(h);
-    for (unsigned i = 0; i < 4; ++i) in.op[i] = regs[i];
-    in.sub = static_cast<std::uint8_t>(vec);
-    in.space = static_cast<std::uint8_t>(s.space);
-    set_address(e, in, a);
+    emit_access(e, h, regs, vec, a);
     return true;
 }
 

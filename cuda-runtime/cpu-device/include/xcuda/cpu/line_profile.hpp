@@ -18,6 +18,13 @@ struct InstructionCounts {
     std::uint64_t requests = 0;        // global memory: warp-level requests
     std::uint64_t sectors = 0;         // global memory: distinct 32-byte sectors those requests touched
     std::uint64_t bank_conflicts = 0;  // shared memory: extra wavefronts beyond the first
+
+    // Each worker counts on its own; their counts are added up when the grid ends.
+    InstructionCounts& operator+=(const InstructionCounts& c) {
+        executed += c.executed, lanes += c.lanes, divergent += c.divergent;
+        requests += c.requests, sectors += c.sectors, bank_conflicts += c.bank_conflicts;
+        return *this;
+    }
 };
 struct LineProfile {
     std::string kernel;
