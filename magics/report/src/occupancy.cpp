@@ -13,23 +13,18 @@ constexpr std::size_t KiB = 1024;
 
 struct ArchRow {
     int major, minor;
-    int max_threads_per_sm;
-    int max_blocks_per_sm;
-    std::size_t shared_per_sm;
-    std::size_t shared_per_block_optin;
-    std::size_t shared_alloc_unit;
-    std::size_t shared_reserved_per_block;
+    SmLimits sm;
 };
 
 // Registers (64 Ki per SM and per block, 255 per thread, 256 per warp allocation unit,
 // 4 sub-partitions), 32-thread warps and 1024 threads per block are common to all rows.
 constexpr ArchRow kArchs[] = {
-    {7, 0, 2048, 32, 96 * KiB, 96 * KiB, 256, 0},          {7, 2, 2048, 32, 96 * KiB, 96 * KiB, 256, 0},
-    {7, 5, 1024, 16, 64 * KiB, 64 * KiB, 256, 0},          {8, 0, 2048, 32, 164 * KiB, 163 * KiB, 128, 1 * KiB},
-    {8, 6, 1536, 16, 100 * KiB, 99 * KiB, 128, 1 * KiB},   {8, 7, 1536, 16, 164 * KiB, 163 * KiB, 128, 1 * KiB},
-    {8, 9, 1536, 24, 100 * KiB, 99 * KiB, 128, 1 * KiB},   {9, 0, 2048, 32, 228 * KiB, 227 * KiB, 128, 1 * KiB},
-    {10, 0, 2048, 32, 228 * KiB, 227 * KiB, 128, 1 * KiB}, {10, 3, 2048, 32, 228 * KiB, 227 * KiB, 128, 1 * KiB},
-    {12, 0, 1536, 24, 100 * KiB, 99 * KiB, 128, 1 * KiB},  {12, 1, 1536, 24, 100 * KiB, 99 * KiB, 128, 1 * KiB},
+    {7, 0, {2048, 32, 96 * KiB, 96 * KiB, 256, 0}},          {7, 2, {2048, 32, 96 * KiB, 96 * KiB, 256, 0}},
+    {7, 5, {1024, 16, 64 * KiB, 64 * KiB, 256, 0}},          {8, 0, {2048, 32, 164 * KiB, 163 * KiB, 128, 1 * KiB}},
+    {8, 6, {1536, 16, 100 * KiB, 99 * KiB, 128, 1 * KiB}},   {8, 7, {1536, 16, 164 * KiB, 163 * KiB, 128, 1 * KiB}},
+    {8, 9, {1536, 24, 100 * KiB, 99 * KiB, 128, 1 * KiB}},   {9, 0, {2048, 32, 228 * KiB, 227 * KiB, 128, 1 * KiB}},
+    {10, 0, {2048, 32, 228 * KiB, 227 * KiB, 128, 1 * KiB}}, {10, 3, {2048, 32, 228 * KiB, 227 * KiB, 128, 1 * KiB}},
+    {12, 0, {1536, 24, 100 * KiB, 99 * KiB, 128, 1 * KiB}},  {12, 1, {1536, 24, 100 * KiB, 99 * KiB, 128, 1 * KiB}},
 };
 
 int divide_round_up(int x, int y) { return (x + y - 1) / y; }
@@ -58,12 +53,7 @@ std::optional<DeviceLimits> limits_for_cc(int major, int minor) {
         if (row.major != major || row.minor != minor) continue;
         DeviceLimits l;
         l.arch = "sm_" + std::to_string(major * 10 + minor);
-        l.max_threads_per_sm = row.max_threads_per_sm;
-        l.max_blocks_per_sm = row.max_blocks_per_sm;
-        l.shared_per_sm = row.shared_per_sm;
-        l.shared_per_block_optin = row.shared_per_block_optin;
-        l.shared_alloc_unit = row.shared_alloc_unit;
-        l.shared_reserved_per_block = row.shared_reserved_per_block;
+        static_cast<SmLimits&>(l) = row.sm;
         return l;
     }
     return std::nullopt;

@@ -29,21 +29,26 @@
 
 namespace xcuda::report {
 
-struct DeviceLimits {
-    std::string arch;  // "sm_90"
-    int warp_size = 32;
-    int max_threads_per_block = 1024;
+// The limits that differ between architectures: a row of the built-in table.
+struct SmLimits {
     int max_threads_per_sm = 2048;
     int max_blocks_per_sm = 32;
-    int regs_per_sm = 65536;
-    int regs_per_block = 65536;
-    int max_regs_per_thread = 255;
-    int reg_alloc_unit = 256;                   // registers, allocated per warp
-    int sub_partitions = 4;                     // register file is split across these
     std::size_t shared_per_sm = 0;              // largest carveout, bytes
     std::size_t shared_per_block_optin = 0;     // usable by one block after opting in, bytes
     std::size_t shared_alloc_unit = 128;        // bytes
     std::size_t shared_reserved_per_block = 0;  // the driver's per-block reservation (sm_80+: 1 KiB)
+};
+
+// Those and the limits common to every architecture the table knows.
+struct DeviceLimits : SmLimits {
+    std::string arch;  // "sm_90"
+    int warp_size = 32;
+    int max_threads_per_block = 1024;
+    int regs_per_sm = 65536;
+    int regs_per_block = 65536;
+    int max_regs_per_thread = 255;
+    int reg_alloc_unit = 256;  // registers, allocated per warp
+    int sub_partitions = 4;    // register file is split across these
 };
 
 // Built-in table (CUDA Programming Guide compute-capability tables and cuda_occupancy.h)
