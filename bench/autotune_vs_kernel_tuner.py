@@ -12,6 +12,7 @@ backend, also NVRTC, is used where that fails, and the output says so).
 import argparse
 import json
 import os
+import pathlib
 import statistics
 import sys
 import tempfile
@@ -119,7 +120,7 @@ def main():
     summary = {"n": n, "device": str(xcuda.Device(0).name), "kernel_tuner_lang": lang,
                "xcuda_seconds": xs, "kernel_tuner_seconds": ks,
                "ratio_median": statistics.median(xs) / statistics.median(ks), "rounds": rounds}
-    print(f"| tuner | end to end (s), each round | configurations run | best | best time (ms) |")
+    print("| tuner | end to end (s), each round | configurations run | best | best time (ms) |")
     print("|---|---|---|---|---|")
     for name in ("xcuda", "kernel_tuner"):
         last = rounds[name][-1]
@@ -129,8 +130,7 @@ def main():
     print(f"xcuda / Kernel Tuner (median end to end): {summary['ratio_median']:.2f}x (goal <= 1.0); "
           f"xcuda's result max |error| vs float64: {rounds['xcuda'][-1]['max_abs_error']:.2e}")
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump(summary, f, indent=1)
+        pathlib.Path(args.json).write_text(json.dumps(summary, indent=1))
     return 0
 
 

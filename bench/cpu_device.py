@@ -22,10 +22,9 @@ from __future__ import annotations
 import json
 import os
 import platform
-import statistics
 import subprocess
-import sys
 import time
+from types import SimpleNamespace
 
 from report import ERROR, OK, UNAVAILABLE, WRONG, WrongResult
 from timing import describe, interleave
@@ -150,9 +149,8 @@ def run(env, res, cfg) -> None:
         module = xc.compile(SOURCE)
         k = {name: module.kernels[name] for name in ("saxpy", "sgemm", "reduce_sum", "empty")}
     except Exception as exc:
-        res.fail(PART, "(whole part)", "-", ERROR, describe(exc))
-        _goals(res)
-        return
+        res.fail_part(PART, "-", ERROR, describe(exc))
+        return _goals(res)
     # The engine changes often (cuda-runtime/cpu-device): which build was timed.
     core = getattr(getattr(xc, "_core", None), "__file__", None)
     if core:
@@ -214,26 +212,40 @@ def _measure(res, timed, reps, unit, notes, checks=None):
             res.add(PART, name, unit, o.samples, note=notes.get(name, ""))
 
 
+def _saxpy_inputs(xc, np, k, rng, n):
+    """x and y ~ N(0, 1) float32 of n, the fp64 reference, a NaN-filled output on the device and
+    the launch that writes it."""
+    x = rng.standard_normal(n, dtype=np.float32)
+    y = rng.standard_normal(n, dtype=np.float32)
+    dx, dy = xc.to_device(x), xc.to_device(y)
+    dout = xc.to_device(np.full(n, np.nan, np.float32))
+    grid = (n + BLOCK - 1) // BLOCK
+    return SimpleNamespace(x=x, y=y, ref=A * x.astype(np.float64) + y, out=dout, grid=grid,
+                           launch=lambda: k["saxpy"][grid, BLOCK](A, dx, dy, dout, n))
+
+
+def _sgemm_inputs(xc, np, k, rng, m):
+    """a and b ~ U[-1, 1) float32 m x m, the fp64 product, a NaN-filled output on the device and
+    the launch that writes it."""
+    am = rng.uniform(-1, 1, (m, m)).astype(np.float32)
+    bm = rng.uniform(-1, 1, (m, m)).astype(np.float32)
+    da, db = xc.to_device(am), xc.to_device(bm)
+    dc = xc.to_device(np.full((m, m), np.nan, np.float32))
+    return SimpleNamespace(a=am, b=bm, ref=am.astype(np.float64) @ bm.astype(np.float64), out=dc,
+                           launch=lambda: k["sgemm"][(m // TILE, m // TILE), (TILE, TILE)](da, db, dc, m))
+
+
 def _saxpy_and_sgemm(xc, np, k, res, reps):
     rng = np.random.default_rng(8)
     n = SAXPY_N
-    x = rng.standard_normal(n, dtype=np.float32)
-    y = rng.standard_normal(n, dtype=np.float32)
-    ref = A * x.astype(np.float64) + y
-    dx, dy = xc.to_device(x), xc.to_device(y)
-    dout = xc.to_device(np.full(n, np.nan, np.float32))
+    sx = _saxpy_inputs(xc, np, k, rng, n)
+    x, y, ref, dout, grid, dev = sx.x, sx.y, sx.ref, sx.out, sx.grid, sx.launch
     hout = np.full(n, np.nan, np.float32)
-    grid = (n + BLOCK - 1) // BLOCK
-    dev = lambda: k["saxpy"][grid, BLOCK](A, dx, dy, dout, n)  # noqa: E731
     host = lambda: k["saxpy"][grid, BLOCK](A, x, y, hout, n)  # noqa: E731
 
     m = SGEMM_N
-    am = rng.uniform(-1, 1, (m, m)).astype(np.float32)
-    bm = rng.uniform(-1, 1, (m, m)).astype(np.float32)
-    mref = am.astype(np.float64) @ bm.astype(np.float64)
-    da, db = xc.to_device(am), xc.to_device(bm)
-    dc = xc.to_device(np.full((m, m), np.nan, np.float32))
-    gemm = lambda: k["sgemm"][(m // TILE, m // TILE), (TILE, TILE)](da, db, dc, m)  # noqa: E731
+    sg = _sgemm_inputs(xc, np, k, rng, m)
+    am, bm, mref, dc, gemm = sg.a, sg.b, sg.ref, sg.out, sg.launch
     # fp32 accumulation of 512 products of values in [-1, 1): errors ~1e-5; a wrong tile is ~1.
     gemm_tol = 1e-4 * m
 
@@ -300,21 +312,11 @@ def _poison(xc, np, dev):
 
 def _same_sizes_as_sim(xc, np, k, res, reps):
     rng = np.random.default_rng(14)
-    n = SIM_SAXPY_N
-    x = rng.standard_normal(n, dtype=np.float32)
-    y = rng.standard_normal(n, dtype=np.float32)
-    ref = A * x.astype(np.float64) + y
-    dx, dy = xc.to_device(x), xc.to_device(y)
-    dout = xc.to_device(np.full(n, np.nan, np.float32))
-    grid = (n + BLOCK - 1) // BLOCK
-    sax = lambda: k["saxpy"][grid, BLOCK](A, dx, dy, dout, n)  # noqa: E731
+    sx = _saxpy_inputs(xc, np, k, rng, SIM_SAXPY_N)
+    ref, dout, sax = sx.ref, sx.out, sx.launch
     m = SIM_SGEMM_N
-    am = rng.uniform(-1, 1, (m, m)).astype(np.float32)
-    bm = rng.uniform(-1, 1, (m, m)).astype(np.float32)
-    mref = am.astype(np.float64) @ bm.astype(np.float64)
-    da, db = xc.to_device(am), xc.to_device(bm)
-    dc = xc.to_device(np.full((m, m), np.nan, np.float32))
-    gemm = lambda: k["sgemm"][(m // TILE, m // TILE), (TILE, TILE)](da, db, dc, m)  # noqa: E731
+    sg = _sgemm_inputs(xc, np, k, rng, m)
+    mref, dc, gemm = sg.ref, sg.out, sg.launch
     timed, checks, notes = {}, {}, {}
     for on in (True, False):
         timed[sim_saxpy_xc(on)] = _timed_xcuda(xc, sax, on)

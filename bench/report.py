@@ -9,6 +9,7 @@ from typing import Dict, List, Optional, Tuple
 from timing import Stats, describe
 
 OK, UNAVAILABLE, ERROR, WRONG, SKIPPED = "ok", "unavailable", "ERROR", "WRONG", "skipped"
+WHOLE_PART = "(whole part)"  # the row of a part that could not run at all
 
 
 class WrongResult(Exception):
@@ -77,6 +78,10 @@ class Results:
     def fail(self, part: str, name: str, unit: str, status: str, reason: str, note: str = "") -> Row:
         return self.add(part, name, unit, status=status, reason=reason, note=note)
 
+    def fail_part(self, part: str, unit: str, status: str, reason: str) -> Row:
+        """One row for a part that could not run at all; goals that need its rows say why."""
+        return self.fail(part, WHOLE_PART, unit, status, reason)
+
     def goal(self, part: str, text: str, num: str, den: str, op: str, limit: float,
              invert: bool = False, absolute: bool = False) -> Goal:
         """ratio = median(num) / median(den), or den/num when invert (speed-ups from times),
@@ -113,7 +118,7 @@ class Results:
     def _why(self, part: str, name: str) -> str:
         r = self._find(part, name)
         if r is None:
-            whole = self._find(part, "(whole part)")
+            whole = self._find(part, WHOLE_PART)
             return f"{whole.status}: {whole.reason}" if whole else "not measured"
         return f"{r.status}: {r.reason}" if r.status != OK else "no median"
 

@@ -136,11 +136,11 @@ def main(argv=None) -> int:
             module = __import__(MODULES.get(part, part))
             module.run(env, res, cfg)
         except Exception as exc:  # a part that crashes is a row, and the other parts still run
-            res.fail(part, "(whole part)", "-", report.ERROR, describe(exc))
+            res.fail_part(part, "-", report.ERROR, describe(exc))
             traceback.print_exc()
         except Terminated as exc:
             signal.signal(signal.SIGTERM, signal.SIG_IGN)  # let the files be written
-            res.fail(part, "(whole part)", "-", report.ERROR, str(exc))
+            res.fail_part(part, "-", report.ERROR, str(exc))
             print(f"== {part}: {exc}", flush=True)
             break
         print(f"== {part} done in {time.time() - t0:.1f} s", flush=True)

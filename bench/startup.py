@@ -238,10 +238,9 @@ def _argv(cmd: str, option: str):
 def run(env, res, cfg) -> None:
     from report import ERROR, SKIPPED
     if not cfg.kernel_cmd:
-        res.fail(PART, "(whole part)", "-", SKIPPED, "no --kernel-cmd given (the command that starts the "
-                 "xcuda kernel, with {connection_file})")
-        _goals(res)
-        return
+        res.fail_part(PART, "-", SKIPPED, "no --kernel-cmd given (the command that starts the "
+                      "xcuda kernel, with {connection_file})")
+        return _goals(res)
     try:
         import ipykernel  # noqa: F401 (only its presence matters: it is the peer kernel)
         import jupyter_client  # noqa: F401
@@ -249,11 +248,10 @@ def run(env, res, cfg) -> None:
         where = sys.executable
     except ImportError as exc:
         if not cfg.jupyter_python:
-            res.fail(PART, "(whole part)", "-", SKIPPED,
-                     f"{type(exc).__name__}: {exc} in {sys.executable}; pass --jupyter-python PY "
-                     "(a Python with jupyter_client and ipykernel)")
-            _goals(res)
-            return
+            res.fail_part(PART, "-", SKIPPED,
+                          f"{type(exc).__name__}: {exc} in {sys.executable}; pass --jupyter-python PY "
+                          "(a Python with jupyter_client and ipykernel)")
+            return _goals(res)
         cmd = [*shlex.split(cfg.jupyter_python), os.path.abspath(__file__), "--kernel-cmd", cfg.kernel_cmd,
                "--reps", str(cfg.startup_reps)]
         if cfg.cupy_kernel_cmd:

@@ -19,6 +19,7 @@ import argparse
 import glob
 import json
 import os
+import pathlib
 import shutil
 import subprocess
 import sys
@@ -170,8 +171,7 @@ def main():
         print(f"start to result xcuda / nsys: {x['seconds'] / out['nsys']['seconds']:.3f} (goal <= 0.2)")
     print("xcuda's summary:", summary)
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump(out, f, indent=1)
+        pathlib.Path(args.json).write_text(json.dumps(out, indent=1))
     return 0
 
 

@@ -32,9 +32,8 @@ def floor_name(n: int):
 def run(env, res, cfg) -> None:
     sizes = QUICK_SIZES if cfg.quick else SIZES
     if not env.has_gpu:
-        res.fail(PART, "(whole part)", "ms", SKIPPED, env.gpu_reason)
-        _goals(res, sizes)
-        return
+        res.fail_part(PART, "ms", SKIPPED, env.gpu_reason)
+        return _goals(res, sizes)
     cp, np = env.cp, env.np
     workdir = fresh_dir("transfer")
     module, xc_reason, cubin_path, note = peers.shared_cubin(env, SAXPY, "saxpy", workdir)

@@ -254,7 +254,6 @@ def markdown_table(header: list, rows: list) -> list:
 
 
 def report(sources: list, args, nvcc_version: str) -> str:
-    compiled = [s for s in sources if s.ptx]
     by_instruction = collections.Counter()
     files_of = collections.defaultdict(set)
     by_opcode = collections.Counter()
