@@ -425,8 +425,9 @@ Ty bits_of_size(unsigned size) {
     return size == 1 ? Ty::b8 : size == 2 ? Ty::b16 : size == 4 ? Ty::b32 : size == 8 ? Ty::b64 : Ty::b128;
 }
 
-// Ordered (.relaxed, .acquire, .release...) accesses need atomics, except to shared and local
-// memory, which only their own block sees.
+// Ordered (.volatile, .relaxed, .acquire, .release...) accesses need the ordered handlers (host
+// atomics), except to shared and local memory: only the threads of one unit (a block, a cluster,
+// a cooperative grid) reach those, and one worker runs all of a unit's threads (launch.cpp).
 bool ordered_access(const Suffixes& s) {
     return ordered_semantics(s) && s.space != MemorySpace::shared && s.space != MemorySpace::local;
 }

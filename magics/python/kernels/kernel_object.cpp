@@ -324,7 +324,7 @@ void define_kernel_objects(py::module_& m) {
                     given.options = l.options;
                     for (auto item : kwargs) {
                         const std::string key = item.first.cast<std::string>();
-                        if (!given.take(key, item.second, true)) {
+                        if (!given.take(key, item.second, /*options_only=*/true)) {
                             raise(PyExc_TypeError, "with_options() got an unexpected keyword argument '" + key +
                                                        "'; the launch options are " +
                                                        launch_keywords_text(false, true, " and "));
