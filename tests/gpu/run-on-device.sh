@@ -9,9 +9,10 @@
 # user installs it; the kernel then runs hosted by that Python.
 # and, for part compare, .device/real-kernels/{cuda-samples,cupy}: the sources real_kernels.py
 # exported (tests/gpu/pack.sh does it where the snapshots are).
-# Logs go to $OUT. Parts: runtime | module | cpu | kernel | notebooks | compare | restart | probe | bench
+# Logs go to $OUT. Parts: runtime | module | cpu | kernel | notebooks | compare | restart | checks | probe | bench
 # (default: all but probe, bench/probes/startup_probe.sh). restart: bench/restart.py (1 GiB) and
-# bench/probes/sanitizer_formats.py (compute-sanitizer's text for the parser's fixtures). cpu: the module suite again on the
+# bench/probes/sanitizer_formats.py (compute-sanitizer's text for the parser's fixtures). checks:
+# bench/checks_corpus.py on the GPU and on its CPU device, and bench/probes/checks. cpu: the module suite again on the
 # CPU device of the GPU machine; compare: the same real kernels on the CPU device and the GPU.
 set -u
 # At most 8 files come back from $OUT: the logs go to one tarball at the end.
@@ -101,6 +102,18 @@ if has restart; then
   note "%cuda_restart with 1 GiB rc=$rc"; tail -4 "$OUT/restart.md"
   mkdir -p "$OUT/sanitizer"; timeout 60 python3 bench/probes/sanitizer_formats.py "$OUT/sanitizer" >"$OUT/sanitizer.log" 2>&1
   note "compute-sanitizer formats rc=$? $(tr '\n' ' ' <"$OUT/sanitizer.log")"
+fi
+
+if has checks; then
+  # The checks' corpus (typical bugs and their correct twins): compute-sanitizer through
+  # Kernel.check on the GPU, then the CPU device of this machine, case by case.
+  timeout 500 python3 bench/checks_corpus.py --device gpu --markdown --json "$OUT/checks-gpu.json" >"$OUT/checks-gpu.md" 2>&1; rc=$?
+  note "checks corpus on the GPU (compute-sanitizer) rc=$rc $(grep '^gpu:' "$OUT/checks-gpu.md")"
+  timeout 300 python3 bench/checks_corpus.py --device cpu --markdown --json "$OUT/checks-cpu.json" >"$OUT/checks-cpu.md" 2>&1; rc=$?
+  note "checks corpus on the CPU device rc=$rc $(grep '^cpu:' "$OUT/checks-cpu.md")"
+  mkdir -p "$OUT/probes"; bash bench/probes/checks/run.sh "$OUT/probes" >/dev/null 2>&1
+  cp "$OUT/probes/all.txt" "$OUT/checks-probes.txt"; rm -rf "$OUT/probes"
+  note "compute-sanitizer on bench/probes/checks: $(grep -c '^###' "$OUT/checks-probes.txt") runs"
 fi
 
 if has probe; then
