@@ -51,7 +51,7 @@ if has runtime; then
   done
 fi
 
-if has module || has cpu || has kernel || has notebooks || has compare || has restart || has probe || has bench; then
+if has module || has cpu || has kernel || has notebooks || has compare || has restart || has checks || has probe || has bench; then
   # As a user installs it: into the environment's own python3, from wheels only (no registry there).
   time_start=$(date +%s.%N)
   python3 -m pip install --no-index --find-links .whl --find-links .device/wheel xcuda >"$OUT/pip-install.log" 2>&1; rc=$?
