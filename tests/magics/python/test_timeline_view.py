@@ -1,10 +1,11 @@
-"""%%cuda_timeline's view (xcuda/_timeline_view.py) on synthetic traces: idle time and gap
+"""%%cuda_timeline's view (the xcuda/_timeline_view package) on synthetic traces: idle time and gap
 arithmetic, what a gap is said to come after, the summary and text view, the Chrome trace and
 save(), the HTML (self-contained, escaped, one tooltip per bar, unique ids) and, in headless
 Chromium, that its script runs without errors and zooms, pans and resets. No GPU, no build."""
 import collections
 import gzip
 import html.parser
+import importlib
 import importlib.util
 import json
 import os
@@ -14,16 +15,19 @@ import sys
 
 import pytest
 
-# Imported by path, not as xcuda._timeline_view: the module is pure Python and these tests must
+# Imported by path, not as xcuda._timeline_view: the package is pure Python and these tests must
 # also run before the compiled xcuda package is built, as
 #   python3 -m pytest -p no:cacheprovider --noconftest tests/magics/python/test_timeline_view.py
 # (this folder's conftest.py imports xcuda); with the package built, ctest's run of the whole
-# folder imports the same file this way.
-_PATH = pathlib.Path(__file__).resolve().parents[3] / "magics" / "python" / "xcuda" / "_timeline_view.py"
-_spec = importlib.util.spec_from_file_location("xcuda_timeline_view_under_test", _PATH)
+# folder imports the same files this way.
+_DIR = pathlib.Path(__file__).resolve().parents[3] / "magics" / "python" / "xcuda" / "_timeline_view"
+_spec = importlib.util.spec_from_file_location("xcuda_timeline_view_under_test", _DIR / "__init__.py",
+                                               submodule_search_locations=[str(_DIR)])
 tv = importlib.util.module_from_spec(_spec)
 sys.modules[_spec.name] = tv
 _spec.loader.exec_module(tv)
+model = importlib.import_module(_spec.name + ".trace")
+html_view = importlib.import_module(_spec.name + ".html_view")
 Trace, Timeline = tv.Trace, tv.Timeline
 
 T0 = 1_000_000  # the window starts here on the records' clock; offsets below are from it
@@ -126,7 +130,7 @@ def test_a_long_cell_line_is_quoted_shortened_and_a_gap_with_only_a_call_names_t
     t = Timeline(small_trace([kernel("a", 0, 10_000, 0), kernel("b", 50_000, 60_000, 0)],
                              lines=[(T0 + 5_000, 1)], source=source))
     quoted = re.fullmatch(r"`(.*)` at line 1", t.gaps[0].after).group(1)
-    assert len(quoted) == tv.LINE_QUOTE_CHARS and quoted.endswith("…") and quoted.startswith("result = very_long")
+    assert len(quoted) == model.LINE_QUOTE_CHARS and quoted.endswith("…") and quoted.startswith("result = very_long")
     t = Timeline(small_trace([kernel("a", 0, 10_000, 0), rec("sync", "cuCtxSynchronize", 1_000, 10_500),
                               kernel("b", 50_000, 60_000, 0)]))
     assert t.gaps[0].after == "cuCtxSynchronize"
@@ -137,7 +141,7 @@ def test_the_call_named_is_the_innermost_spanning_the_gap_start_or_else_the_last
                rec("sync", "cudaDeviceSynchronize", 5_000, 50_000),   # the runtime call ...
                rec("sync", "cuCtxSynchronize", 5_000, 11_000),        # ... and the driver's, inside it
                rec("api", "cuMemAlloc", 12_000, 13_000)]
-    context = tv.HostContext(small_trace(records))
+    context = model.HostContext(small_trace(records))
     assert context.call_at(T0 + 10_000) == (records[3], True)
     assert context.call_at(T0 + 30_000) == (records[2], True)  # the inner calls have ended
     assert context.call_at(T0 + 55_000) == (records[2], False)
@@ -178,7 +182,7 @@ def test_a_gap_names_the_line_that_held_the_host_for_most_of_it():
 
 def test_a_quoted_line_leaves_its_comment_out_but_not_a_hash_in_a_string():
     source = 'y = f(x)  # the slow one\ns = "#%d" % i  # a format\nz = g(  # continued\n    1)'
-    assert [tv.quote_line(source, i) for i in (1, 2, 3)] == [
+    assert [model.quote_line(source, i) for i in (1, 2, 3)] == [
         "`y = f(x)` at line 1", '`s = "#%d" % i` at line 2', "`z = g(` at line 3"]
 
 
@@ -200,7 +204,7 @@ def test_the_summary_states_idle_time_the_longest_gap_and_what_ran():
 
 
 def test_durations_switch_units_at_a_thousand():
-    assert [tv.format_duration(ns) for ns in (12, 3_400, 812_000, 4_100_000, 32_400_000, 1_234_000_000)] == [
+    assert [model.format_duration(ns) for ns in (12, 3_400, 812_000, 4_100_000, 32_400_000, 1_234_000_000)] == [
         "12 ns", "3.4 µs", "812 µs", "4.1 ms", "32.4 ms", "1.2 s"]
 
 
@@ -240,9 +244,9 @@ def test_the_text_view_names_the_gap_after_the_sync():
 
 
 def test_kernel_names_lose_return_type_parameters_and_namespaces_in_labels():
-    assert tv.short_name("void at::native::f<at::native::mul<float>, 4>(float*, int)") == "f<mul<float>, 4>"
-    assert tv.short_name("saxpy") == "saxpy"
-    long = tv.short_name("void k<" + "float, " * 30 + "int>(int)")
+    assert model.short_name("void at::native::f<at::native::mul<float>, 4>(float*, int)") == "f<mul<float>, 4>"
+    assert model.short_name("saxpy") == "saxpy"
+    long = model.short_name("void k<" + "float, " * 30 + "int>(int)")
     assert len(long) == 60 and long.endswith("…")
 
 
@@ -312,7 +316,7 @@ def test_flow_events_link_each_api_call_to_the_work_with_its_correlation():
         call, work = x[starts[cid]["pid"], starts[cid]["tid"], starts[cid]["ts"]], \
             x[finishes[cid]["pid"], finishes[cid]["tid"], finishes[cid]["ts"]]
         assert call["cat"] == "api" and call["args"]["correlation"] == cid
-        assert work["cat"] in tv.DEVICE_KINDS and work["args"]["correlation"] == cid
+        assert work["cat"] in model.DEVICE_KINDS and work["args"]["correlation"] == cid
         assert finishes[cid]["bp"] == "e" and starts[cid]["name"] == finishes[cid]["name"]
 
 
@@ -410,14 +414,14 @@ def test_over_the_cap_bars_narrower_than_a_pixel_are_merged_per_stream_and_pixel
     records = [kernel(f"k{i % 7}", 10 * i, 10 * i + 5 + i % 3, i % 4) for i in range(6000)]
     records += [rec("api", "cuLaunchKernel", 10 * i, 10 * i + 2, correlation=i) for i in range(100)]
     trace = small_trace(records, end=60_000)
-    bars = tv.merge_narrow(records, trace)
+    bars = html_view.merge_narrow(records, trace)
     assert sorted(id(r) for b in bars for r in b.get("merged", [b])) == sorted(map(id, records))  # none lost
     for b in bars:
         members = b.get("merged", [b])
         assert len({(r["kind"] == "api", r.get("stream")) for r in members}) == 1  # one lane per bar
         assert b["start_ns"] == min(r["start_ns"] for r in members) and b["end_ns"] == max(r["end_ns"] for r in members)
     page = Elements(Timeline(trace)._repr_html_())
-    assert len(page.bars()) == len(bars) < tv.MAX_DRAWN_BARS and len(page.bar_titles()) == len(bars)
+    assert len(page.bars()) == len(bars) < html_view.MAX_DRAWN_BARS and len(page.bar_titles()) == len(bars)
     text = Timeline(trace)._repr_html_()
     merged = [b for b in bars if "merged" in b]
     assert f"{sum(len(b['merged']) for b in merged)} records narrower than a pixel are drawn merged into " \
@@ -430,8 +434,8 @@ def test_over_the_cap_wider_bars_are_left_out_host_calls_and_the_shortest_first_
     records += [rec("api", "cuLaunchKernel", 10 * i, 10 * i + 5_000, correlation=i) for i in range(100)]
     text = Timeline(small_trace(records, end=100_000))._repr_html_()
     bars = Elements(text).bars()
-    assert len(bars) == tv.MAX_DRAWN_BARS and "1100 of 6100 records are not drawn" in text
-    assert all(b["fill"] == tv.COLOURS["kernel"][0] for b in bars)  # the API calls went first
+    assert len(bars) == html_view.MAX_DRAWN_BARS and "1100 of 6100 records are not drawn" in text
+    assert all(b["fill"] == html_view.COLOURS["kernel"][0] for b in bars)  # the API calls went first
     assert "<title>k5999\n" in text and "<title>k999\n" not in text  # then the shortest kernels
     assert len(text) < 3_000_000
 
@@ -523,7 +527,7 @@ def test_in_chromium_the_script_runs_without_errors_and_zooms_pans_and_resets(br
     browser.get(page.as_uri())
     assert severe(browser) == []
     initial = view_boxes(browser)
-    assert initial == [f"0 0 {tv.PLOT_W} {initial[0].split()[3]}"] * 2
+    assert initial == [f"0 0 {html_view.PLOT_W} {initial[0].split()[3]}"] * 2
     assert browser.execute_script(
         "return Array.from(document.querySelectorAll('.xtl-controls')).map(c => getComputedStyle(c).display)") \
         == ["flex", "flex"]  # shown by the script of each timeline
