@@ -45,6 +45,10 @@ struct KernelInfo {
     int ptx_version = 0;                  // .version 9.0 -> 90
     int binary_version = 90;              // the emulated sm_90
     int entry_index = -1;                 // the engine's own reference to the decoded kernel
+    // It, or a function it calls, synchronises the whole grid (cooperative_groups' grid.sync()
+    // reads the grid workspace): as a GPU's driver does for such a kernel, every launch of it gets
+    // the workspace and all of its blocks resident at once (a cooperative launch).
+    bool syncs_grid = false;
 };
 
 class ModuleLoadError : public std::runtime_error {

@@ -23,6 +23,26 @@ unsigned product(const unsigned (&d)[3]) {
     return n;
 }
 
+// Whether function `entry` or one it calls directly or through others reads the grid workspace.
+bool reaches_grid_workspace(const Program& p, std::uint32_t entry) {
+    std::vector<bool> seen(p.functions.size(), false);
+    std::vector<std::uint32_t> todo{entry};
+    seen[entry] = true;
+    while (!todo.empty()) {
+        const FunctionInfo& f = p.functions[todo.back()];
+        todo.pop_back();
+        if (f.reads_grid_workspace) return true;
+        for (std::uint32_t pc = f.entry_pc; pc < f.end_pc; ++pc) {
+            if (p.code[pc].flow != Flow::call) continue;
+            const CallSite& call = p.calls[static_cast<std::size_t>(p.code[pc].imm)];
+            if (call.indirect || seen[call.callee]) continue;
+            seen[call.callee] = true;
+            todo.push_back(call.callee);
+        }
+    }
+    return false;
+}
+
 }  // namespace
 
 Module::~Module() {
@@ -98,6 +118,7 @@ std::shared_ptr<Module> Module::load(std::string_view ptx_text, DeviceMemory& me
             k.cluster_dims = dims(f.reqnctapercluster);
             k.explicit_cluster = f.explicitcluster;
             k.max_cluster_rank = f.maxclusterrank;
+            k.syncs_grid = reaches_grid_workspace(p, static_cast<std::uint32_t>(k.entry_index));
             // The virtual architecture the PTX targets (sm_90 -> 90), as the driver reports it.
             k.ptx_version = std::atoi(p.target.c_str() + (p.target.rfind("sm_", 0) == 0 ? 3 : 0));
             m->kernels_.push_back(std::move(k));

@@ -53,6 +53,10 @@ public:
     DeviceMemory& memory() { return memory_; }
 
     RunOptions options;
+    // The next launches' clusters and whether they are cooperative (the driver decides both
+    // from the launch's attributes and the kernel's; the engine runs what it is told).
+    Dim3 cluster{1, 1, 1};
+    bool cooperative = false;
 
     // Packs `args` as the kernel's parameters say and runs the launch to its end.
     template <class... Args>
@@ -66,6 +70,8 @@ public:
         s.grid = grid;
         s.block = block;
         s.dynamic_shared_bytes = shared_bytes;
+        s.cluster = cluster;
+        s.cooperative = cooperative;
         s.memory = &memory_;
         s.params.resize(s.kernel->param_bytes);
         std::size_t i = 0;
