@@ -180,6 +180,7 @@ Outcome run_kernel(const KernelLaunch& launch, const std::atomic<bool>& cancel) 
     if (ran.profile) {
         std::lock_guard<std::mutex> lock(s.profiles_mutex);
         s.profiles.push_back(ran.profile);
+        s.profiles.insert(s.profiles.end(), ran.child_profiles.begin(), ran.child_profiles.end());
     }
     if (ran.cancelled || ran.status == CUDA_SUCCESS) return {};
     Outcome outcome{ran.status, ran.failure};
