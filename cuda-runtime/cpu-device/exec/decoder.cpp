@@ -559,8 +559,6 @@ std::uint32_t Emitter::source(const ptx::Operand& o_in, Ty t) {
             const std::string full = o.name + (o.vector_select.empty() ? "" : "." + o.vector_select);
             if (const SpecialRegister* sr = find_special_register(full)) {
                 const std::uint32_t tmp = f_.temporary(sr->bytes);
-                if (full == "%envreg1" || full == "%envreg2")
-                    program().functions[function_index()].reads_grid_workspace = true;
                 Inst& in = emit(sr->read, Flow::plain);
                 in.op[0] = tmp;
                 in.imm = sr->argument;

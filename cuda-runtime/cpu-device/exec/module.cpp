@@ -4,6 +4,7 @@
 #include "engine.hpp"
 #include "function_decoder.hpp"
 #include "program.hpp"
+#include "special_registers.hpp"
 #include "../ptx/parser.hpp"
 
 #include <algorithm>
@@ -23,18 +24,21 @@ unsigned product(const unsigned (&d)[3]) {
     return n;
 }
 
-// Whether function `entry` or one it calls directly or through others reads the grid workspace.
+// Whether function `entry`, or one it calls directly or through others, reads the grid workspace
+// (%envreg1 or %envreg2).
 bool reaches_grid_workspace(const Program& p, std::uint32_t entry) {
+    const Handler envreg = envreg_reader();
     std::vector<bool> seen(p.functions.size(), false);
     std::vector<std::uint32_t> todo{entry};
     seen[entry] = true;
     while (!todo.empty()) {
         const FunctionInfo& f = p.functions[todo.back()];
         todo.pop_back();
-        if (f.reads_grid_workspace) return true;
         for (std::uint32_t pc = f.entry_pc; pc < f.end_pc; ++pc) {
-            if (p.code[pc].flow != Flow::call) continue;
-            const CallSite& call = p.calls[static_cast<std::size_t>(p.code[pc].imm)];
+            const Inst& in = p.code[pc];
+            if (in.exec == envreg && (in.imm == 1 || in.imm == 2)) return true;
+            if (in.flow != Flow::call) continue;
+            const CallSite& call = p.calls[static_cast<std::size_t>(in.imm)];
             if (call.indirect || seen[call.callee]) continue;
             seen[call.callee] = true;
             todo.push_back(call.callee);

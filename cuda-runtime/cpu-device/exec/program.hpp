@@ -81,9 +81,6 @@ struct FunctionInfo {
     std::vector<ParamSlot> params;       // .func parameters, in order
     std::vector<ParamSlot> returns;      // .func return parameters
     bool is_extern = false;              // declared only (vprintf, malloc, __assertfail ...)
-    // Reads %envreg1/%envreg2, the cooperative grid workspace's address: cooperative_groups'
-    // this_grid() (grid.sync()). A kernel that reaches such a function runs its grid cooperatively.
-    bool reads_grid_workspace = false;
 };
 
 // A call site: which function, and which of the caller's param slots carry arguments and results.

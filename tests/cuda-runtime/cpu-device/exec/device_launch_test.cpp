@@ -135,7 +135,7 @@ extern "C" __global__ void stage(int* total) {
     const LaunchOutcome r = e.launch(m, "stage", {1, 1, 1}, {32, 1, 1}, 0, total);
     ASSERT_NE(r.status, CUDA_SUCCESS);
     EXPECT_EQ(r.failure->finding.kind, FindingKind::invalid_operation);
-    EXPECT_EQ(r.failure->finding.where.line, 7);
+    EXPECT_EQ(cell_line(r.failure->finding.where), 7) << r.failure->finding.where.str();
     EXPECT_NE(r.failure->finding.detail.find("cannot use its parent's shared or local memory"), std::string::npos)
         << r.failure->finding.detail;
 }

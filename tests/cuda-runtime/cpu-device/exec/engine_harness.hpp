@@ -93,6 +93,19 @@ private:
     std::string ptx_;
 };
 
+// The cell's line of a location: its own, or where the cell called the inlined header code it is in.
+inline int cell_line(const SourceLocation& at) {
+    auto in_cell = [](const std::string& file) {
+        const std::string cell = "cell.cu";
+        return file.size() >= cell.size() && file.compare(file.size() - cell.size(), cell.size(), cell) == 0;
+    };
+    if (in_cell(at.file)) return at.line;
+    for (const auto& site : at.inlined_at) {
+        if (in_cell(site.file)) return site.line;
+    }
+    return 0;
+}
+
 // What a block of code writes to fd 1 (device printf's destination).
 class CaptureStdout {
 public:
