@@ -1187,6 +1187,19 @@ def _multi_block_cg(env):
     return {"total": out[:1]}, {"total": Close(np.array([data.astype(np.float64).sum()]), rtol=1e-5)}
 
 
+@case("reduceSinglePassMultiBlockCG (plain launch)",
+      "cuda-samples:" + CONCEPTS + "reductionMultiBlockCG/reductionMultiBlockCG.cu",
+      "n=2^16 float32 U[0,1), 16 blocks x 128 threads, launched without cooperative=True: the driver still "
+      "gives a kernel that calls grid.sync() its grid workspace")
+def _multi_block_cg_plain(env):
+    m = env.sample(CONCEPTS + "reductionMultiBlockCG/reductionMultiBlockCG.cu")
+    n, threads, blocks = 1 << 16, 128, 16
+    data = env.uniform(n)
+    out = np.zeros(blocks, np.float32)
+    env.launch(m.kernels["reduceSinglePassMultiBlockCG"], blocks, threads, data, out, n, shared_mem=threads * 8)
+    return {"total": out[:1]}, {"total": Close(np.array([data.astype(np.float64).sum()]), rtol=1e-5)}
+
+
 @case("scalarProdGPU", "cuda-samples:" + CONCEPTS + "scalarProd/scalarProd_kernel.cuh",
       "64 vectors x 4096 float32 U[0,1), 32 blocks x 256 threads (two vectors per block)")
 def _scalar_prod(env):
@@ -1466,6 +1479,38 @@ def _warp_agg(env):
         "filtered": Exact(np.sort(src[src > 0])),
         "buckets": Verdict(bool(ok_buckets), "a bucket's indices are not those of its elements"),
         "maxima": Exact(ref_max)}
+
+
+CDP_QUICKSORT = FEATURES + "cdpSimpleQuicksort/cdpSimpleQuicksort.cu"
+CDP_PRINT = FEATURES + "cdpSimplePrint/cdpSimplePrint.cu"
+
+
+@case("cdp_simple_quicksort (cdpSimpleQuicksort: launches from the device)", "cuda-samples:" + CDP_QUICKSORT,
+      "4096 uint32 in [0,4096) (the sample's rand() % n), one thread; each partition launches a grid for each half "
+      "into a stream it creates on the device, down to depth 16 (-dc, the device runtime)")
+def _cdp_quicksort(env):
+    m = env.sample(CDP_QUICKSORT, options=["-dc"])
+    n = 4096
+    data = env.integers(n, 0, n, np.uint32)
+    expected = np.sort(data)
+    env.launch(m.kernels["cdp_simple_quicksort"], 1, 1, data, 0, n - 1, 0)
+    return {"sorted": data}, {"sorted": Exact(expected)}
+
+
+@case("cdp_kernel (cdpSimplePrint: launches from the device, printf)", "cuda-samples:" + CDP_PRINT,
+      "2 blocks x 2 threads, max_depth 3: every thread launches 2 blocks x 2 threads a level down (-dc); each "
+      "block prints its id, checked from the output")
+def _cdp_print(env):
+    m = env.sample(CDP_PRINT, options=["-dc"])
+    with env.capture_stdout():
+        env.launch(m.kernels["cdp_kernel"], 2, 2, 3, 0, 0, -1)
+    ids = sorted(int(v) for v in re.findall(r"BLOCK (\d+) launched by", env.stdout))
+    depths = sorted(line.count("|") for line in env.stdout.splitlines() if "BLOCK" in line)
+    blocks = 2 + 2 * 2 * 2 + 2 * 2 * 2 * 2 * 2  # 2 at depth 0, 8 at depth 1, 32 at depth 2
+    expected_depths = [0] * 2 + [1] * 8 + [2] * 32
+    return {"ids": np.array(ids, np.int64)}, {
+        "ids": Verdict(ids == list(range(blocks)) and depths == expected_depths,
+                       "printed ids %s at depths %s; output: %r" % (ids, depths, env.stdout[:300]))}
 
 
 @case("oddEvenCountAndSumCG (binary_partition)", "cuda-samples:" + FEATURES + "binaryPartitionCG/binaryPartitionCG.cu",

@@ -76,8 +76,9 @@ void check_shared_memory(const Function& function, const DeviceProperties& p, st
 }
 
 // Every block of a cooperative grid must be resident at once, or grid.sync() never returns.
+// `what`: how the refused launch is named ("cooperative launch of K").
 void check_cooperative(const Function& function, const DeviceProperties& p, Dim3 grid, Dim3 block,
-                       std::size_t shared_bytes) {
+                       std::size_t shared_bytes, const std::string& what) {
     if (!p.cooperative_launch) {
         throw LaunchError("launch", "this device (" + p.name + ") does not support cooperative launches; launch " +
                                         function.name() + " without cooperative=True");
@@ -85,11 +86,10 @@ void check_cooperative(const Function& function, const DeviceProperties& p, Dim3
     const int per_sm = function.max_active_blocks_per_sm(static_cast<int>(block.volume()), shared_bytes);
     const unsigned long long most = 1ULL * static_cast<unsigned>(per_sm) * static_cast<unsigned>(p.sm_count);
     if (grid.volume() > most) {
-        throw LaunchError("launch", "cooperative launch of " + function.name() + ": grid " + grid.str() + " has " +
-                                        std::to_string(grid.volume()) + " blocks but at most " + std::to_string(most) +
-                                        " can be resident at once (" + std::to_string(per_sm) + " per SM x " +
-                                        std::to_string(p.sm_count) + " SMs with block " + block.str() + " and " +
-                                        bytes_text(shared_bytes) +
+        throw LaunchError("launch", what + ": grid " + grid.str() + " has " + std::to_string(grid.volume()) +
+                                        " blocks but at most " + std::to_string(most) + " can be resident at once (" +
+                                        std::to_string(per_sm) + " per SM x " + std::to_string(p.sm_count) +
+                                        " SMs with block " + block.str() + " and " + bytes_text(shared_bytes) +
                                         " of dynamic shared memory); use a grid of at most " + std::to_string(most) +
                                         " blocks (a grid-stride loop covers the rest)");
     }
@@ -173,7 +173,8 @@ void validate_launch(const Function& function, Dim3 grid, Dim3 block, std::size_
     if (shared_bytes != 0)
         check_shared_memory(function, p, shared_bytes);  // spares two driver calls on the common path
     if (options.cluster) check_cluster(function, p, grid, block, shared_bytes, *options.cluster);
-    if (options.cooperative) check_cooperative(function, p, grid, block, shared_bytes);
+    if (options.cooperative)
+        check_cooperative(function, p, grid, block, shared_bytes, "cooperative launch of " + function.name());
 }
 
 void launch(const Function& function, Dim3 grid, Dim3 block, std::size_t shared_bytes, CUstream stream, void** params,
@@ -224,6 +225,14 @@ void launch_validated(const Function& function, Dim3 grid, Dim3 block, std::size
            : detail::driver().cuLaunchKernel(function.handle(), grid.x, grid.y, grid.z, block.x, block.y, block.z,
                                              static_cast<unsigned>(shared_bytes), stream, params, nullptr);
     if (rc == CUDA_SUCCESS) return;
+    if (rc == CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE && !options.cooperative) {
+        // A plain launch the device runs cooperatively because the kernel synchronises its grid
+        // (the CPU device does, as a GPU's driver gives such a kernel its grid workspace).
+        check_cooperative(function, current_device_properties(), grid, block, shared_bytes,
+                          "kernel " + function.name() +
+                              " synchronises its whole grid (cooperative_groups::this_grid().sync()), so every "
+                              "block must be resident at once");
+    }
     const char* call = ex ? "cuLaunchKernelEx" : "cuLaunchKernel";
     if (rc == CUDA_ERROR_OUT_OF_MEMORY || is_sticky(rc)) check(rc, call, "launching " + function.name());
     throw LaunchError(rc, call,

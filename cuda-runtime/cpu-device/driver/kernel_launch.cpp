@@ -142,12 +142,16 @@ CUresult prepare_launch(const LaunchRequest& r, KernelLaunch& launch) {
     if (cluster.count() > 1 && max_active_clusters(per_sm, static_cast<unsigned>(cluster.count())) == 0)
         return CUDA_ERROR_INVALID_CLUSTER_SIZE;
     const Dim3 grid{r.grid[0], r.grid[1], r.grid[2]};
-    if (attrs.cooperative && grid.count() > 1ULL * static_cast<unsigned>(per_sm) * sm_count)
+    // A kernel that synchronises its grid runs cooperatively however it is launched: a GPU's
+    // driver gives it the grid workspace on a plain launch too, and grid.sync() returns only when
+    // every block can be resident at once.
+    const bool cooperative = attrs.cooperative || info.syncs_grid;
+    if (cooperative && grid.count() > 1ULL * static_cast<unsigned>(per_sm) * sm_count)
         return CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
 
     if (CUresult rc = pack_parameters(r, info, launch.params); rc != CUDA_SUCCESS) return rc;
     launch.function = std::move(f);
-    static_cast<LaunchShape&>(launch) = LaunchShape{grid, block, cluster, r.shared_bytes, attrs.cooperative};
+    static_cast<LaunchShape&>(launch) = LaunchShape{grid, block, cluster, r.shared_bytes, cooperative};
     return CUDA_SUCCESS;
 }
 
@@ -176,6 +180,7 @@ Outcome run_kernel(const KernelLaunch& launch, const std::atomic<bool>& cancel) 
     if (ran.profile) {
         std::lock_guard<std::mutex> lock(s.profiles_mutex);
         s.profiles.push_back(ran.profile);
+        s.profiles.insert(s.profiles.end(), ran.child_profiles.begin(), ran.child_profiles.end());
     }
     if (ran.cancelled || ran.status == CUDA_SUCCESS) return {};
     Outcome outcome{ran.status, ran.failure};

@@ -182,6 +182,7 @@ void register_warp_ops(OpTable& t);
 void register_atomic_ops(OpTable& t);
 void register_special_ops(OpTable& t);
 void register_mbarrier_ops(OpTable& t);
+void register_cluster_ops(OpTable& t);
 
 // Decodes a parsed module. `variable_addresses`: where each .global/.const variable was placed
 // (Program::variables order), so symbol operands become their addresses. Throws DecodeError.

@@ -66,6 +66,7 @@ const OpTable& op_table() {
         register_atomic_ops(t);
         register_special_ops(t);
         register_mbarrier_ops(t);
+        register_cluster_ops(t);
         return t;
     }();
     return table;

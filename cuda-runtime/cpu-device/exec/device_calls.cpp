@@ -1,6 +1,7 @@
 // The functions a kernel calls that the CUDA driver provides: printf (vprintf), assert
-// (__assertfail) and the device heap (malloc, free).
+// (__assertfail) and the device heap (malloc, free); the device runtime's are device_runtime.cpp's.
 #include "device_heap.hpp"
+#include "device_runtime.hpp"
 #include "memory_access.hpp"
 #include "scheduler.hpp"
 
@@ -257,6 +258,7 @@ void run_builtin(Exec& x, const CallSite& call, U32 mask) {
         case CallSite::Builtin::assertfail: assert_fail(x, call, mask); return;
         case CallSite::Builtin::malloc: device_malloc(x, call, mask); return;
         case CallSite::Builtin::free: device_free(x, call, mask); return;
+        case CallSite::Builtin::device_runtime: x.launch->device_runtime->call(x, call, mask); return;
         case CallSite::Builtin::none: return;
     }
 }

@@ -45,6 +45,10 @@ struct KernelInfo {
     int ptx_version = 0;                  // .version 9.0 -> 90
     int binary_version = 90;              // the emulated sm_90
     int entry_index = -1;                 // the engine's own reference to the decoded kernel
+    // It, or a function it calls, synchronises the whole grid (cooperative_groups' grid.sync()
+    // reads the grid workspace): as a GPU's driver does for such a kernel, every launch of it gets
+    // the workspace and all of its blocks resident at once (a cooperative launch).
+    bool syncs_grid = false;
 };
 
 class ModuleLoadError : public std::runtime_error {
@@ -99,6 +103,7 @@ struct LaunchSpec : LaunchShape {
     const KernelInfo* kernel = nullptr;
     std::vector<std::byte> params;  // packed as kernel->params says
     DeviceMemory* memory = nullptr;
+    unsigned depth = 0;  // 0: launched from the host; a grid launched from the device is its parent's + 1
 };
 
 struct RunOptions {
@@ -114,10 +119,13 @@ struct LaunchOutcome {
     std::shared_ptr<const Failure> failure;  // when status is an error (not when cancelled)
     bool cancelled = false;                  // `cancel` became true before the grid finished
     std::shared_ptr<const LineProfile> profile;
+    // The grids it launched from the device (and theirs), in the order they ran.
+    std::vector<std::shared_ptr<const LineProfile>> child_profiles;
 };
 
 // Runs every block of `spec` and returns when all are done, one has failed (the others stop
-// soon after) or `cancel` became true. Device printf output is written to fd 1 before it returns.
+// soon after) or `cancel` became true; then the grids its threads launched from the device
+// (device_runtime.hpp). Device printf output is written to fd 1 before it returns.
 LaunchOutcome run_launch(const LaunchSpec& spec, const RunOptions& options, const std::atomic<bool>& cancel);
 
 }  // namespace xcuda::cpu

@@ -20,7 +20,8 @@
 
 namespace xcuda::cpu {
 
-class SharedShadow;  // check/shared_race.hpp
+class SharedShadow;   // check/shared_race.hpp
+class DeviceRuntime;  // exec/device_runtime.hpp
 
 // One launch, as every worker sees it.
 struct LaunchState {
@@ -36,6 +37,7 @@ struct LaunchState {
     std::uint32_t local_stride = 0;           // bytes of local memory per thread
     std::uint64_t grid_workspace = 0;         // cooperative launches: cooperative_groups' grid barrier word
     std::uint32_t threads_per_cta = 0, warps_per_cta = 0;
+    DeviceRuntime* device_runtime = nullptr;  // when the program launches grids from the device
 
     // The first failure stops everything.
     std::atomic<bool> stop{false};

@@ -1,6 +1,7 @@
 // run_launch: one kernel launch, from its parameters to its last block, device printf and the
 // line profile.
 #include "device_heap.hpp"
+#include "device_runtime.hpp"
 #include "scheduler.hpp"
 #include "worker_pool.hpp"
 
@@ -116,6 +117,17 @@ LaunchOutcome run_launch(const LaunchSpec& spec, const RunOptions& options, cons
         out.status = CUDA_ERROR_OUT_OF_MEMORY;
         return out;
     }
+    std::unique_ptr<DeviceRuntime> runtime;
+    if (p.uses_device_runtime) {
+        runtime = std::make_unique<DeviceRuntime>(p, *spec.module, *spec.memory);
+        if (!runtime->ready()) {
+            if (L.grid_workspace != 0) spec.memory->free(L.grid_workspace);
+            LaunchOutcome out;
+            out.status = CUDA_ERROR_OUT_OF_MEMORY;
+            return out;
+        }
+        L.device_runtime = runtime.get();
+    }
     L.table = spec.memory->table();
     L.threads_per_cta = static_cast<std::uint32_t>(spec.block.count());
     L.warps_per_cta = (L.threads_per_cta + 31) / 32;
@@ -176,6 +188,14 @@ LaunchOutcome run_launch(const LaunchSpec& spec, const RunOptions& options, cons
     out.failure = L.failure;
     out.cancelled = L.status == CUDA_SUCCESS && cancel.load();
     if (options.profile) out.profile = build_profile(L);
+    if (runtime && out.status == CUDA_SUCCESS && !out.cancelled) {
+        // The grid is complete only once the grids it launched are (device_runtime.hpp).
+        LaunchOutcome children = runtime->run_children(spec, options, cancel);
+        out.status = children.status;
+        out.failure = std::move(children.failure);
+        out.cancelled = children.cancelled;
+        out.child_profiles = std::move(children.child_profiles);
+    }
     return out;
 }
 

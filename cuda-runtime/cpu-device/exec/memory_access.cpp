@@ -8,9 +8,6 @@
 namespace xcuda::cpu {
 namespace {
 
-constexpr std::uint64_t cluster_rank_shift = 24;
-constexpr std::uint64_t window_offset_mask = (std::uint64_t{1} << cluster_rank_shift) - 1;
-
 // Which kernel parameter holds a pointer into [base, base + size] (the end included: a pointer
 // one past an array is still that array's).
 int parameter_pointing_into(const Exec& x, std::uint64_t base, std::uint64_t size) {

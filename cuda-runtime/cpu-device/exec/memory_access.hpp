@@ -29,7 +29,12 @@ inline std::byte* global_address(Exec& x, std::uint64_t address, unsigned size, 
 // other accesses instead.
 enum class Strength : std::uint8_t { weak, acquire, release };
 
-// A shared-window access (an offset; with clusters, (rank + 1) << 24 | offset names another CTA's
+// A shared::cluster address: (rank + 1) << cluster_rank_shift | offset names CTA `rank`'s window
+// (mapa makes them); an offset without rank bits is the executing CTA's own window.
+inline constexpr std::uint64_t cluster_rank_shift = 24;
+inline constexpr std::uint64_t window_offset_mask = (std::uint64_t{1} << cluster_rank_shift) - 1;
+
+// A shared-window access (an offset; with clusters, a shared::cluster address names another CTA's
 // window). Weak reads are race-checked here; writes by shared_store, which needs the value.
 std::byte* shared_address(Exec& x, std::uint64_t offset, unsigned size, unsigned lane, Access access,
                           Strength strength = Strength::weak);

@@ -4,6 +4,7 @@
 #include "engine.hpp"
 #include "function_decoder.hpp"
 #include "program.hpp"
+#include "special_registers.hpp"
 #include "../ptx/parser.hpp"
 
 #include <algorithm>
@@ -21,6 +22,29 @@ unsigned product(const unsigned (&d)[3]) {
     unsigned n = 1;
     for (unsigned v : d) n *= std::max(v, 1u);
     return n;
+}
+
+// Whether function `entry`, or one it calls directly or through others, reads the grid workspace
+// (%envreg1 or %envreg2).
+bool reaches_grid_workspace(const Program& p, std::uint32_t entry) {
+    const Handler envreg = envreg_reader();
+    std::vector<bool> seen(p.functions.size(), false);
+    std::vector<std::uint32_t> todo{entry};
+    seen[entry] = true;
+    while (!todo.empty()) {
+        const FunctionInfo& f = p.functions[todo.back()];
+        todo.pop_back();
+        for (std::uint32_t pc = f.entry_pc; pc < f.end_pc; ++pc) {
+            const Inst& in = p.code[pc];
+            if (in.exec == envreg && (in.imm == 1 || in.imm == 2)) return true;
+            if (in.flow != Flow::call) continue;
+            const CallSite& call = p.calls[static_cast<std::size_t>(in.imm)];
+            if (call.indirect || seen[call.callee]) continue;
+            seen[call.callee] = true;
+            todo.push_back(call.callee);
+        }
+    }
+    return false;
 }
 
 }  // namespace
@@ -98,6 +122,7 @@ std::shared_ptr<Module> Module::load(std::string_view ptx_text, DeviceMemory& me
             k.cluster_dims = dims(f.reqnctapercluster);
             k.explicit_cluster = f.explicitcluster;
             k.max_cluster_rank = f.maxclusterrank;
+            k.syncs_grid = reaches_grid_workspace(p, static_cast<std::uint32_t>(k.entry_index));
             // The virtual architecture the PTX targets (sm_90 -> 90), as the driver reports it.
             k.ptx_version = std::atoi(p.target.c_str() + (p.target.rfind("sm_", 0) == 0 ? 3 : 0));
             m->kernels_.push_back(std::move(k));

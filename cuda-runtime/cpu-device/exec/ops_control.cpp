@@ -2,6 +2,7 @@
 // barriers, __syncwarp, trap, nanosleep. Their execution is the scheduler's (scheduler.cpp);
 // fences and the hints that order nothing here decode to no-ops.
 #include "decode.hpp"
+#include "device_runtime.hpp"
 #include "lanes.hpp"
 
 #include <atomic>
@@ -65,11 +66,20 @@ bool decode_call(Emitter& e) {
             e.program().uses_device_heap = true;
         }
         const FunctionInfo& info = e.program().functions[*f];
-        if (info.is_extern && site.builtin == CallSite::Builtin::none) {
-            const bool device_runtime =
-                callee.name.rfind("cuda", 0) == 0;  // cudaLaunchDevice, cudaGetParameterBuffer...
+        RuntimeEntry entry{};
+        if (info.is_extern && site.builtin == CallSite::Builtin::none && device_runtime_entry(callee.name, entry)) {
+            site.builtin = CallSite::Builtin::device_runtime;
+            site.runtime_entry = static_cast<std::uint8_t>(entry);
+            e.program().uses_device_runtime = true;
+            if (entry == RuntimeEntry::malloc || entry == RuntimeEntry::free) e.program().uses_device_heap = true;
+        } else if (info.is_extern && site.builtin == CallSite::Builtin::none) {
+            // cudaEventRecord, cudaMemcpyAsync, ... (CDP2 names them __cudaCDP2EventRecord ...)
+            const bool device_runtime = callee.name.rfind("cuda", 0) == 0 || callee.name.rfind("__cuda", 0) == 0;
             e.unsupported("a call to " + callee.name +
-                          (device_runtime ? ", the device-side CUDA runtime (dynamic parallelism), which needs a GPU"
+                          (device_runtime ? ", an entry point of the device-side CUDA runtime the CPU device does not "
+                                            "implement (it implements launches from the device, their streams, "
+                                            "cudaGetLastError, cudaPeekAtLastError, cudaGetDevice, cudaMalloc and "
+                                            "cudaFree); run it on a GPU"
                                           : ", a function this module only declares: one defined in another cell "
                                             "(-dc, relocatable device code) is linked on a GPU only; on the CPU "
                                             "device define it in this cell or in a %%cuda_header it includes"));

@@ -349,6 +349,8 @@ bool decode_mov(Emitter& e) {
 
 }  // namespace
 
+Handler envreg_reader() { return read_envreg; }
+
 const SpecialRegister* find_special_register(std::string_view name) {
     if (const SpecialRegister* r = lookup(name)) return r;
     return lookup_numbered(name);

@@ -89,7 +89,15 @@ struct CallSite {
     bool indirect = false;             // callee taken at run time from op[0] (a function "address")
     std::vector<ParamSlot> arguments;  // in the caller's frame
     std::vector<ParamSlot> results;    // in the caller's frame
-    enum class Builtin : std::uint8_t { none, vprintf, assertfail, malloc, free } builtin = Builtin::none;
+    enum class Builtin : std::uint8_t {
+        none,
+        vprintf,
+        assertfail,
+        malloc,
+        free,
+        device_runtime
+    } builtin = Builtin::none;
+    std::uint8_t runtime_entry = 0;  // device_runtime: which entry point (device_runtime.hpp's RuntimeEntry)
 };
 
 // bar.sync / bar.red / barrier.sync / bar.arrive.
@@ -156,6 +164,7 @@ struct Program {
         0;  // the window's reserved and static parts (dynamic shared memory follows, aligned to 16)
     std::map<int, std::string> files;  // .file index -> name
     bool uses_device_heap = false;     // a kernel calls malloc or free
+    bool uses_device_runtime = false;  // a kernel launches grids from the device (device_runtime.hpp)
     int ptx_version = 0;               // 90 for .version 9.0
     std::string target;
 };

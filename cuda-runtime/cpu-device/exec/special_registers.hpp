@@ -23,5 +23,8 @@ const SpecialRegister* find_special_register(std::string_view name);
 Handler copy_lanes_handler(unsigned bytes);
 // op[0] = the running frame's local base + imm (a .local variable's address), `size` 4 or 8 bytes.
 Handler special_local_address();
+// The handler that reads %envregN (N in imm). %envreg1 and %envreg2 hold the cooperative grid
+// workspace's address: what cooperative_groups' this_grid() reads to synchronise the grid.
+Handler envreg_reader();
 
 }  // namespace xcuda::cpu

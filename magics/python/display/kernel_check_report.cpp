@@ -177,6 +177,8 @@ std::string kernel_check_message(const cpu::Failure& failure, const KernelContex
             s << "invalid operation in " << kernel << " at " << at << ": " << f.detail;
             break;
     }
+    if (!failure.launched_from.empty())
+        s << "\n  (in a grid launched from the device by kernel `" << demangled(failure.launched_from) << "`)";
     s << "\n  (found by the CPU device's checks; the device stays usable. xcuda.cpu_checks(False) turns them off)";
     return s.str();
 }

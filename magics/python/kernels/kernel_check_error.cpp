@@ -35,11 +35,20 @@ void raise_kernel_check(const rt::KernelCheckError& e) {
     const cpu::Failure& f = e.failure();
     KernelContext k;
     std::shared_ptr<const KernelBinding> binding;
+    std::shared_ptr<ModuleImpl> cell;  // keeps k.decl alive
     auto& launched = session().cpu_launched;
     if (auto it = launched.find(f.kernel); it != launched.end()) {
         binding = it->second.binding;
         k.decl = &binding->kernel.decl;
         if (auto module = it->second.module.lock()) k.cell_source = module->source();
+    } else if (auto root = launched.find(f.launched_from); root != launched.end()) {
+        // A grid launched from the device: its kernel is in the cell of the kernel the host launched.
+        if ((cell = root->second.module.lock())) {
+            k.cell_source = cell->source();
+            for (const auto& kernel : cell->compiled().kernels) {
+                if (kernel.lowered_name == f.kernel) k.decl = &kernel.decl;
+            }
+        }
     }
     py::object exc = error_classes().kernel_check(kernel_check_message(f, k));
     exc.attr("code") = static_cast<int>(e.code());

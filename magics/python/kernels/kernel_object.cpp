@@ -359,6 +359,10 @@ void define_kernel_objects(py::module_& m) {
         .def_property_readonly("_source", &Kernel::source,
                                "The CUDA C++ of the kernel's cell (findings quote its lines).")
         .def_property_readonly(
+            "_globals", [](const Kernel& k) { return globals_view(k.module()); },
+            "The __constant__/__device__ variables of the kernel's module as loaded here (Module.globals): what "
+            "%%cuda_check carries into its checking process, so the kernel reads there what it reads here.")
+        .def_property_readonly(
             "_template_params",
             [](const Kernel& k) {
                 py::list names;

@@ -5,14 +5,18 @@ ContextLostError until %cuda_restart).
 The launch is diverted (xcuda._core._divert_launches) to launch_in_child(), which
 1. copies the launch's arguments to the host: numpy arrays as they are, xcuda DeviceArrays and
    DLPack device arrays (CuPy, PyTorch) by value; an xcuda array from empty() that nothing has
-   written goes as "uninitialised", so initcheck finds reads of it;
+   written goes as "uninitialised", so initcheck finds reads of it; and the values the notebook
+   left in the module's __constant__/__device__ variables, a pointer among them translated to
+   the child's copy of what it points into (an argument, another variable of the module, or an
+   array the notebook's namespace holds, copied too);
 2. pickles the kernel, compiled again with -lineinfo (so the findings name the cell's lines),
    and runs `compute-sanitizer --tool TOOL python -m xcuda._sanitizer_child`, which launches it
    on device copies, each array its own allocation of its exact size;
 3. reads the tool's log into findings (_sanitizer_report.py), naming the parameter and element
    each address falls in;
-4. with no findings, copies what the launch left back into the notebook's arrays, so the rest of
-   the cell sees the results; with findings, they stay as they were and the cell stops.
+4. with no findings, copies what the launch left back into the notebook's arrays (and its
+   variables without pointers), so the rest of the cell sees the results; with findings, they
+   stay as they were and the cell stops.
 """
 import glob
 import os
@@ -73,9 +77,10 @@ def _python():
     return shutil.which("python3") or exe
 
 
-def _host_copy(value):
+def _host_copy(value, any_device=False):
     """('array', host ndarray or None, shape, dtype, write_back) for an array argument, else
-    ('value', value). write_back(ndarray) puts a result into the notebook's array."""
+    ('value', value). write_back(ndarray) puts a result into the notebook's array. An argument on
+    the CPU device is refused unless `any_device` (an array a pointer was found to point into)."""
     import numpy as np
 
     if isinstance(value, np.ndarray):
@@ -84,7 +89,7 @@ def _host_copy(value):
                 np.copyto(target, result.reshape(target.shape))
         return ("array", np.ascontiguousarray(value), value.shape, value.dtype.str), write_back
     if isinstance(value, xcuda.DeviceArray):
-        if value.device == "cpu":
+        if value.device == "cpu" and not any_device:
             raise UnsupportedArgument("a DeviceArray on the CPU device; %%cuda_check on a GPU checks arrays of the GPU")
         host = value.get() if value._contents_defined else None
         return ("array", host, value.shape, np.dtype(value.dtype).str), value.set
@@ -95,6 +100,104 @@ def _host_copy(value):
         raise UnsupportedArgument(f"a {type(value).__name__} (it has __cuda_array_interface__ but no DLPack): "
                                   "pass it as an xcuda.DeviceArray, a CuPy array or a PyTorch tensor")
     return ("value", value), None
+
+
+def _device_range(value):
+    """(ptr, nbytes) of the device memory an argument array is, in the notebook's context, or None."""
+    if isinstance(value, xcuda.DeviceArray):
+        return value.ptr, value.nbytes
+    interface = getattr(value, "__cuda_array_interface__", None)
+    if isinstance(interface, dict) and interface.get("data"):
+        import numpy as np
+
+        shape, itemsize = interface.get("shape", ()), np.dtype(interface["typestr"]).itemsize
+        strides = interface.get("strides")
+        extent = itemsize
+        for n, stride in zip(shape, strides or ()):
+            extent += (n - 1) * abs(stride)
+        if not strides:
+            extent = itemsize * int(np.prod(shape, dtype=np.int64))
+        return interface["data"][0], extent
+    return None
+
+
+def _namespace_arrays():
+    """Device arrays the notebook's namespace holds (xcuda, CuPy, PyTorch): what a __device__
+    pointer the notebook set from Python most likely points into."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return []
+    ip = get_ipython()
+    if ip is None:
+        return []
+    found = []
+    for value in list(ip.user_ns.values()):
+        try:
+            placed = _device_range(value)
+        except (AttributeError, KeyError, TypeError, ValueError, RuntimeError):
+            continue  # an array interface that cannot be read (a tensor on the host): not device memory
+        if placed:
+            found.append((value, *placed))
+    return found
+
+
+def _pointer_words(raw):
+    """(offset, value) of each 8-byte-aligned word of a variable's bytes."""
+    import numpy as np
+
+    words = np.frombuffer(raw[: len(raw) // 8 * 8], dtype="<u8")
+    return [(8 * i, int(w)) for i, w in enumerate(words)]
+
+
+def _module_variables(kernel, arguments):
+    """What the notebook left in the kernel's module's variables, for the child (see the module's
+    docstring). `arguments`: [(index, ptr, nbytes)] of the launch's device-array arguments.
+    Returns (variables, extras, null pointer names): variables [(name, bytes, [(offset, kind, ref,
+    delta)])] with kind "argument" (ref: its index), "variable" (ref: its name) or "extra" (ref:
+    an index into extras: (argument spec as _host_copy makes it, write_back) pairs)."""
+    variables, extras, nulls = [], [], []
+    try:
+        views = dict(kernel._globals.items())
+    except xcuda.CudaError:
+        return variables, extras, nulls
+    if not views:
+        return variables, extras, nulls
+    declarations = kernel._globals.declarations()
+    ranges = [("argument", index, ptr, nbytes) for index, ptr, nbytes in arguments]
+    ranges += [("variable", name, view.ptr, view.nbytes) for name, view in views.items()]
+    namespace = None
+    import numpy as np
+
+    for name, view in views.items():
+        raw = np.ascontiguousarray(view.get()).tobytes()
+        declaration = declarations.get(name, "")
+        pointers = []
+        if "*" in declaration or (view.dtype == np.uint8 and view.nbytes >= 8):  # pointers, or a struct
+            words = _pointer_words(raw)
+            if "*" in declaration and len(words) == 1 and words[0][1] == 0:
+                nulls.append(name)
+            for offset, value in words:
+                if value == 0:
+                    continue
+                target = next(((kind, ref, value - ptr) for kind, ref, ptr, nbytes in ranges
+                               if ptr <= value <= ptr + nbytes), None)
+                if target is None:
+                    if namespace is None:
+                        namespace = _namespace_arrays()
+                    for obj, ptr, nbytes in namespace:
+                        if ptr <= value <= ptr + nbytes:
+                            try:
+                                extras.append(_host_copy(obj, any_device=True))
+                            except UnsupportedArgument:
+                                break  # not an array the child can have: the pointer stays as it is
+                            ranges.append(("extra", len(extras) - 1, ptr, nbytes))
+                            target = ("extra", len(extras) - 1, value - ptr)
+                            break
+                if target is not None:
+                    pointers.append((offset, *target))
+        variables.append((name, raw, pointers))
+    return variables, extras, nulls
 
 
 def _run_child(tool_path, tool, payload, work):
@@ -151,24 +254,33 @@ def launch_in_child(tool_path, tool, kernel, args, grid, block, shared_mem, stre
     """One diverted launch (see the module's docstring). Raises SanitizerFindings when the tool
     found something, RuntimeError when the child failed for another reason (its stderr)."""
     xcuda.synchronize()  # the arguments' contents are what earlier work left in them
-    specs, write_backs = [], []
+    specs, write_backs, on_device, null_arguments = [], [], [], []
+    parameters = list(kernel.parameters)
     for index, value in enumerate(args):
+        name, ctype = parameters[index] if index < len(parameters) else (str(index), "")
         try:
             spec, write_back = _host_copy(value)
         except UnsupportedArgument as e:
-            name = kernel.parameters[index][0] if index < len(kernel.parameters) else str(index)
             raise TypeError(f"%%cuda_check: argument `{name}` of {kernel.name} is {e}") from None
         specs.append(spec)
         write_backs.append(write_back)
+        placed = _device_range(value) if spec[0] == "array" else None
+        if placed:
+            on_device.append((index, *placed))
+        if spec[0] == "value" and "*" in ctype and (value is None or (isinstance(value, int) and value == 0)):
+            null_arguments.append(name)
+    variables, extras, null_variables = _module_variables(kernel, on_device)
     payload = {"kernel": kernel._with_line_info(), "device": xcuda.get_device(), "grid": grid, "block": block,
-               "shared_mem": shared_mem, "options": options, "args": specs}
+               "shared_mem": shared_mem, "options": options, "args": specs, "variables": variables,
+               "extras": [spec for spec, _ in extras]}
     with tempfile.TemporaryDirectory(prefix="xcuda-check-") as work:
         log, out, err, rc = _run_child(tool_path, tool, payload, work)
         if out:
             sys.stdout.write(out)  # the kernel's printf
-        found = _sanitizer_report.findings(log, _allocations(work, kernel), kernel._source)
+        found = _sanitizer_report.findings(log, _allocations(work, kernel), kernel._source, output=f"{out}\n{err}",
+                                           null_pointers=null_arguments + null_variables)
         for f in found:
-            if f.kernel == kernel.lowered_name:
+            if f.kernel in (kernel.lowered_name, kernel._template_params[0]):
                 f.kernel = kernel.name
         try:
             with open(os.path.join(work, "results.pickle"), "rb") as f:
@@ -186,3 +298,10 @@ def launch_in_child(tool_path, tool, kernel, args, grid, block, shared_mem, stre
                            f"but {tool} reported nothing; try --tool memcheck")
     for index, result in outcome["results"].items():
         write_backs[index](result)
+    views = kernel._globals
+    declarations = views.declarations() if outcome.get("variables") else {}
+    for name, result in outcome.get("variables", {}).items():
+        if "*" not in declarations.get(name, ""):  # a pointer the child set would point into the child
+            views[name].set(result)
+    for index, result in outcome.get("extras", {}).items():
+        extras[index][1](result)

@@ -123,3 +123,79 @@ def test_kernel_check_runs_one_launch_under_the_tool(kernels):
     v = np.ones(100, np.float32)
     report = ip.user_ns["scale"].check(v, 100, grid=1, block=128)
     assert report.findings[0].element == 100 and v.tolist() == [1.0] * 100
+
+
+# Kinds compute-sanitizer words in its own way (bench/probes/checks: m1, m2, m3, m8), as a cell.
+KINDS = r'''%%cuda --name checked_kinds
+#include <cassert>
+extern "C" __global__ void vec4_sum(const float* in, float* out) {
+    const float4* v = reinterpret_cast<const float4*>(in + 1);
+    float4 a = v[threadIdx.x];
+    out[threadIdx.x] = a.x + a.y + a.z + a.w;
+}
+extern "C" __global__ void reciprocal(const float* in, float* out) {
+    int i = threadIdx.x;
+    assert(in[i] > 0.0f);
+    out[i] = 1.0f / in[i];
+}
+extern "C" __global__ void axpy(float a, const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a * x[i] + y[i];
+}
+__device__ float* lut;
+extern "C" __global__ void gather(float* out) { out[threadIdx.x] = lut[threadIdx.x]; }
+'''
+
+
+@pytest.fixture
+def kinds(ip):
+    ip.user_ns.update(np=np, xcuda=xcuda)
+    ip.user_ns.pop("after", None)
+    assert ip.run_cell(KINDS).success
+    xcuda.set_device(0)
+    return ip
+
+
+def test_a_misaligned_vector_load_is_reported_as_misaligned_at_its_line(kinds):
+    ip = kinds
+    ip.run_cell("i = np.zeros(1024, np.float32)\no = np.zeros(32, np.float32)")
+    f = check(ip, "", "vec4_sum[1, 32](i, o)").findings[0]
+    assert (f.kind, f.line, f.parameter) == ("misaligned", 5, "in"), str(f)
+    assert "not a multiple of 16 bytes" in str(f)
+    assert_gpu_still_works(ip)
+
+
+def test_a_failed_assert_is_an_assertion_at_its_line_with_its_message(kinds):
+    ip = kinds
+    ip.run_cell("i = np.zeros(32, np.float32)\no = np.zeros(32, np.float32)")
+    f = check(ip, "", "reciprocal[1, 32](i, o)").findings[0]
+    assert (f.kind, f.line, f.kernel) == ("assertion", 10, "reciprocal"), str(f)
+    assert "`in[i] > 0.0f`" in str(f)
+    assert_gpu_still_works(ip)
+
+
+def test_a_null_argument_is_named_as_the_null_pointer(kinds):
+    ip = kinds
+    ip.run_cell("y = np.zeros(256, np.float32)")
+    f = check(ip, "", "axpy[1, 256](2.0, None, y, 256)").findings[0]
+    assert (f.kind, f.line, f.parameter) == ("out_of_bounds", 15, "x"), str(f)
+    assert "`x` is a null pointer" in str(f)
+    assert_gpu_still_works(ip)
+
+
+def test_a_device_pointer_the_notebook_set_is_carried_into_the_check(kinds):
+    ip = kinds
+    ip.run_cell("t = xcuda.to_device(np.arange(32, dtype=np.float32))\n"
+                "checked_kinds.globals['lut'].set(np.uint64(t.ptr))\n"
+                "o = np.zeros(32, np.float32)")
+    report = check(ip, "", "gather[1, 32](o)")
+    assert report.ok, str(report)
+    assert ip.user_ns["o"].tolist() == list(range(32))  # the child's result, copied back
+
+
+def test_a_device_pointer_never_set_is_named_as_the_null_pointer(kinds):
+    ip = kinds
+    ip.run_cell("checked_kinds.globals['lut'].set(np.uint64(0))\no = np.zeros(32, np.float32)")
+    f = check(ip, "", "gather[1, 32](o)").findings[0]
+    assert (f.kind, f.line, f.parameter) == ("out_of_bounds", 18, "lut"), str(f)
+    assert "`lut` is a null pointer" in str(f)

@@ -38,7 +38,7 @@ def test_a_declared_but_never_defined_function_is_named_with_the_fix(ip):
     assert "uses `never_defined_dl(float)`" in str(e) and "no earlier %%cuda -dc cell defines" in str(e)
 
 
-@requires_gpu  # dynamic parallelism: the CPU device refuses it, naming the call
+@requires_kernels  # dynamic parallelism: the GPU links the device runtime, the CPU device implements it
 def test_a_kernel_launches_a_kernel_from_the_device(ip):
     assert run(ip, DEFINES).success
     out = np.zeros(8, np.int32)

@@ -1,6 +1,6 @@
-"""compute-sanitizer's text, as it really prints it (sanitizer_logs/, recorded on the H200), read
-into %%cuda_check's findings: kind, cell line and source, parameter and element, thread and block,
-repeats counted. Runs anywhere: no GPU needed to read a log."""
+"""compute-sanitizer's text, as it really prints it (sanitizer_logs/, recorded on the H200 and the
+H100), read into %%cuda_check's findings: kind, cell line and source, parameter and element, thread
+and block, repeats counted. Runs anywhere: no GPU needed to read a log."""
 import pathlib
 
 from xcuda._sanitizer_report import Allocation, findings, parse
@@ -80,3 +80,66 @@ def test_a_report_of_a_kind_not_known_here_is_kept_with_its_words():
     text = "========= Hardware exception: Warp Illegal Instruction\n=========     at k+0x10 in cell.cu:7\n"
     (f,) = findings(text, [], "")
     assert (f.kind, f.line, f.header) == ("other", 7, "Hardware exception: Warp Illegal Instruction")
+
+
+# The probes of bench/probes/checks (recorded on an H100 from standalone programs), as cells: each
+# statement on the line the probe has it on (README.md says what was adapted).
+MISALIGNED = '''
+extern "C" __global__ void k(const float* in, float* out) {
+    const float4* v = reinterpret_cast<const float4*>(in + 1);
+    float4 a = v[threadIdx.x];
+    out[threadIdx.x] = a.x + a.y + a.z + a.w;
+}'''
+ASSERTS = '''
+
+extern "C" __global__ void k(const float* in, float* out) {
+    int i = threadIdx.x;
+    assert(in[i] > 0.0f);
+    out[i] = 1.0f / in[i];
+}'''
+
+
+def test_a_misaligned_vector_load_is_misaligned_not_out_of_bounds():
+    inp = Allocation("in", 0x7f8f7c800000, 4096, 4, "const float")
+    (f,) = findings(log("memcheck-misaligned-float4"), [inp], MISALIGNED)
+    assert (f.kind, f.line, f.parameter, f.element, f.count) == ("misaligned", 4, "in", 1, 4)
+    assert f.source == "float4 a = v[threadIdx.x];"
+    assert str(f).startswith("misaligned read of 16 bytes in global memory by thread (0,0,0)")
+    assert "the address is not a multiple of 16 bytes: in[1] is inside `in`" in str(f)
+
+
+def test_a_failed_assert_is_an_assertion_at_its_line_with_its_message():
+    output = (LOGS / "memcheck-assert.stdout").read_text()
+    (f,) = findings(log("memcheck-assert"), [], ASSERTS, output=output)
+    assert (f.kind, f.kernel, f.line, f.source, f.count) == ("assertion", "k", 5, "assert(in[i] > 0.0f);", 4)
+    assert str(f).startswith("device assertion `in[i] > 0.0f` failed by thread (0,0,0) of block (0,0,0)")
+
+
+def test_without_the_programs_output_an_assert_is_still_an_assertion_without_a_line():
+    (f,) = findings(log("memcheck-assert"), [], ASSERTS)
+    assert (f.kind, f.line) == ("assertion", 0) and f.header == "device assertion failed"
+
+
+def test_an_access_through_a_null_argument_names_that_argument_not_the_nearest_array():
+    y = Allocation("y", 0x7f6ab6800000, 1024, 4, "float")
+    (f,) = findings(log("memcheck-null-argument"), [y], "", null_pointers=["x"])
+    assert (f.kind, f.line, f.parameter, f.element) == ("out_of_bounds", 4, "x", None)
+    assert "`x` is a null pointer" in str(f) and "`y`" not in str(f)
+
+
+def test_a_null_device_pointer_is_named_and_with_no_null_known_the_address_is_still_called_null():
+    (f,) = findings(log("memcheck-device-pointer-unset"), [], "", null_pointers=["table"])
+    assert f.parameter == "table" and "`table` is a null pointer" in f.where
+    (f,) = findings(log("memcheck-device-pointer-unset"), [Allocation("out", 0x7f1c82800000, 128, 4)], "")
+    assert f.parameter is None and f.where.startswith("the address 0x0 is a null pointer")
+
+
+def test_device_heap_errors_are_told_apart_from_array_overruns():
+    (uaf,) = findings(log("memcheck-heap-use-after-free"), [], "")
+    assert (uaf.kind, uaf.line, uaf.count) == ("out_of_bounds", 6, 4) and "device heap" in uaf.where
+    (overflow,) = findings(log("memcheck-heap-overflow"), [], "")
+    assert (overflow.kind, overflow.line) == ("out_of_bounds", 5) and "device heap" in overflow.where
+    (twice,) = findings(log("memcheck-heap-double-free"), [], "")
+    assert (twice.kind, twice.line) == ("double_free", 8)
+    (bad,) = findings(log("memcheck-heap-bad-free"), [], "")
+    assert (bad.kind, bad.line) == ("invalid_free", 6)

@@ -69,6 +69,8 @@ KernelInfo parse_kernel(std::istringstream& words) {
             k.cluster_dims = dims(value);
         } else if (key == "explicit_cluster") {
             k.explicit_cluster = true;
+        } else if (key == "syncs_grid") {
+            k.syncs_grid = true;
         } else if (key == "max_cluster_rank") {
             k.max_cluster_rank = static_cast<unsigned>(std::stoul(value));
         } else {

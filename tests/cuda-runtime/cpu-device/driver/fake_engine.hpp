@@ -4,7 +4,7 @@
 //
 // A module is text, one declaration a line ('#' starts a comment):
 //   kernel NAME [params=8,4] [regs=N] [shared=BYTES] [local=BYTES] [maxntid=N] [reqntid=X,Y,Z]
-//               [cluster=X,Y,Z] [explicit_cluster] [max_cluster_rank=N]
+//               [cluster=X,Y,Z] [explicit_cluster] [max_cluster_rank=N] [syncs_grid]
 //   global NAME BYTES
 // Anything else fails to load with "line N: ..." (CUDA_ERROR_INVALID_PTX and that JIT log).
 // What a kernel does when launched depends on its name's prefix:

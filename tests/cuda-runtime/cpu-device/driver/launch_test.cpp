@@ -16,6 +16,7 @@ protected:
                                           "kernel bounded maxntid=128\n"
                                           "kernel exact reqntid=32,2,1\n"
                                           "kernel heavy regs=255\n"
+                                          "kernel heavy_grid_sync regs=255 syncs_grid\n"
                                           "kernel shared_user shared=4096\n"
                                           "kernel clustered cluster=2,1,1\n"
                                           "kernel explicit explicit_cluster\n"
@@ -187,6 +188,16 @@ TEST_F(Launches, CooperativeGridsMustFitOnTheDevice) {
     EXPECT_TRUE(last().cooperative);
     EXPECT_EQ(ex(heavy, 265, 128, {cooperative()}), CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE);
     EXPECT_EQ(ex(heavy, 265, 128, {}), CUDA_SUCCESS);  // without the attribute any grid goes
+}
+
+TEST_F(Launches, AKernelThatSynchronisesItsGridRunsCooperativelyWhenLaunchedPlainly) {
+    // As a GPU's driver gives such a kernel its grid workspace: grid.sync() works without the
+    // attribute, and the grid must fit on the device all the same.
+    const CUfunction syncs = get("heavy_grid_sync");
+    EXPECT_EQ(plain(syncs, 264, 1, 1, 128, 1, 1), CUDA_SUCCESS);
+    EXPECT_TRUE(last().cooperative);
+    EXPECT_EQ(plain(syncs, 265, 1, 1, 128, 1, 1), CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE);
+    EXPECT_EQ(ex(syncs, 265, 128, {}), CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE);
 }
 
 TEST_F(Launches, AttributesThatOnlyTuneAreAcceptedOthersAreNotSupported) {

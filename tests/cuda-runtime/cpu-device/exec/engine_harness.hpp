@@ -53,6 +53,10 @@ public:
     DeviceMemory& memory() { return memory_; }
 
     RunOptions options;
+    // The next launches' clusters and whether they are cooperative (the driver decides both
+    // from the launch's attributes and the kernel's; the engine runs what it is told).
+    Dim3 cluster{1, 1, 1};
+    bool cooperative = false;
 
     // Packs `args` as the kernel's parameters say and runs the launch to its end.
     template <class... Args>
@@ -66,6 +70,8 @@ public:
         s.grid = grid;
         s.block = block;
         s.dynamic_shared_bytes = shared_bytes;
+        s.cluster = cluster;
+        s.cooperative = cooperative;
         s.memory = &memory_;
         s.params.resize(s.kernel->param_bytes);
         std::size_t i = 0;
@@ -86,6 +92,19 @@ private:
     DeviceMemory memory_;
     std::string ptx_;
 };
+
+// The cell's line of a location: its own, or where the cell called the inlined header code it is in.
+inline int cell_line(const SourceLocation& at) {
+    auto in_cell = [](const std::string& file) {
+        const std::string cell = "cell.cu";
+        return file.size() >= cell.size() && file.compare(file.size() - cell.size(), cell.size(), cell) == 0;
+    };
+    if (in_cell(at.file)) return at.line;
+    for (const auto& site : at.inlined_at) {
+        if (in_cell(site.file)) return site.line;
+    }
+    return 0;
+}
 
 // What a block of code writes to fd 1 (device printf's destination).
 class CaptureStdout {

@@ -84,6 +84,9 @@ struct Failure {
     CUresult code = CUDA_ERROR_LAUNCH_FAILED;
     std::string kernel;  // mangled name of the kernel launched
     Dim3 grid, block;
+    // A grid launched from the device: the kernel the host launched, whose grid (or one of its
+    // descendants') launched this one. Empty for a host launch.
+    std::string launched_from;
     Finding finding;
     // One paragraph in the PTX's terms, like compute-sanitizer's reports.
     std::string report() const;
