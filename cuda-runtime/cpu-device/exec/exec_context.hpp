@@ -20,7 +20,8 @@
 
 namespace xcuda::cpu {
 
-class SharedShadow;  // check/shared_race.hpp
+class SharedShadow;    // check/shared_race.hpp
+class AccessRecorder;  // access_trace.hpp
 
 // One launch, as every worker sees it.
 struct LaunchState {
@@ -95,6 +96,7 @@ struct Exec {
 
     bool faulted = false;                 // a finding stopped the current instruction
     InstructionCounts* counts = nullptr;  // per pc, when profiling (this worker's)
+    AccessRecorder* trace = nullptr;      // what each thread did, when tracing (counts are on then too)
 
     // --- operand access: every operand is a slot of the current frame
     template <class T>
