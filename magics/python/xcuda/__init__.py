@@ -32,3 +32,10 @@ from xcuda._autotune import Tuned, autotune as _kernel_autotune  # noqa: E402
 
 Kernel.autotune = _kernel_autotune  # noqa: F405
 Tuned.__module__ = __name__
+
+from xcuda._exercise import (  # noqa: E402,F401
+    Exercise, GradeResult, LaunchRules, exercise, exercises, grade, load_exercises, publish_exercises)
+
+for _cls in (Exercise, GradeResult, LaunchRules):
+    _cls.__module__ = __name__
+del _cls
