@@ -89,10 +89,12 @@ report::AccessMap access_map_of(const py::dict& d) {
     report::AccessMap m;
     m.title = get<std::string>(d, "title");
     m.threads_per_block = get<std::uint32_t>(d, "threads_per_block", 1);
+    m.block_x = get<std::uint32_t>(d, "block_x");
     m.focus = get<std::string>(d, "focus");
     for (const py::dict& a : dicts(d, "arrays")) {
         report::AccessMapArray array;
         array.name = get<std::string>(a, "name");
+        array.role = get<std::string>(a, "role");
         array.columns = get<unsigned>(a, "columns");
         array.writer = get<std::vector<std::int64_t>>(a, "writer");
         array.reads = get<std::vector<std::uint32_t>>(a, "reads");

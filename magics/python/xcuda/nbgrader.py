@@ -25,7 +25,7 @@ class ClearCudaSolutions(ClearSolutions):
     """ClearSolutions that stubs a %%cuda cell's solution region in C++."""
 
     code_stub = Dict(
-        dict(ClearSolutions.code_stub.default_value, cuda=CUDA_STUB),
+        dict(ClearSolutions.code_stub.default(), cuda=CUDA_STUB),
         help="The code snippet that will replace code solutions, by language ('cuda': inside %%cuda cells)",
     ).tag(config=True)
 
@@ -47,7 +47,7 @@ class ClearCudaSolutions(ClearSolutions):
 
 def generate_assignment_preprocessors():
     """GenerateAssignment's preprocessors with ClearSolutions replaced by ClearCudaSolutions."""
-    defaults = GenerateAssignment.preprocessors.default_value
+    defaults = GenerateAssignment.preprocessors.default()
     if ClearSolutions not in defaults:
         raise RuntimeError("this nbgrader's GenerateAssignment has no ClearSolutions step to replace; "
                            f"its preprocessors are {[p.__name__ for p in defaults]}")

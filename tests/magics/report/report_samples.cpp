@@ -214,8 +214,14 @@ int main(int argc, char** argv) {
     AccessMap map;
     map.title = "Which thread touched which element";
     map.threads_per_block = 4;
-    map.arrays = {
-        {"y (written)", 0, {0, 1, 2, 3, -1, -1}, {0, 0, 0, 0, 0, 0}, {false, false, false, false, true, true}, {}, {}}};
+    map.arrays = {{"y",
+                   "written",
+                   0,
+                   {0, 1, 2, 3, -1, -1},
+                   {0, 0, 0, 0, 0, 0},
+                   {false, false, false, false, true, true},
+                   {},
+                   {}}};
     rubric.picture_svg = access_map_svg(map);
     sample(dir, "rubric", rubric_report(rubric));
     write(dir / "access_map.svg", rubric.picture_svg);

@@ -80,13 +80,15 @@ TEST(AccessMap, ColoursCellsByTheirWritersBlockAndMarksWrongAndFocusCells) {
     m.threads_per_block = 4;
     m.focus = "thread (1,0,0) of block (1,0,0)";
     AccessMapArray y;
-    y.name = "y (written)";
+    y.name = "y";
+    y.role = "written";
     y.writer = {0, 1, 2, 3, 4, 5, -1, -1};
     y.reads = {0, 0, 0, 0, 0, 0, 0, 0};
     y.wrong = {false, false, false, false, false, false, true, true};
     y.focus_written = {false, false, false, false, false, true, false, false};
     AccessMapArray x;
-    x.name = "x (read)";
+    x.name = "x";
+    x.role = "read";
     x.writer = std::vector<std::int64_t>(8, -1);
     x.reads = {1, 1, 1, 1, 2, 1, 0, 0};
     m.arrays = {y, x};

@@ -12,7 +12,7 @@ from xcuda._exercise import gates as gates_mod
 from xcuda._exercise.judge import element_name, judge, value_text
 from xcuda._exercise.reference import expected_outputs
 from xcuda._exercise.result import FindingResult, GradeResult, TestResult
-from xcuda._exercise.run import gpu_selected, launch, on_cpu_device
+from xcuda._exercise.run import argument_values, gpu_selected, launch, on_cpu_device
 from xcuda._exercise.spec import launch_of, parse_signature
 from xcuda._exercise.result import _launch_text
 from xcuda._exercise.story import Trace, dim_text
@@ -131,7 +131,8 @@ def grade(kernel, ex, student_launch=None, picture=None):
                 at = f" at line {e.line}" if e.line else ""
                 tests.append(TestResult(label, size, configs[i], False, f"stopped by the checks: {words}{at}", hint,
                                         finding=e))
-                findings.append(FindingResult(e.line or 0, source_line(e.line or 0), label, str(e), hint, e.kind))
+                findings.append(FindingResult(e.line or 0, source_line(e.line or 0).strip(), label, str(e), hint,
+                                              e.kind))
                 continue
             v = judge(run.outputs, expected, initial, configs[i], size, ex.rtol, ex.atol, ex.hints, inputs=full)
             tests.append(TestResult(label, size, configs[i], v.passed, v.outcome, v.hint, verdict=v))
@@ -149,9 +150,12 @@ def grade(kernel, ex, student_launch=None, picture=None):
     gates = gates_mod.judge_gates(ex.limits, gate_rows, ex.element_count(ex.gate_size), shared_bytes, len(findings),
                                   all_pass, source_line)
     result = GradeResult(ex, kernel.name, tests, gates, findings, on_gpu)
+    if result.not_started:  # a stub: "never written" everywhere says nothing the verdict does not
+        for t in tests:
+            t.hint = ""
     _add_story_and_picture(result, ex, checked, runs, configs, source_lines, picture)
     if on_gpu and all_pass:
-        _add_timing(result, ex, kernel, runs[gate_index][0], configs[gate_index])
+        _add_timing(result, ex, kernel, runs[gate_index][0], configs[gate_index], gate_index)
     return result
 
 
@@ -207,6 +211,12 @@ def _add_story_and_picture(result, ex, checked, runs, configs, source_lines, pic
             lines, note = trace.story(focus[0], focus[1], source_lines, shapes)
             if not lines:
                 note = "it executed nothing of the kernel (it was not launched)"
+            writers = trace.writes_of(p_index, p.dtype.itemsize, verdict.index)
+            if len(set(writers)) > 1:
+                names = ", then ".join(trace.thread_title(*w) for w in writers[:4])
+                more = f" and {len(writers) - 4} more" if len(writers) > 4 else ""
+                note = (f"{element} was written {len(writers)} times, by {names}{more}: an element needs one writer "
+                        "(or atomic updates). " + note).strip()
             result.stories.append({"title": title, "lines": lines, "note": note})
     _add_picture(result, ex, trace, full, expected, index, shapes, focus)
 
@@ -222,7 +232,7 @@ def _add_picture(result, ex, trace, full, expected, index, shapes, focus):
             result.notes.append(f"The picture is drawn for arrays of up to {PICTURE_ELEMENTS} elements; "
                                 f"`{p.name}` has {count} in test {result.tests[index].name!r}.")
             return
-        entry = {"name": p.name + (" (written)" if p.output else " (read)"),
+        entry = {"name": p.name, "role": "written" if p.output else "read",
                  "columns": int(shape[1]) if len(shape) == 2 else 0,
                  "writer": trace.writers(p_index, p.dtype.itemsize, count).tolist(),
                  "reads": trace.reads(p_index, p.dtype.itemsize, count).tolist()}
@@ -236,22 +246,20 @@ def _add_picture(result, ex, trace, full, expected, index, shapes, focus):
     title = f"Which thread touched which element: test {result.tests[index].name}, launch " + \
         f"{dim_text(trace.grid)} x {dim_text(trace.block)}"
     result.picture_svg = xcuda._core._access_map_svg({
-        "title": title, "threads_per_block": trace.threads_per_block, "arrays": arrays,
+        "title": title, "threads_per_block": trace.threads_per_block, "block_x": trace.block[0], "arrays": arrays,
         "focus": trace.thread_title(*focus) if focus is not None else ""})
 
 
-def _add_timing(result, ex, kernel, args, config):
-    from xcuda._exercise.run import argument_values
+def _add_timing(result, ex, kernel, args, config, index):
     grid, block, shared = config
     mine = kernel.benchmark(*argument_values(ex.parameters, args), grid=grid, block=block, shared_mem=shared)
-    text = f"On the GPU at test {ex.label(ex.tests.index(next(t for t in ex.tests if t[1] == ex.gate_size)))}: " \
-           f"your kernel takes {mine.median * 1e6:.1f} µs per launch"
+    text = f"On the GPU at test {ex.label(index)}: your kernel takes {mine.median * 1e6:.1f} µs per launch"
     timing = {"kernel_s": mine.median}
     if isinstance(ex.reference, xcuda.Kernel):
-        rgrid, rblock, rshared = launch_of(ex.reference_launch or ex.launch, ex.gate_size, "reference_launch")
+        rgrid, rblock, rshared = launch_of(ex.reference_launch or ex.launch, ex.tests[index][1], "reference_launch")
         ref = ex.reference.benchmark(*argument_values(ex.parameters, args), grid=rgrid, block=rblock,
                                      shared_mem=rshared)
         timing["reference_s"] = ref.median
-        text += f", the reference {ref.median * 1e6:.1f} µs ({mine.median / ref.median:.2f}x)"
+        text += f", the reference kernel {ref.median * 1e6:.1f} µs ({mine.median / ref.median:.2f}x)"
     result.timing = timing
-    result.notes.append(text + " (shown, not graded: grades do not depend on the machine).")
+    result.notes.append(text + " (shown, not graded: the grade does not depend on the machine).")

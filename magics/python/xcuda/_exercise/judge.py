@@ -72,8 +72,9 @@ def pattern_hint(got, expected, initial, wrong, config, size):
             return "the last element was never written: is the bound `i < n` (not `i < n - 1`)?"
         return f"elements {first} and up were never written ({fill}): which thread should write element {first}?"
     if np.all(untouched[wrong]) and np.count_nonzero(wrong) < n:
-        return (f"{np.count_nonzero(wrong)} elements were never written; the first is element {first}: which "
-                "thread should write it?")
+        count = np.count_nonzero(wrong)
+        return (f"{count} element{'s were' if count != 1 else ' was'} never written; the first is element {first}: "
+                "which thread should write it?")
     if expected is None:
         return ""
     expected = np.asarray(expected).ravel()

@@ -78,10 +78,11 @@ class PublishedExercise(Exercise):
     def __init__(self, spec, arrays):
         self._spec, self._arrays = spec, arrays
         configs = [tuple(map(tuple, c[:2])) + (c[2],) if c is not None else None for c in spec["launches"]]
+        sizes = [_size(t["size"]) for t in spec["tests"]]
         super().__init__(
             name=spec["name"], kernel=spec["kernel"], reference=_hidden, inputs=_stored,
             sizes={t["label"]: _size(t["size"]) for t in spec["tests"]},
-            launch=None if spec["student_launches"] else _StoredLaunch(configs, [_size(t["size"]) for t in spec["tests"]]),
+            launch=None if spec["student_launches"] else _StoredLaunch(configs, sizes),
             rules=LaunchRules(**spec["rules"]), gates=spec["gates"], gate_size=_size(spec["gate_size"]),
             seed=0, rtol=spec["rtol"], atol=spec["atol"], title=spec["title"], points=spec["points"])
         self.limits = {g: self.limits[g] for g in spec["gates"]} | {"check_findings": self.limits["check_findings"]}

@@ -178,6 +178,7 @@ def _launch_text(config):
     grid, block, shared = config
 
     def d(v):
-        return str(v[0]) if v[1:] == (1, 1) else "(" + ", ".join(map(str, v)) + ")"
+        used = v[:2] if v[2] == 1 else v
+        return str(v[0]) if v[1:] == (1, 1) else "(" + ", ".join(map(str, used)) + ")"
 
     return f"{d(grid)} x {d(block)}" + (f", {shared} B shared" if shared else "")

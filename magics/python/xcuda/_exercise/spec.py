@@ -100,7 +100,9 @@ class Limit:
 
 @dataclasses.dataclass(frozen=True)
 class LaunchRules:
-    """What a student's own launch must respect (when the exercise lets the student choose)."""
+    """What a student's own launch must respect, when the exercise lets the student choose it
+    (launch=None): threads per block a multiple of block_multiple_of and at most
+    max_threads_per_block; at most max_blocks blocks (None: any grid)."""
     block_multiple_of: int = 32
     max_threads_per_block: int = 1024
     max_blocks: int = None  # None: any grid
@@ -131,7 +133,8 @@ def launch_of(choice, size, what):
     """The launch a callable or fixed tuple gives for `size`: (grid, block, shared_bytes)."""
     value = choice(size) if callable(choice) else choice
     if not isinstance(value, (tuple, list)) or len(value) not in (2, 3):
-        raise ValueError(f"{what} gave {value!r} for size {size!r}: return (grid, block) or (grid, block, shared_bytes)")
+        raise ValueError(f"{what} gave {value!r} for size {size!r}: return (grid, block) or "
+                         "(grid, block, shared_bytes)")
     shared = int(value[2]) if len(value) == 3 else 0
     return dims(value[0], f"{what}'s grid"), dims(value[1], f"{what}'s block"), shared
 
@@ -152,6 +155,10 @@ def describe_size(size, block_threads):
 
 @dataclasses.dataclass
 class Exercise:
+    """A kernel exercise (xcuda.exercise defines and registers one; its docstring says every field).
+    .parameters and .outputs (from the signature), .tests [(label or None, size)], .label(i),
+    .arguments(i) (test i's arguments, fixed by the seed), .limits (the gates)."""
+
     name: str
     kernel: str  # the signature
     reference: object  # a callable on numpy arrays, or an xcuda.Kernel
@@ -177,8 +184,8 @@ class Exercise:
         self.kernel_name, self.parameters = parse_signature(self.kernel)
         unknown = [p for p in self.parameters if p.pointer and p.dtype is None]
         if unknown:
-            raise ValueError(f"exercise {self.name!r}: parameter `{unknown[0]}`: pointers to {unknown[0].ctype} are not "
-                             f"supported; use one of {', '.join(sorted(CTYPES))}")
+            raise ValueError(f"exercise {self.name!r}: parameter `{unknown[0]}`: pointers to {unknown[0].ctype} are "
+                             f"not supported; use one of {', '.join(sorted(CTYPES))}")
         if not self.outputs:
             raise ValueError(f"exercise {self.name!r}: the kernel has no output (a non-const pointer parameter) to "
                              "compare")

@@ -62,6 +62,13 @@ class Trace:
         writer[index[ok]] = ids[ok]  # later writes win: accesses are in execution order
         return writer
 
+    def writes_of(self, parameter_index, itemsize, index):
+        """Who wrote element `index` of a parameter's array, in order: [(block, thread)] (linear)."""
+        a = self.a
+        sel = ((a["space"] == GLOBAL) & (a["parameter"] == parameter_index) & (a["access"] != READ) &
+               (a["offset"] // itemsize == index))
+        return list(zip(a["block"][sel].tolist(), a["thread"][sel].tolist()))
+
     def reads(self, parameter_index, itemsize, count):
         a = self.a
         sel = (a["space"] == GLOBAL) & (a["parameter"] == parameter_index) & (a["access"] != WRITE)
