@@ -112,8 +112,8 @@ def test_2d_guarding_only_the_columns_overruns_the_rows():
 
 
 def test_2d_with_the_wrong_row_stride_names_the_first_wrong_element_by_row_and_column():
-    result = grade(replaced(solution("map2d"), "out[r * cols + c] = a[r * cols + c]", "out[r * rows + c] = a[r * rows + c]"),
-                   "map2d")
+    result = grade(replaced(solution("map2d"), "out[r * cols + c] = a[r * cols + c]",
+                            "out[r * rows + c] = a[r * rows + c]"), "map2d")
     t = first_failure(result)
     # rows = 3 for cols = 5: rows overlap, and the last elements are never written.
     assert t.outcome.startswith("out[11] (row 2, column 1) is 0, expected 17"), str(result)
@@ -169,9 +169,8 @@ def test_stencil_from_global_memory_is_right_but_loads_each_element_three_times(
 
 
 def test_stencil_without_the_right_neighbour_is_wrong_at_the_block_edge():
-    result = grade(replaced(solution("stencil"),
-                            "    if (threadIdx.x == blockDim.x - 1) tile[BLOCK + 1] = i + 1 < n ? x[i + 1] : 0.0f;\n", ""),
-                   "stencil")
+    right_neighbour = "    if (threadIdx.x == blockDim.x - 1) tile[BLOCK + 1] = i + 1 < n ? x[i + 1] : 0.0f;\n"
+    result = grade(replaced(solution("stencil"), right_neighbour, ""), "stencil")
     assert not result.solved
     t = first_failure(result)
     # The last thread of block 0 sums a neighbour nobody loaded (or the checks see the read of it).
@@ -295,7 +294,8 @@ extern "C" __global__ void matmul(const float* a, const float* b, float* c, int 
 
 
 def test_matmul_without_the_second_barrier_races_on_the_tiles():
-    broken = replaced(solution("matmul"), "        __syncthreads();                 // every thread is done", "        // every")
+    broken = replaced(solution("matmul"), "        __syncthreads();                 // every thread is done",
+                      "        // every")
     t = first_failure(grade(broken, "matmul"))
     assert t.finding.kind == "shared_race", t.outcome
 

@@ -106,7 +106,7 @@ def test_elements_from_the_block_size_on_left_at_zero_get_the_blockidx_hint_and_
     assert any(t.startswith("x[0] = ") and t.endswith(" read") for t in touched), touched
     assert any(t.startswith("y[0] = ") and t.endswith(" written") for t in touched), touched
     assert 4 in [line["line"] for line in story["lines"]]
-    assert result.picture_svg.startswith("<svg") and "y (written)" in result.picture_svg
+    assert result.picture_svg.startswith("<svg") and ">y (written)</text>" in result.picture_svg
     assert "What thread (0,0,0) of block (1,0,0) did" in str(result)
 
 
@@ -118,7 +118,8 @@ def test_a_wrong_value_names_the_thread_that_wrote_it_and_the_values_it_moved():
     t = next(t for t in result.tests if not t.passed)
     assert t.outcome.startswith("y[261] is 0, expected") and "(1 of 1000 elements wrong)" in t.outcome
     (story,) = result.stories
-    assert story["title"].startswith("thread (5,0,0) of block (1,0,0) did") and "it wrote y[261] = 0 last" in story["title"]
+    assert story["title"].startswith("thread (5,0,0) of block (1,0,0) did")
+    assert "it wrote y[261] = 0 last" in story["title"]
     assert any(t == "y[261] = 0 written" for line in story["lines"] for t in line["touched"])
 
 
@@ -271,3 +272,34 @@ def test_the_cuda_magic_grades_the_cells_kernel():
     assert "affine" in ip.user_ns  # the kernel is bound as by any %%cuda cell
     with pytest.raises(ValueError, match="grades a kernel named `affine`.*this cell defines other"):
         ip.run_cell_magic("cuda", "--exercise affine_magic", AFFINE.replace("void affine", "void other"))
+
+
+# --- on a GPU -------------------------------------------------------------------------------------
+
+requires_gpu = pytest.mark.skipif(not xcuda.gpu_available() or xcuda.get_device() == "cpu", reason=(
+    "needs a GPU: on one, every test also runs there and the kernel is timed (this machine: "
+    + (xcuda.driver_unavailable_reason() or "the CPU device is selected") + ")"))
+
+
+@requires_gpu
+def test_on_a_gpu_the_grade_is_the_cpu_devices_and_the_time_is_shown_not_graded():
+    ex = xcuda.exercise("affine_gpu", kernel="void affine(const float* x, float* y, int n)",
+                        reference=kernel_of(AFFINE, "affine"),
+                        inputs=lambda rng, n: {"x": rng.random(n, np.float32), "y": np.zeros(n, np.float32), "n": n},
+                        sizes=[100, 1000, 100_000], launch=lambda n: ((n + 255) // 256, 256),
+                        gates={"global_loads_per_element": 1, "sectors_per_request": 4})
+    for source in (AFFINE, AFFINE_NO_BLOCKIDX):
+        on_gpu = xcuda.grade(kernel_of(source, "affine"), ex)
+        device = xcuda.get_device()
+        xcuda.set_device("cpu")
+        try:
+            on_cpu = xcuda.grade(kernel_of(source, "affine"), ex)
+        finally:
+            xcuda.set_device(device)
+        assert on_gpu.device == "the CPU device and the GPU" and on_cpu.device == "the CPU device"
+        assert on_gpu.verdict == on_cpu.verdict and on_gpu.score == on_cpu.score
+        assert [g.measured for g in on_gpu.gates] == [g.measured for g in on_cpu.gates]
+        assert [t.gpu == "pass" for t in on_gpu.tests] == [t.passed for t in on_cpu.tests]
+    right = xcuda.grade(kernel_of(AFFINE, "affine"), ex)
+    assert right.timing["kernel_s"] > 0 and right.timing["reference_s"] > 0
+    assert any("shown, not graded" in note for note in right.notes)

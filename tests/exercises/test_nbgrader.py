@@ -94,7 +94,8 @@ def test_generate_assignment_stubs_the_cuda_cell_and_autograde_scores_right_wron
         import xcuda.nbgrader
         c.GenerateAssignment.preprocessors = xcuda.nbgrader.generate_assignment_preprocessors()
     '''))
-    env = dict(os.environ)
+    # nbgrader runs its own tools (alembic) from PATH.
+    env = dict(os.environ, PATH=f"{VENV / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}")
 
     run(["generate_assignment", "ps1", "--force"], course, env)
     release = course / "release" / "ps1"
