@@ -213,6 +213,25 @@ def test_a_grader_names_the_teachers_files_in_an_environment_variable(tmp_path):
     assert "XCUDA_EXERCISE_FILES names" in out.stderr and "which is not a file" in out.stderr
 
 
+@pytest.mark.skipif(xcuda.gpu_available(), reason="a GPU is a device: XCUDA_DEVICE=none leaves it usable")
+def test_with_no_device_at_all_grading_raises_no_device_error():
+    script = textwrap.dedent(f'''
+        import numpy as np, xcuda
+        kernel = xcuda.compile({AFFINE!r}).kernels["affine"]
+        xcuda.exercise("a", kernel="void affine(const float* x, float* y, int n)", reference=lambda x, n: 3 * x + 1,
+                       inputs=lambda rng, n: {{"x": np.zeros(n, np.float32), "n": n}}, sizes=[10],
+                       launch=lambda n: (1, 32))
+        try:
+            xcuda.grade(kernel, "a")
+        except xcuda.NoDeviceError:
+            print("NoDeviceError")
+    ''')
+    import os
+    env = dict(os.environ, XCUDA_DEVICE="none")
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
+    assert out.stdout.strip() == "NoDeviceError", out.stdout + out.stderr
+
+
 # --- the course file: digests instead of the reference --------------------------------------------
 
 @requires_device

@@ -252,13 +252,14 @@ def _add_picture(result, ex, trace, full, expected, index, shapes, focus):
 
 def _add_timing(result, ex, kernel, args, config, index):
     grid, block, shared = config
-    mine = kernel.benchmark(*argument_values(ex.parameters, args), grid=grid, block=block, shared_mem=shared)
+    mine = kernel.benchmark(*argument_values(ex.parameters, args), grid=grid, block=block, shared_mem=shared,
+                            repeat=3)
     text = f"On the GPU at test {ex.label(index)}: your kernel takes {mine.median * 1e6:.1f} µs per launch"
     timing = {"kernel_s": mine.median}
     if isinstance(ex.reference, xcuda.Kernel):
         rgrid, rblock, rshared = launch_of(ex.reference_launch or ex.launch, ex.tests[index][1], "reference_launch")
         ref = ex.reference.benchmark(*argument_values(ex.parameters, args), grid=rgrid, block=rblock,
-                                     shared_mem=rshared)
+                                     shared_mem=rshared, repeat=3)
         timing["reference_s"] = ref.median
         text += f", the reference kernel {ref.median * 1e6:.1f} µs ({mine.median / ref.median:.2f}x)"
     result.timing = timing

@@ -46,8 +46,11 @@ def launch(kernel, parameters, args, config, count=False, trace=False):
 
 @contextlib.contextmanager
 def on_cpu_device():
-    """The CPU device with every check on, whatever was selected; both come back after."""
+    """The CPU device with every check on, whatever was selected; both come back after. With no
+    device at all (XCUDA_DEVICE=none and no GPU) it raises NoDeviceError, as a launch would."""
     device = xcuda.get_device()
+    if not xcuda.device_available():
+        xcuda.set_device(device)  # raises the NoDeviceError that says why and how to get a device
     xcuda.set_device("cpu")
     checks = xcuda.cpu_checks()
     xcuda.cpu_checks(True)
