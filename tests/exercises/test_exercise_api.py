@@ -319,6 +319,9 @@ def test_on_a_gpu_the_grade_is_the_cpu_devices_and_the_time_is_shown_not_graded(
         assert on_gpu.verdict == on_cpu.verdict and on_gpu.score == on_cpu.score
         assert [g.measured for g in on_gpu.gates] == [g.measured for g in on_cpu.gates]
         assert [t.gpu == "pass" for t in on_gpu.tests] == [t.passed for t in on_cpu.tests]
+    # A kernel the checks stop is not run on the GPU, whose context an illegal address would cost.
+    overrun = xcuda.grade(kernel_of(AFFINE.replace("if (i < n)", "if (i <= n)"), "affine"), ex)
+    assert all(t.gpu == "not run (the checks stopped it)" for t in overrun.tests)
     right = xcuda.grade(kernel_of(AFFINE, "affine"), ex)
     assert right.timing["kernel_s"] > 0 and right.timing["reference_s"] > 0
     assert any("shown, not graded" in note for note in right.notes)

@@ -77,7 +77,8 @@ fi
 if has exercises; then
   # the same grades on the GPU as on the CPU device, every test run on both, the kernel timed
   XDG_CACHE_HOME=/tmp/xcuda-py-cache-ex timeout 300 python3 -m pytest -q -rs -p no:cacheprovider \
-    tests/exercises/test_exercise_api.py tests/exercises/test_course.py >"$OUT/exercise-tests.log" 2>&1; rc=$?
+    tests/exercises/test_exercise_api.py tests/exercises/test_course.py tests/exercises/test_teaching_exercises.py \
+    >"$OUT/exercise-tests.log" 2>&1; rc=$?
   note "exercise pytest (graded on the GPU and the CPU device) rc=$rc $(tail -1 "$OUT/exercise-tests.log")"
 fi
 

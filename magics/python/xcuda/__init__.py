@@ -33,9 +33,23 @@ from xcuda._autotune import Tuned, autotune as _kernel_autotune  # noqa: E402
 Kernel.autotune = _kernel_autotune  # noqa: F405
 Tuned.__module__ = __name__
 
-from xcuda._exercise import (  # noqa: E402,F401
-    Exercise, GradeResult, LaunchRules, exercise, exercises, grade, load_exercises, publish_exercises)
+# Exercises (xcuda.exercise, xcuda.grade, ...) import numpy: loaded on first use, so that starting
+# the kernel does not pay for it.
+_EXERCISE_NAMES = ("Exercise", "GradeResult", "LaunchRules", "exercise", "exercises", "grade", "load_exercises",
+                   "publish_exercises")
 
-for _cls in (Exercise, GradeResult, LaunchRules):
-    _cls.__module__ = __name__
-del _cls
+
+def __getattr__(name):
+    if name not in _EXERCISE_NAMES:
+        raise AttributeError(f"module 'xcuda' has no attribute {name!r}")
+    from xcuda import _exercise
+    for public in _EXERCISE_NAMES:
+        value = getattr(_exercise, public)
+        if isinstance(value, type):
+            value.__module__ = __name__
+        globals()[public] = value
+    return globals()[name]
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_EXERCISE_NAMES))

@@ -122,7 +122,8 @@ def grade(kernel, ex, student_launch=None, picture=None):
             run = launch(checked, ex.parameters, full, configs[i], count=(i == gate_index))
             runs.append((full, expected, initial))
             if i == gate_index and run.counts is not None:
-                gate_rows = [row for c in run.counts for row in c["rows"]]
+                counted = [c for c in run.counts if c["kernel"] == checked.name] or run.counts
+                gate_rows = [row for c in counted for row in c["rows"]]
             label = ex.label(i)
             if run.finding is not None:
                 e = run.finding
@@ -138,15 +139,19 @@ def grade(kernel, ex, student_launch=None, picture=None):
             tests.append(TestResult(label, size, configs[i], v.passed, v.outcome, v.hint, verdict=v))
     if on_gpu:
         for i, (full, expected, initial) in enumerate(runs):
+            if tests[i].finding is not None:
+                # What the checks stopped is undefined on a GPU, where an illegal address would cost the
+                # notebook its GPU context: it is not run there.
+                tests[i].gpu = "not run (the checks stopped it)"
+                continue
             run = launch(kernel, ex.parameters, full, configs[i])
             v = judge(run.outputs, expected, initial, configs[i], ex.tests[i][1], ex.rtol, ex.atol)
             tests[i].gpu = "pass" if v.passed else v.outcome
             tests[i].passed = tests[i].passed and v.passed
 
     all_pass = all(t.passed for t in tests)
-    grid, block, shared = configs[gate_index]
     resources = kernel.resources or {}
-    shared_bytes = int(resources.get("shared_bytes", 0)) + shared
+    shared_bytes = int(resources.get("shared_bytes", 0)) + configs[gate_index][2]  # static + the launch's dynamic
     gates = gates_mod.judge_gates(ex.limits, gate_rows, ex.element_count(ex.gate_size), shared_bytes, len(findings),
                                   all_pass, source_line)
     result = GradeResult(ex, kernel.name, tests, gates, findings, on_gpu)
@@ -178,9 +183,11 @@ def _add_story_and_picture(result, ex, checked, runs, configs, source_lines, pic
     full, expected, _ = runs[index]
     with on_cpu_device():
         run = launch(checked, ex.parameters, full, configs[index], trace=True)
-    if not run.traces:
+    # Launches the kernel's own (another stream's launch could run meanwhile), else all of them.
+    mine = [t for t in run.traces or [] if t["kernel"] == checked.name] or run.traces
+    if not mine:
         return
-    trace = Trace(run.traces[0], ex.parameters)
+    trace = Trace(mine[0], ex.parameters)
     shapes = {p.name: np.shape(full[p.name]) for p in ex.parameters if p.pointer}
     verdict = result.tests[index].verdict
     focus = None
