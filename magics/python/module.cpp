@@ -1,6 +1,7 @@
 #include <xcuda/magics/module.hpp>
 
 #include "kernels/rich_objects.hpp"
+#include "display/grading_report.hpp"
 #include "display/rich_output.hpp"
 #include "ipython/extension.hpp"
 #include "kernels/graph_capture.hpp"
@@ -10,6 +11,7 @@
 #include "launch/device_array.hpp"
 #include "launch/device_objects.hpp"
 #include "launch/launch_diverter.hpp"
+#include "profiling/cpu_grading_data.hpp"
 #include "profiling/launch_profile.hpp"
 #include "profiling/timeline_recording.hpp"
 #include "session/errors.hpp"
@@ -21,11 +23,13 @@ void define_module(pybind11::module_& m) {
     m.doc() = "CUDA kernels compiled with NVRTC and launched through the driver API";
     define_errors(m);
     define_rich_output(m);
+    define_grading_report(m);
     define_device_objects(m);
     define_device_array(m);
     define_kernel_objects(m);
     define_kernel_check_error(m);
     define_kernel_profile(m);
+    define_cpu_grading_data(m);
     define_launch_diverter(m);
     define_graphs(m);
     define_pickling(m);

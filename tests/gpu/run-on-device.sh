@@ -9,15 +9,16 @@
 # user installs it; the kernel then runs hosted by that Python.
 # and, for part compare, .device/real-kernels/{cuda-samples,cupy}: the sources real_kernels.py
 # exported (tests/gpu/pack.sh does it where the snapshots are).
-# Logs go to $OUT. Parts: runtime | module | cpu | kernel | notebooks | compare | restart | checks | probe | bench
-# (default: all but probe, bench/probes/startup_probe.sh). restart: bench/restart.py (1 GiB) and
+# Logs go to $OUT. Parts: runtime | module | cpu | exercises | kernel | notebooks | compare | restart | checks | probe |
+# bench (default: all but probe, bench/probes/startup_probe.sh). restart: bench/restart.py (1 GiB) and
 # bench/probes/sanitizer_formats.py (compute-sanitizer's text for the parser's fixtures). checks:
 # bench/checks_corpus.py on the GPU and on its CPU device, and bench/probes/checks. cpu: the module suite again on the
-# CPU device of the GPU machine; compare: the same real kernels on the CPU device and the GPU.
+# CPU device of the GPU machine; exercises: the exercise grader and the course, graded with the GPU selected;
+# compare: the same real kernels on the CPU device and the GPU.
 set -u
 # At most 8 files come back from $OUT: the logs go to one tarball at the end.
 RESULTS=${OUT:-/tmp/xcuda-out}; OUT=/tmp/xcuda-logs; rm -rf "$OUT"; mkdir -p "$OUT" "$RESULTS"
-parts=${1:-runtime,module,cpu,kernel,notebooks,compare,restart,bench}
+parts=${1:-runtime,module,cpu,exercises,kernel,notebooks,compare,restart,bench}
 root=$(pwd)
 summary=()
 note() { summary+=("$1"); echo "== $1"; }
@@ -51,7 +52,7 @@ if has runtime; then
   done
 fi
 
-if has module || has cpu || has kernel || has notebooks || has compare || has restart || has checks || has probe || has bench; then
+if has module || has cpu || has exercises || has kernel || has notebooks || has compare || has restart || has checks || has probe || has bench; then
   # As a user installs it: into the environment's own python3, from wheels only (no registry there).
   time_start=$(date +%s.%N)
   python3 -m pip install --no-index --find-links .whl --find-links .device/wheel xcuda >"$OUT/pip-install.log" 2>&1; rc=$?
@@ -74,6 +75,14 @@ if has cpu; then
   note "module pytest on the CPU device (XCUDA_DEVICE=cpu) rc=$rc $(tail -1 "$OUT/module-tests-cpu-device.log")"
 fi
 
+if has exercises; then
+  # the same grades on the GPU as on the CPU device, every test run on both, the kernel timed
+  XDG_CACHE_HOME=/tmp/xcuda-py-cache-ex timeout 300 python3 -m pytest -q -rs -p no:cacheprovider \
+    tests/exercises/test_exercise_api.py tests/exercises/test_course.py tests/exercises/test_teaching_exercises.py \
+    >"$OUT/exercise-tests.log" 2>&1; rc=$?
+  note "exercise pytest (graded on the GPU and the CPU device) rc=$rc $(tail -1 "$OUT/exercise-tests.log")"
+fi
+
 if has compare; then
   src=.device/real-kernels
   if [ -d "$src/cuda-samples" ] && [ -d "$src/cupy" ]; then
@@ -93,7 +102,7 @@ if has kernel; then
 fi
 
 if has notebooks; then
-  XCUDA_ARTIFACTS_DIR="$OUT/notebooks" timeout 200 python3 -m pytest -q -rs -p no:cacheprovider tests/notebooks >"$OUT/notebook-tests.log" 2>&1; rc=$?
+  XCUDA_ARTIFACTS_DIR="$OUT/notebooks" timeout 300 python3 -m pytest -q -rs -p no:cacheprovider tests/notebooks >"$OUT/notebook-tests.log" 2>&1; rc=$?
   note "notebook pytest (xcuda kernel, CuPy/PyTorch required) rc=$rc $(tail -1 "$OUT/notebook-tests.log")"
 fi
 

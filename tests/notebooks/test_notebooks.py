@@ -131,28 +131,29 @@ def test_quickstart_ends_by_pointing_on_to_the_other_notebooks():
             assert f"]({p.name})" in closing, f"01's closing cell does not link {p.name}"
 
 
-def is_hidden_check(cell):
-    return (cell.cell_type == "code" and "hide-input" in cell.metadata.get("tags", [])
-            and cell.metadata.get("jupyter", {}).get("source_hidden") is True)
+def is_grading_cell(cell, kernel):
+    return (cell.cell_type == "code" and cell.source.startswith(f"xcuda.grade({kernel}, ") and needs_gpu(cell)
+            and "not solved yet" in cell.metadata.get("xcuda", {}).get("expect_run", []))
 
 
-def test_teaching_closes_with_a_summary_and_three_exercises_each_checked_by_a_hidden_cell():
+def test_teaching_closes_with_a_summary_and_three_exercises_each_graded():
     cells = notebook("02-").cells
     (summary,) = [i for i, c in enumerate(cells) if c.cell_type == "markdown" and c.source.startswith("## Summary")]
     bullets = [line for line in cells[summary].source.splitlines() if line.startswith("- ")]
     assert 5 <= len(bullets) <= 8, f"the summary has {len(bullets)} bullets"
+    (defined,) = [i for i, c in enumerate(cells) if c.cell_type == "code" and "xcuda.exercise(" in c.source]
+    assert defined > summary and "hide-input" in cells[defined].metadata.get("tags", [])
     starts = [i for i, c in enumerate(cells) if c.cell_type == "markdown" and "### Exercise" in c.source]
-    assert len(starts) == 3 and starts[0] > summary, starts
+    assert len(starts) == 3 and starts[0] > defined, starts
     for start, end in zip(starts, starts[1:] + [len(cells)]):
         body = cells[start + 1:end]
         where = cells[start].source.split("### ")[1].splitlines()[0]
-        assert all(c.cell_type == "code" for c in body), f"{where}: a markdown cell inside the exercise"
-        assert body and body[0].source.startswith("%%cuda") and "TODO" in body[0].source, f"{where}: no kernel stub"
-        assert any(needs_gpu(c) for c in body[1:-1]), f"{where}: no cell launches the kernel"
-        check = body[-1]
-        assert is_hidden_check(check), f"{where} is not followed by a hidden check cell"
-        assert "not solved yet" in check.source and "correct" in check.source and "assert" in check.source, where
-        assert not any(is_hidden_check(c) for c in body[:-1]), where
+        assert [c.cell_type for c in body] == ["code", "code"], f"{where}: a stub and its grading cell"
+        assert body[0].source.startswith("%%cuda") and "TODO" in body[0].source, f"{where}: no kernel stub"
+        kernel = body[0].source.split("__global__ void ")[1].split("(")[0]
+        assert is_grading_cell(body[1], kernel), f"{where}: no cell grades `{kernel}`"
+        name = body[1].source.split('"')[1]
+        assert f'"{name}", kernel="void {kernel}(' in cells[defined].source, f"{where}: {name} is not defined"
 
 
 def test_teaching_race_cell_reports_a_shared_memory_race_with_both_lines_on_the_cpu_device(tmp_path):

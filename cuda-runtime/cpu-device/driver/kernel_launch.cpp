@@ -1,5 +1,6 @@
 #include "kernel_launch.hpp"
 
+#include "access_tracing.hpp"
 #include "context_state.hpp"
 #include "emulated_device.hpp"
 #include "occupancy.hpp"
@@ -167,6 +168,7 @@ Outcome run_kernel(const KernelLaunch& launch, const std::atomic<bool>& cancel) 
     options.checks = s.checks.load();
     options.deterministic = s.deterministic.load();
     options.profile = s.profiling.load();
+    options.trace = tracing();
     options.printf_fifo_bytes = printf_fifo_bytes();
 
     LaunchOutcome ran;
@@ -182,6 +184,7 @@ Outcome run_kernel(const KernelLaunch& launch, const std::atomic<bool>& cancel) 
         s.profiles.push_back(ran.profile);
         s.profiles.insert(s.profiles.end(), ran.child_profiles.begin(), ran.child_profiles.end());
     }
+    if (ran.trace) keep_trace(ran.trace);
     if (ran.cancelled || ran.status == CUDA_SUCCESS) return {};
     Outcome outcome{ran.status, ran.failure};
     if (!outcome.failure)

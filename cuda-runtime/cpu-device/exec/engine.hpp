@@ -6,6 +6,7 @@
 #include "../check/device_memory.hpp"
 
 #include <xcuda/cpu/finding.hpp>
+#include <xcuda/cpu/access_trace.hpp>
 #include <xcuda/cpu/line_profile.hpp>
 
 #include <atomic>
@@ -111,6 +112,7 @@ struct RunOptions {
     bool deterministic = false;  // one worker, blocks in order
     unsigned workers = 0;        // 0: one per core
     bool profile = false;        // fill LaunchOutcome::profile
+    bool trace = false;          // fill LaunchOutcome::trace (one worker, every access on the slow path)
     std::size_t printf_fifo_bytes = std::size_t{64} << 20;
 };
 
@@ -121,6 +123,7 @@ struct LaunchOutcome {
     std::shared_ptr<const LineProfile> profile;
     // The grids it launched from the device (and theirs), in the order they ran.
     std::vector<std::shared_ptr<const LineProfile>> child_profiles;
+    std::shared_ptr<const AccessTrace> trace;
 };
 
 // Runs every block of `spec` and returns when all are done, one has failed (the others stop

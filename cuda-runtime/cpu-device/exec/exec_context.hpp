@@ -20,8 +20,9 @@
 
 namespace xcuda::cpu {
 
-class SharedShadow;   // check/shared_race.hpp
-class DeviceRuntime;  // exec/device_runtime.hpp
+class SharedShadow;    // check/shared_race.hpp
+class DeviceRuntime;   // exec/device_runtime.hpp
+class AccessRecorder;  // access_trace.hpp
 
 // One launch, as every worker sees it.
 struct LaunchState {
@@ -97,6 +98,7 @@ struct Exec {
 
     bool faulted = false;                 // a finding stopped the current instruction
     InstructionCounts* counts = nullptr;  // per pc, when profiling (this worker's)
+    AccessRecorder* trace = nullptr;      // what each thread did, when tracing (counts are on then too)
 
     // --- operand access: every operand is a slot of the current frame
     template <class T>

@@ -1,5 +1,6 @@
 // run_launch: one kernel launch, from its parameters to its last block, device printf and the
 // line profile.
+#include "access_trace.hpp"
 #include "device_heap.hpp"
 #include "device_runtime.hpp"
 #include "scheduler.hpp"
@@ -135,11 +136,16 @@ LaunchOutcome run_launch(const LaunchSpec& spec, const RunOptions& options, cons
     L.shared_window_bytes =
         std::max<std::uint32_t>(p.static_shared_bytes, L.dynamic_shared_offset + spec.dynamic_shared_bytes);
     L.local_stride = local_stride(p, *spec.kernel);
-    if (options.profile) L.counts.assign(p.code.size(), InstructionCounts{});
+    // Tracing counts too: its steps are recorded where the counts are made.
+    const bool profile = options.profile || options.trace;
+    if (profile) L.counts.assign(p.code.size(), InstructionCounts{});
+    std::unique_ptr<AccessRecorder> recorder;
+    if (options.trace) recorder = std::make_unique<AccessRecorder>();
 
     const std::uint64_t units =
         spec.cooperative ? 1 : spec.grid.count() / std::max<std::uint64_t>(1, spec.cluster.count());
-    const unsigned wanted = options.deterministic ? 1 : (options.workers != 0 ? options.workers : WorkerPool::cores());
+    const unsigned wanted =
+        options.deterministic || options.trace ? 1 : (options.workers != 0 ? options.workers : WorkerPool::cores());
     const auto workers = static_cast<unsigned>(std::min<std::uint64_t>(wanted, std::max<std::uint64_t>(units, 1)));
     std::atomic<std::uint64_t> next{0};
     const std::function<void(unsigned)> job = [&](unsigned worker) {
@@ -150,8 +156,9 @@ LaunchOutcome run_launch(const LaunchSpec& spec, const RunOptions& options, cons
         x.code = p.code.data();
         x.checks = options.checks;
         x.worker = worker;
+        x.trace = recorder.get();
         std::vector<InstructionCounts> counts;
-        if (options.profile) {
+        if (profile) {
             counts.assign(p.code.size(), InstructionCounts{});
             x.counts = counts.data();
         }
@@ -159,8 +166,8 @@ LaunchOutcome run_launch(const LaunchSpec& spec, const RunOptions& options, cons
             if (L.stop.load(std::memory_order_relaxed) || cancel.load(std::memory_order_relaxed)) break;
             const std::uint64_t u = next.fetch_add(1);
             if (u >= units) break;
-            if (x.checks) {
-                x.ok_begin = ~std::uint64_t{0};  // nothing known to be live yet
+            if (x.checks || x.trace != nullptr) {
+                x.ok_begin = ~std::uint64_t{0};  // nothing known to be live yet (tracing: never)
                 x.ok_end = 0;
             } else {
                 x.ok_begin = spec.memory->arena_begin();
@@ -169,7 +176,7 @@ LaunchOutcome run_launch(const LaunchSpec& spec, const RunOptions& options, cons
             run_unit(x, ws, unit_blocks(spec, u));
             if (x.faulted) break;
         }
-        if (options.profile) {
+        if (profile) {
             std::lock_guard<std::mutex> lock(L.profile_mutex);
             for (std::size_t i = 0; i < counts.size(); ++i) L.counts[i] += counts[i];
         }
@@ -188,6 +195,7 @@ LaunchOutcome run_launch(const LaunchSpec& spec, const RunOptions& options, cons
     out.failure = L.failure;
     out.cancelled = L.status == CUDA_SUCCESS && cancel.load();
     if (options.profile) out.profile = build_profile(L);
+    if (recorder) out.trace = recorder->build(L);
     if (runtime && out.status == CUDA_SUCCESS && !out.cancelled) {
         // The grid is complete only once the grids it launched are (device_runtime.hpp).
         LaunchOutcome children = runtime->run_children(spec, options, cancel);

@@ -1,5 +1,6 @@
 #include "memory_access.hpp"
 #include "../check/shared_race.hpp"
+#include "access_trace.hpp"
 #include "race_clock.hpp"
 
 #include <cstring>
@@ -118,6 +119,7 @@ Accessor accessor(const Exec& x, unsigned lane) { return {x.linear_thread(lane),
 std::byte* global_address_slow(Exec& x, std::uint64_t address, unsigned size, unsigned lane, Access access,
                                MemorySpace space) {
     const AllocationTable& table = *x.launch->table;
+    if (x.trace != nullptr && space != MemorySpace::constant) x.trace->global(x, address, size, lane, access);
     if (!x.checks) {
         // Only the arena's bounds: the host process must never be touched.
         const DeviceMemory& memory = *x.launch->spec->memory;
@@ -134,6 +136,7 @@ std::byte* global_address_slow(Exec& x, std::uint64_t address, unsigned size, un
         return nullptr;
     }
     if (const Allocation* a = table.find(address, size)) {
+        if (x.trace != nullptr) return reinterpret_cast<std::byte*>(address);  // the next access must come here too
         x.ok_begin = a->base;
         x.ok_end = a->base + a->size;
         x.ok_allocation = a;
@@ -170,6 +173,7 @@ std::byte* shared_address(Exec& x, std::uint64_t offset, unsigned size, unsigned
             return nullptr;
         }
     }
+    if (x.trace != nullptr) x.trace->shared(x, offset, cta->shared + within, size, lane, access, nullptr);
     return cta->shared + within;
 }
 
@@ -189,6 +193,7 @@ bool shared_store(Exec& x, std::uint64_t offset, unsigned size, unsigned lane, c
             return false;
         }
     }
+    if (x.trace != nullptr) x.trace->shared(x, offset, p, size, lane, Access::write, value);
     std::memcpy(p, value, size);
     return true;
 }

@@ -202,7 +202,7 @@ template <Where W, unsigned N, unsigned R, bool S, bool Ordered>
 void load(Exec& x, const Inst& in, U32 mask) {
     if (x.counts != nullptr) count_access<W>(x, in, mask, N * (in.sub & vector_bits));
     if constexpr (W == Where::shared && !Ordered) {
-        if (load_shared_fast<N, R, S>(x, in, mask)) return;
+        if (x.trace == nullptr && load_shared_fast<N, R, S>(x, in, mask)) return;
     }
     const unsigned vec = in.sub & vector_bits;
     while (mask != 0) {

@@ -1,5 +1,6 @@
 // Executing one warp: the interpreter loop over decoded instructions for the running group, and
 // what each control instruction does to the warp's groups and frames.
+#include "access_trace.hpp"
 #include "scheduler.hpp"
 
 #include <algorithm>
@@ -424,6 +425,7 @@ WarpStop run_warp(Exec& x, WorkerState& ws, Warp& w, std::uint64_t quantum) {
             if (counts != nullptr && m != 0) {
                 ++counts[pc].executed;
                 counts[pc].lanes += static_cast<std::uint64_t>(__builtin_popcount(m));
+                if (x.trace != nullptr) x.trace->step(x, pc, m);
             }
             if (in.flow == Flow::plain) {
                 if (m != 0) {

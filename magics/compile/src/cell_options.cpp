@@ -172,6 +172,10 @@ const std::vector<CellOption>& cell_option_table() {
             .help("compile again, bypassing the memory and disk cache")
             .keyword("no_cache", "True or False"),
         Row("-q", "--quiet", &CellOptions::quiet).help("print no line saying what was compiled and bound"),
+        Row("", "--exercise", &CellOptions::exercise)
+            .metavar("NAME")
+            .help("grade the cell's kernel as exercise NAME (xcuda.exercise defines it) and show the rubric")
+            .example("affine"),
         Row("-h", "--help", &CellOptions::help).help("show this help and compile nothing"),
         // The words after a bare `--`.
         Row("", "--", &CellOptions::nvrtc_extra)

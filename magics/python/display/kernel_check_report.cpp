@@ -7,15 +7,12 @@
 #include <sstream>
 
 namespace xcuda::magics {
-namespace {
 
 std::string demangled(const std::string& name) {
     int status = 0;
     std::unique_ptr<char, void (*)(void*)> d(abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status), std::free);
     return status == 0 && d ? std::string(d.get()) : name;
 }
-
-}  // namespace
 
 int cell_line_of(const cpu::SourceLocation& at) {
     auto in_cell = [](const std::string& file) {

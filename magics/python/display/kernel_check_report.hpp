@@ -16,6 +16,9 @@ struct KernelContext {
     std::string cell_source;  // the %%cuda cell (its line 1 is the program's line 1)
 };
 
+// A C++ symbol as the source names it ("transpose(float*)::tile"); other names as they are.
+std::string demangled(const std::string& name);
+
 std::string kernel_check_message(const cpu::Failure& failure, const KernelContext& kernel);
 // The cell line a location of the CPU device means: the location itself in the cell's file, else
 // the innermost call site there (inside an inlined header function, where the cell called it);

@@ -107,6 +107,12 @@ void cuda_cell_magic(const std::string& line, const std::string& cell) {
     if (options.resources) display_rich(resources(cm));
     if (options.ptx) display_rich(report::ptx_view(cm.ptx, source, compile::cell_program_name));
     if (options.sass) display_rich(sass_report(cm.cubin));
+    if (!options.exercise.empty()) {
+        // The exercise grader is Python (xcuda._exercise); its rubric is this cell's output.
+        py::object graded = py::module_::import("xcuda._exercise")
+                                .attr("grade_cell")(compiled.module.attr("kernels"), options.exercise);
+        py::module_::import("IPython.display").attr("display")(graded);
+    }
 }
 
 std::string cuda_help() { return compile::cuda_help_text(); }

@@ -32,3 +32,24 @@ from xcuda._autotune import Tuned, autotune as _kernel_autotune  # noqa: E402
 
 Kernel.autotune = _kernel_autotune  # noqa: F405
 Tuned.__module__ = __name__
+
+# Exercises (xcuda.exercise, xcuda.grade, ...) import numpy: loaded on first use, so that starting
+# the kernel does not pay for it.
+_EXERCISE_NAMES = ("Exercise", "GradeResult", "LaunchRules", "exercise", "exercises", "grade", "load_exercises",
+                   "publish_exercises")
+
+
+def __getattr__(name):
+    if name not in _EXERCISE_NAMES:
+        raise AttributeError(f"module 'xcuda' has no attribute {name!r}")
+    from xcuda import _exercise
+    for public in _EXERCISE_NAMES:
+        value = getattr(_exercise, public)
+        if isinstance(value, type):
+            value.__module__ = __name__
+        globals()[public] = value
+    return globals()[name]
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_EXERCISE_NAMES))

@@ -215,3 +215,11 @@ TEST(CellOptions, KeywordHelpNamesEachKeywordWithItsMagicSpelling) {
     }
     EXPECT_EQ(h.find("--ptx"), std::string::npos);
 }
+
+TEST(CellOptions, ExerciseNamesWhatToGradeAndIsNoCompileKeyword) {
+    const CellOptions o = parse_cell_options("--exercise affine -q");
+    EXPECT_EQ(o.exercise, "affine");
+    EXPECT_TRUE(o.quiet);
+    EXPECT_EQ(find_keyword("exercise"), nullptr);
+    EXPECT_EQ(nvrtc_options(o), nvrtc_options(parse_cell_options("-q")));
+}

@@ -7,11 +7,13 @@
 #include <iostream>
 #include <sstream>
 
+#include "xcuda/report/access_map.hpp"
 #include "xcuda/report/counters_report.hpp"
 #include "xcuda/report/device_info_report.hpp"
 #include "xcuda/report/profile_report.hpp"
 #include "xcuda/report/ptx_view.hpp"
 #include "xcuda/report/resources_report.hpp"
+#include "xcuda/report/rubric_report.hpp"
 #include "xcuda/report/sass_view.hpp"
 #include "xcuda/report/source_lines_report.hpp"
 #include "xcuda/report/timing_report.hpp"
@@ -197,5 +199,31 @@ int main(int argc, char** argv) {
     sample(dir, "counters", counters_sample());
     sample(dir, "source_lines", source_lines_sample(read(data / "saxpy_block_sum.cu")));
     std::cout << "report samples written to " << dir.string() << "\n";
+    Rubric rubric;
+    rubric.exercise = "affine";
+    rubric.kernel = "affine<script>";
+    rubric.device = "the CPU device";
+    rubric.verdict = "not yet: 1 of 2 tests fail";
+    rubric.score = 1;
+    rubric.max_score = 4;
+    rubric.tests = {{"n = 100", "1 x 256", true, "all 100 output elements right", "", ""},
+                    {"n = 1000", "4 x 256", false, "y[256] is 0, expected 769", "does the index use blockIdx?", ""}};
+    rubric.gates = {{"global loads per element", "1.00", "<= 1", false, false, "line 4: `y[i] = x[i] < 0`"}};
+    rubric.findings = {{4, "if (i <= n) y[i] = 1;", "n = 100", "KernelCheckError: out of bounds <b>", "guard it"}};
+    rubric.stories = {{"thread (0,0,0) of block (1,0,0) did", {{4, "y[i] = x[i];", 2, {"x[0] = 1 read"}}}, ""}};
+    AccessMap map;
+    map.title = "Which thread touched which element";
+    map.threads_per_block = 4;
+    map.arrays = {{"y",
+                   "written",
+                   0,
+                   {0, 1, 2, 3, -1, -1},
+                   {0, 0, 0, 0, 0, 0},
+                   {false, false, false, false, true, true},
+                   {},
+                   {}}};
+    rubric.picture_svg = access_map_svg(map);
+    sample(dir, "rubric", rubric_report(rubric));
+    write(dir / "access_map.svg", rubric.picture_svg);
     return 0;
 }

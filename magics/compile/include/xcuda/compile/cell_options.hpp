@@ -29,6 +29,7 @@ struct CellOptions {
     bool no_cache = false;                  // --no-cache: bypass memory and disk cache
     bool help = false;                      // -h/--help: print cuda_help_text(), compile nothing
     bool quiet = false;                     // -q/--quiet: no line saying what was compiled and bound
+    std::string exercise;                   // --exercise NAME: grade the cell's kernel (xcuda.grade)
     std::vector<std::string> nvrtc_extra;   // everything after `--`, passed to NVRTC as is
 };
 
