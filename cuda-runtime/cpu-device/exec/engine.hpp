@@ -5,6 +5,7 @@
 
 #include "../check/device_memory.hpp"
 
+#include <xcuda/cpu/argument_extents.hpp>
 #include <xcuda/cpu/finding.hpp>
 #include <xcuda/cpu/line_profile.hpp>
 
@@ -99,6 +100,7 @@ struct LaunchSpec : LaunchShape {
     const KernelInfo* kernel = nullptr;
     std::vector<std::byte> params;  // packed as kernel->params says
     DeviceMemory* memory = nullptr;
+    std::vector<ArgumentExtent> argument_extents;  // the arrays passed, as their caller knows them
 };
 
 struct RunOptions {

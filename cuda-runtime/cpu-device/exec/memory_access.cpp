@@ -1,5 +1,9 @@
 #include "memory_access.hpp"
+#include "../check/init_shadow.hpp"
 #include "../check/shared_race.hpp"
+#include "../check/shared_state.hpp"
+#include "device_heap.hpp"
+#include "pointer_source.hpp"
 #include "race_clock.hpp"
 
 #include <cstring>
@@ -25,18 +29,14 @@ int parameter_pointing_into(const Exec& x, std::uint64_t base, std::uint64_t siz
     return -1;
 }
 
-Region region_of(const Exec& x, const Allocation& a, std::uint64_t address) {
+Region heap_region(const HeapBlock& b, std::uint64_t address) {
     Region r;
-    r.base = a.base;
-    r.size = a.size;
-    r.offset = static_cast<std::int64_t>(address - a.base);
-    if (a.kind == Allocation::Kind::module_variable) {
-        r.kind = Region::Kind::variable;
-        r.variable = a.label;
-    } else {
-        r.kind = Region::Kind::allocation;
-        r.parameter = parameter_pointing_into(x, a.base, a.size);
-    }
+    r.kind = Region::Kind::heap_block;
+    r.base = b.base;
+    r.size = b.size;
+    r.offset = static_cast<std::int64_t>(address - b.base);
+    r.allocated_at = b.allocated_at;
+    r.freed_at = b.freed_at;
     return r;
 }
 
@@ -50,19 +50,28 @@ Finding memory_finding(FindingKind kind, Access access, MemorySpace space, unsig
     return f;
 }
 
-// The shared variable at or before `offset` (its region), for reports.
+// The shared variable `offset` lies in or nearest to (a red zone lies between two: an overrun of
+// the one before it, unless it is nearer the start of the next), for reports.
 Region shared_region(const Exec& x, std::uint64_t offset) {
     Region r;
     const SharedVariable* best = nullptr;
-    for (const SharedVariable& v : x.program->shared) {
-        if (v.offset <= offset && (best == nullptr || v.offset >= best->offset)) best = &v;
+    std::uint64_t best_distance = 0;
+    for (const SharedVariable& v : x.launch->shared_layout->variables) {
+        const std::uint64_t size = v.bytes != 0 ? v.bytes : x.launch->shared_window_bytes - v.offset;
+        const std::uint64_t distance = offset < v.offset           ? v.offset - offset
+                                       : offset >= v.offset + size ? offset - (v.offset + size) + 1
+                                                                   : 0;
+        if (best == nullptr || distance < best_distance) {
+            best = &v;
+            best_distance = distance;
+        }
     }
     if (best == nullptr) return r;
     r.kind = Region::Kind::variable;
     r.variable = best->name;
     r.base = best->offset;
     r.size = best->bytes != 0 ? best->bytes : x.launch->shared_window_bytes - best->offset;
-    r.offset = static_cast<std::int64_t>(offset - best->offset);
+    r.offset = static_cast<std::int64_t>(offset) - static_cast<std::int64_t>(best->offset);
     return r;
 }
 
@@ -74,6 +83,34 @@ Cta* cta_of_window(Exec& x, std::uint64_t offset) {
     const std::size_t index = first + (rank - 1);
     if (rank - 1 >= x.launch->spec->cluster.count() || index >= x.ctas->size()) return nullptr;
     return &(*x.ctas)[index];
+}
+
+// Red zones (out of bounds of the variable beside them) and unwritten bytes (read before any
+// thread of the block wrote them); writes and atomics mark their bytes written.
+bool shared_state_checks(Exec& x, Cta& cta, std::uint64_t offset, std::uint64_t within, unsigned size, unsigned lane,
+                         Access access) {
+    SharedState& state = *cta.shared_state;
+    const auto at = static_cast<std::uint32_t>(within);
+    const std::uint8_t found = state.of(at, size);
+    if (found & shared_red_zone) {
+        Finding f = memory_finding(FindingKind::out_of_bounds, access, MemorySpace::shared, size, offset);
+        // The variable beside the red zone; the offset is the access's (ta[32] for an overrun of ta).
+        f.region = shared_region(x, state.first(at, size, shared_red_zone));
+        f.region.offset = static_cast<std::int64_t>(at) - static_cast<std::int64_t>(f.region.base);
+        x.fail(std::move(f), lane, 1, CUDA_ERROR_ILLEGAL_ADDRESS);
+        return false;
+    }
+    if (access != Access::read) {
+        state.mark_written(at, size);
+    } else if (found & shared_unwritten) {
+        // Held until the block's next barrier: a write by another thread before it is a race.
+        const std::uint32_t first = state.first(at, size, shared_unwritten);
+        Finding f = memory_finding(FindingKind::uninitialised_read, access, MemorySpace::shared, size, offset);
+        f.region = shared_region(x, first);
+        f.detail = "no thread of the block wrote it before this read, nor before the block's next barrier";
+        state.hold(x.prepare(std::move(f), lane));
+    }
+    return true;
 }
 
 bool shared_checks(Exec& x, std::uint64_t offset, unsigned size, unsigned lane, Access access, Cta*& cta,
@@ -100,6 +137,7 @@ bool shared_checks(Exec& x, std::uint64_t offset, unsigned size, unsigned lane, 
         x.fail(std::move(f), lane, 1, CUDA_ERROR_MISALIGNED_ADDRESS);
         return false;
     }
+    if (cta->shared_state != nullptr) return shared_state_checks(x, *cta, offset, within, size, lane, access);
     return true;
 }
 
@@ -115,6 +153,84 @@ void report_race(Exec& x, const RaceConflict& c, Access access, std::uint64_t of
 }
 
 Accessor accessor(const Exec& x, unsigned lane) { return {x.linear_thread(lane), x.warp->warp_syncs, x.pc}; }
+
+}  // namespace
+
+Region region_of(const Exec& x, const Allocation& a, std::uint64_t address) {
+    Region r;
+    r.base = a.base;
+    r.size = a.size;
+    r.offset = static_cast<std::int64_t>(address - a.base);
+    if (a.kind == Allocation::Kind::module_variable) {
+        r.kind = Region::Kind::variable;
+        r.variable = a.label;
+    } else {
+        r.kind = Region::Kind::allocation;
+        r.parameter = parameter_pointing_into(x, a.base, a.size);
+    }
+    return r;
+}
+
+namespace {
+
+// An access in the device heap's region: checked against its blocks.
+std::byte* heap_access(Exec& x, std::uint64_t address, unsigned size, unsigned lane, Access access, MemorySpace space) {
+    HeapBlock block;
+    bool has_block = false;
+    const HeapBlocks::Access result = DeviceHeap::instance().blocks().check(address, size, block, has_block);
+    if (result == HeapBlocks::Access::ok) return reinterpret_cast<std::byte*>(address);
+    Finding f =
+        memory_finding(result == HeapBlocks::Access::freed ? FindingKind::use_after_free : FindingKind::out_of_bounds,
+                       access, space, size, address);
+    if (has_block) f.region = heap_region(block, address);
+    f.detail = "in the device heap (memory device malloc returns)";
+    x.fail(std::move(f), lane, 1, CUDA_ERROR_ILLEGAL_ADDRESS);
+    return nullptr;
+}
+
+// An access of an allocation some of whose bytes were never written: reads are checked, writes
+// mark their bytes (atomics are checked before they run: atomic_operand_written).
+std::byte* unwritten_access(Exec& x, const Allocation& a, std::uint64_t address, unsigned size, unsigned lane,
+                            Access access, MemorySpace space) {
+    InitShadow& shadow = *a.unwritten;
+    if (access != Access::read) {
+        shadow.mark(address, size);
+    } else if (!shadow.written(address, size)) {
+        Finding f = memory_finding(FindingKind::uninitialised_read, access, space, size, address);
+        f.region = region_of(x, a, shadow.first_unwritten(address, size));
+        f.detail = "nothing wrote it since it was allocated (no copy, memset or kernel)";
+        x.fail(std::move(f), lane, 1, CUDA_ERROR_LAUNCH_FAILED);
+        return nullptr;
+    }
+    return reinterpret_cast<std::byte*>(address);
+}
+
+// An address in no allocation. Where the code shows which pointer it came from, the report is
+// about that pointer: null, pointing nowhere, or the array it points into (an index far past its
+// end). Otherwise it is about the nearest allocation, when the address is in device memory.
+void outside_every_allocation(Exec& x, std::uint64_t address, unsigned size, unsigned lane, Access access,
+                              MemorySpace space) {
+    const AllocationTable& table = *x.launch->table;
+    Finding f = memory_finding(FindingKind::out_of_bounds, access, space, size, address);
+    f.pointer = pointer_source(x, address);
+    if (f.pointer.kind != PointerSource::Kind::unknown) {
+        const Allocation* home = table.containing(f.pointer.value);
+        const Allocation* freed = table.freed_containing(f.pointer.value);
+        f.pointer.allocated =
+            home != nullptr || freed != nullptr || DeviceHeap::instance().blocks().contains(f.pointer.value);
+        if (home != nullptr && home->kind != Allocation::Kind::device_heap) {
+            f.region = region_of(x, *home, address);
+            if (f.pointer.kind == PointerSource::Kind::parameter && f.region.kind == Region::Kind::allocation)
+                f.region.parameter = f.pointer.parameter;
+        }
+    } else if (x.launch->spec->memory->in_arena(address, 1)) {
+        if (const Allocation* near = table.nearest(address)) f.region = region_of(x, *near, address);
+    }
+    if (f.region.kind == Region::Kind::none) {
+        f.detail = address < 0x10000 ? "a null pointer" : "an address no allocation covers";
+    }
+    x.fail(std::move(f), lane, 1, CUDA_ERROR_ILLEGAL_ADDRESS);
+}
 
 }  // namespace
 
@@ -137,6 +253,8 @@ std::byte* global_address_slow(Exec& x, std::uint64_t address, unsigned size, un
         return nullptr;
     }
     if (const Allocation* a = table.find(address, size)) {
+        if (a->kind == Allocation::Kind::device_heap) return heap_access(x, address, size, lane, access, space);
+        if (a->unwritten) return unwritten_access(x, *a, address, size, lane, access, space);
         x.ok_begin = a->base;
         x.ok_end = a->base + a->size;
         x.ok_allocation = a;
@@ -148,11 +266,44 @@ std::byte* global_address_slow(Exec& x, std::uint64_t address, unsigned size, un
         x.fail(std::move(f), lane, 1, CUDA_ERROR_ILLEGAL_ADDRESS);
         return nullptr;
     }
-    Finding f = memory_finding(FindingKind::out_of_bounds, access, space, size, address);
-    if (const Allocation* near = table.nearest(address)) f.region = region_of(x, *near, address);
-    if (address == 0) f.detail = "a null pointer";
-    x.fail(std::move(f), lane, 1, CUDA_ERROR_ILLEGAL_ADDRESS);
+    outside_every_allocation(x, address, size, lane, access, space);
     return nullptr;
+}
+
+void report_held_read(Exec& x, Cta& cta) {
+    Finding read;
+    if (cta.shared_state != nullptr && cta.shared_state->take_held(read))
+        x.report(std::move(read), CUDA_ERROR_LAUNCH_FAILED);
+}
+
+bool atomic_operand_written(Exec& x, std::uint64_t address, unsigned size, unsigned lane, MemorySpace space) {
+    if (space == MemorySpace::generic) {
+        space = generic_space(x, address, lane);
+        if (space == MemorySpace::shared) address -= shared_window_base(x);
+    }
+    if (space == MemorySpace::shared) {
+        const std::uint64_t within = address & window_offset_mask;
+        Cta* cta = cta_of_window(x, address);
+        if (cta == nullptr || cta->shared_state == nullptr || within + size > x.launch->shared_window_bytes ||
+            (within & (size - 1)) != 0) {
+            return true;  // the access itself reports what is wrong
+        }
+        const auto at = static_cast<std::uint32_t>(within);
+        if (cta->shared_state->of(at, size) != shared_unwritten) return true;
+        Finding f = memory_finding(FindingKind::uninitialised_read, Access::atomic, MemorySpace::shared, size, address);
+        f.region = shared_region(x, cta->shared_state->first(at, size, shared_unwritten));
+        f.detail = "no thread of the block wrote it before this atomic read it";
+        x.fail(std::move(f), lane, 1, CUDA_ERROR_LAUNCH_FAILED);
+        return false;
+    }
+    if (space != MemorySpace::global) return true;
+    const Allocation* a = x.launch->table->find(address, size);
+    if (a == nullptr || !a->unwritten || a->unwritten->written(address, size)) return true;
+    Finding f = memory_finding(FindingKind::uninitialised_read, Access::atomic, space, size, address);
+    f.region = region_of(x, *a, a->unwritten->first_unwritten(address, size));
+    f.detail = "nothing wrote it since it was allocated (no copy, memset or kernel) before this atomic read it";
+    x.fail(std::move(f), lane, 1, CUDA_ERROR_LAUNCH_FAILED);
+    return false;
 }
 
 std::byte* shared_address(Exec& x, std::uint64_t offset, unsigned size, unsigned lane, Access access,

@@ -2,6 +2,7 @@
 // acquire/release forms), address conversion between spaces (cvta, isspacep), and the memory
 // instructions that only hint (prefetch, cache policies) or complete at once here (cp.async).
 #include "../check/shared_race.hpp"
+#include "../check/shared_state.hpp"
 #include "decode.hpp"
 #include "lanes.hpp"
 #include "memory_access.hpp"
@@ -176,6 +177,11 @@ bool load_shared_fast(Exec& x, const Inst& in, U32 mask) {
     });
     if (misaligned != 0 || highest + size > x.launch->shared_window_bytes) return false;
     Cta& cta = *x.cta;
+    if (cta.shared_state != nullptr) {  // red zones and unwritten bytes: the per-lane path reports them
+        std::uint8_t found = 0;
+        for_lanes(mask, [&](unsigned l) { found |= cta.shared_state->of(static_cast<U32>(offsets[l]), size); });
+        if (found != 0) return false;
+    }
     if (x.checks && cta.shadow != nullptr) {
         const auto syncs = static_cast<std::uint16_t>(x.warp->warp_syncs);
         const std::uint32_t first = x.warp->first_thread;
