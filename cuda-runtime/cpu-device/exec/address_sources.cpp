@@ -95,6 +95,8 @@ void AddressTracer::trace(const std::string& reg, std::set<std::string>& seen, s
 void AddressTracer::from_load(const ptx::Instruction& in, std::set<std::string>& seen, std::vector<Candidate>& out,
                               int depth) const {
     if (in.operands.size() < 2 || in.operands[1].kind != ptx::Operand::Kind::address) return;
+    // A pointer is 8 bytes: a narrower load is an index (a 32-bit `n` widened later), not a base.
+    if (!has_suffix(in, "u64") && !has_suffix(in, "b64") && !has_suffix(in, "s64")) return;
     const ptx::Operand& a = in.operands[1];
     Candidate c;
     if (has_suffix(in, "param")) {

@@ -74,6 +74,10 @@ extern "C" __global__ void saxpy(float a, const float* x, float* y, int n) {
 }
 __device__ float* table;
 extern "C" __global__ void lookup(float* out) { out[threadIdx.x] = table[threadIdx.x]; }
+__device__ float coeffs[16];
+extern "C" __global__ void weigh(float* out, int n) {
+    if (threadIdx.x <= n) out[threadIdx.x] *= coeffs[threadIdx.x];
+}
 extern "C" __global__ void heap_use_after_free(int* out) {
     int* p = static_cast<int*>(malloc(16 * sizeof(int)));
     p[threadIdx.x % 16] = threadIdx.x;
@@ -323,6 +327,15 @@ def test_a_device_pointer_variable_never_set_is_named_as_a_null_pointer():
     m.get_global("table").set(np.uint64(data.ptr))
     m.kernels["lookup"][1, 32](out)
     assert np.array_equal(out.get(), np.arange(32, dtype=np.float32))
+
+
+def test_a_device_array_variable_is_checked_against_its_declared_size(k):
+    out = np.ones(32, np.float32)
+    k["weigh"][1, 32](out, 15)
+    e = check_error(lambda: k["weigh"][1, 32](out, 16))
+    assert e.kind == "out_of_bounds" and e.line == line_of("out[threadIdx.x] *= coeffs[threadIdx.x];")
+    assert e.thread == (16, 0, 0)
+    assert "coeffs[16] is 0 bytes past the end of `coeffs` (16 elements of float, 64 bytes)" in str(e), str(e)
 
 
 def test_device_heap_errors_are_found_with_the_lines_of_malloc_and_free(k):
