@@ -2,6 +2,7 @@
 // (__assertfail) and the device heap (malloc, free).
 #include "device_heap.hpp"
 #include "memory_access.hpp"
+#include "memory_checks.hpp"
 #include "scheduler.hpp"
 
 #include <cinttypes>

@@ -24,19 +24,6 @@ inline std::byte* global_address(Exec& x, std::uint64_t address, unsigned size, 
     return global_address_slow(x, address, size, lane, access, space);
 }
 
-// The allocation `a` as a report names it: a module variable, or memory with the kernel
-// parameter that points into it, and where `address` lies in it.
-Region region_of(const Exec& x, const Allocation& a, std::uint64_t address);
-
-// A read of shared memory nothing wrote, held by the CTA's check state (check/shared_state.hpp),
-// is reported now: the CTA completed a barrier or ended without another thread writing it.
-void report_held_read(Exec& x, Cta& cta);
-
-// Before an atomic that reads the value it changes: false, after a finding, when nothing wrote
-// those bytes yet (the atomic's own access then counts as a write). The allocation the last
-// access hit has no unwritten bytes: no look-up for it.
-bool atomic_operand_written(Exec& x, std::uint64_t address, unsigned size, unsigned lane, MemorySpace space);
-
 // How an access synchronises (race_clock.hpp). Weak accesses are race-checked; strong ones
 // (volatile, relaxed, acquire, release; atomics always acquire and release) are not, and order
 // other accesses instead.

@@ -5,6 +5,7 @@
 #include "decode.hpp"
 #include "lanes.hpp"
 #include "memory_access.hpp"
+#include "memory_checks.hpp"
 
 #include <algorithm>
 #include <cmath>

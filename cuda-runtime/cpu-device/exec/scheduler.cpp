@@ -1,7 +1,7 @@
 // A launch: its units of work (a CTA, a cluster, or a cooperative grid) shared out to the worker
 // threads; each unit's warps interleaved on its worker, barriers completed, and the waits that
 // can never complete reported.
-#include "memory_access.hpp"
+#include "memory_checks.hpp"
 #include "scheduler.hpp"
 #include "worker_pool.hpp"
 
