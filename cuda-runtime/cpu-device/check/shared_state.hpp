@@ -72,6 +72,13 @@ public:
         return static_cast<std::uint8_t>(v);
     }
 
+    // Whether the 4 bytes of `word` (offset / 4) were all written: no red zone, none unwritten.
+    bool word_written(std::uint32_t word) const noexcept {
+        std::uint32_t v;
+        std::memcpy(&v, bytes_.data() + std::size_t{word} * 4, 4);
+        return v == 0;
+    }
+
     void mark_written(std::uint32_t offset, unsigned size) noexcept {
         std::memset(bytes_.data() + offset, shared_written, size);
     }

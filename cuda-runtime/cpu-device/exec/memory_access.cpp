@@ -1,5 +1,6 @@
 #include "memory_access.hpp"
 #include "../check/shared_race.hpp"
+#include "../check/shared_state.hpp"
 #include "memory_checks.hpp"
 #include "race_clock.hpp"
 
@@ -75,16 +76,6 @@ Region shared_region(const Exec& x, std::uint64_t offset) {
     return r;
 }
 
-Cta* cta_of_window(Exec& x, std::uint64_t offset) {
-    const std::uint64_t rank = offset >> cluster_rank_shift;
-    if (rank == 0) return x.cta;
-    // A cluster's CTAs run together on this worker, in rank order within their cluster.
-    const std::size_t first = x.cta - x.ctas->data() - x.cta->cluster_rank;
-    const std::size_t index = first + (rank - 1);
-    if (rank - 1 >= x.launch->spec->cluster.count() || index >= x.ctas->size()) return nullptr;
-    return &(*x.ctas)[index];
-}
-
 namespace {
 
 bool shared_checks(Exec& x, std::uint64_t offset, unsigned size, unsigned lane, Access access, Cta*& cta,
@@ -111,7 +102,9 @@ bool shared_checks(Exec& x, std::uint64_t offset, unsigned size, unsigned lane, 
         x.fail(std::move(f), lane, 1, CUDA_ERROR_MISALIGNED_ADDRESS);
         return false;
     }
-    if (cta->shared_state != nullptr) return shared_state_checks(x, *cta, offset, within, size, lane, access);
+    // Bytes not all written (or a red zone): the memory checks mark, hold or report them.
+    if (cta->shared_state != nullptr && cta->shared_state->of(static_cast<std::uint32_t>(within), size) != 0)
+        return shared_state_checks(x, *cta, offset, within, size, lane, access);
     return true;
 }
 

@@ -26,10 +26,19 @@ Region region_of(const Exec& x, const Allocation& a, std::uint64_t address);
 // The shared variable of the kernel's window that `offset` lies in or nearest to.
 Region shared_region(const Exec& x, std::uint64_t offset);
 // The CTA whose window a shared offset names (another of the cluster's for a mapped one), or nullptr.
-Cta* cta_of_window(Exec& x, std::uint64_t offset);
+inline Cta* cta_of_window(Exec& x, std::uint64_t offset) {
+    const std::uint64_t rank = offset >> cluster_rank_shift;
+    if (rank == 0) return x.cta;
+    // A cluster's CTAs run together on this worker, in rank order within their cluster.
+    const std::size_t first = x.cta - x.ctas->data() - x.cta->cluster_rank;
+    const std::size_t index = first + (rank - 1);
+    if (rank - 1 >= x.launch->spec->cluster.count() || index >= x.ctas->size()) return nullptr;
+    return &(*x.ctas)[index];
+}
 
-// A shared access inside the window (bounds and alignment checked): red zones, unwritten bytes
-// (a read of them is held, check/shared_state.hpp), writes and atomics marked. False after a finding.
+// A shared access inside the window (bounds and alignment checked) of bytes not all written: a red
+// zone is out of bounds; writes and atomics mark their bytes; a read of unwritten bytes is held
+// (check/shared_state.hpp). False after a finding.
 bool shared_state_checks(Exec& x, Cta& cta, std::uint64_t offset, std::uint64_t within, unsigned size, unsigned lane,
                          Access access);
 

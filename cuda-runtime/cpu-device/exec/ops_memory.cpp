@@ -177,25 +177,29 @@ bool load_shared_fast(Exec& x, const Inst& in, U32 mask) {
     });
     if (misaligned != 0 || highest + size > x.launch->shared_window_bytes) return false;
     Cta& cta = *x.cta;
-    if (cta.shared_state != nullptr) {  // red zones and unwritten bytes: the per-lane path reports them
-        std::uint8_t found = 0;
-        for_lanes(mask, [&](unsigned l) { found |= cta.shared_state->of(static_cast<U32>(offsets[l]), size); });
-        if (found != 0) return false;
-    }
     if (x.checks && cta.shadow != nullptr) {
         const auto syncs = static_cast<std::uint16_t>(x.warp->warp_syncs);
         const std::uint32_t first = x.warp->first_thread;
         const std::uint64_t now = *x.epochs, horizon = race_horizon(x);
-        bool clean = true;
-        for_lanes(mask, [&](unsigned l) {
-            if (!clean) return;
+        // A red zone or a byte nobody wrote: the per-lane path reports (or holds) it.
+        const SharedState* state = cta.shared_state;
+        auto clean = [&](std::uint32_t word, unsigned l) {
+            return (state == nullptr || state->word_written(word)) &&
+                   cta.shadow->read_word(word, static_cast<std::uint16_t>(first + l), syncs, x.pc, now, horizon);
+        };
+        const unsigned words = size / 4;
+        for (U32 m = mask; m != 0;) {
+            const unsigned l = first_lane(m);
+            m &= m - 1;
             const auto word = static_cast<std::uint32_t>(offsets[l] / 4);
-            for (unsigned w = 0; w < size / 4 && clean; ++w) {
-                clean =
-                    cta.shadow->read_word(word + w, static_cast<std::uint16_t>(first + l), syncs, x.pc, now, horizon);
+            if (words == 1) {  // the common case, without the loop
+                if (!clean(word, l)) return false;
+                continue;
             }
-        });
-        if (!clean) return false;
+            for (unsigned w = 0; w < words; ++w) {
+                if (!clean(word + w, l)) return false;
+            }
+        }
     }
     const std::byte* window = cta.shared;
     for_lanes(mask, [&](unsigned l) {
