@@ -204,6 +204,12 @@ void DeviceMemory::mark_written(std::uint64_t address, std::size_t bytes) {
     --it;
     Allocation& a = it->second.allocation;
     if (!a.unwritten || address - a.base >= a.size) return;
+    if (address == a.base && bytes >= a.size) {  // the whole allocation (to_device, zeros): no shadow to fill and scan
+        a.unwritten.reset();
+        s.unwritten.erase(a.base);
+        table_.reset();
+        return;
+    }
     a.unwritten->mark(address, std::min<std::uint64_t>(bytes, a.size - (address - a.base)));
     if (s.settle(a.base)) table_.reset();
 }

@@ -193,8 +193,10 @@ bool complete_barriers(Exec& x, WorkerState& ws, std::vector<Cta>& ctas) {
             }
             state.arrived = 0;
             cta.barrier_epoch = ++ws.epochs;  // accesses on either side are ordered
-            report_held_read(x, cta);
-            if (x.faulted) return false;
+            if (cta.shared_state != nullptr) {
+                report_held_read(x, cta);
+                if (x.faulted) return false;
+            }
             progress = true;
         }
     }
@@ -412,7 +414,9 @@ void run_unit(Exec& x, WorkerState& ws, const std::vector<std::uint64_t>& blocks
         if (x.faulted) break;
     }
     if (!x.faulted && !L.stop.load(std::memory_order_relaxed)) {
-        for (Cta& cta : ws.ctas) report_held_read(x, cta);
+        for (Cta& cta : ws.ctas) {
+            if (cta.shared_state != nullptr) report_held_read(x, cta);
+        }
     }
     for (Warp& w : ws.warps) give_back_frames(x, ws, w);
 }
