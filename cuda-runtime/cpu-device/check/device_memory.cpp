@@ -1,4 +1,5 @@
 #include "device_memory.hpp"
+#include "init_shadow.hpp"
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -13,6 +14,7 @@
 #include <limits>
 #include <map>
 #include <new>
+#include <set>
 #include <string>
 
 namespace xcuda::cpu {
@@ -67,6 +69,16 @@ struct DeviceMemory::State {
     std::size_t quarantined_bytes = 0;
     std::size_t used = 0;
     std::uint64_t next_serial = 1;
+    std::set<std::uint64_t> unwritten;  // bases of live allocations with a shadow
+
+    // Drops the shadow of the allocation at `base` when every byte is written; true if it did.
+    bool settle(std::uint64_t base) {
+        Allocation& a = live.at(base).allocation;
+        if (!a.unwritten->complete()) return false;
+        a.unwritten.reset();
+        unwritten.erase(base);
+        return true;
+    }
 
     // First fit, from the lowest address: the base of `bytes` carved out of a free range, or 0.
     std::uint64_t carve(std::uint64_t bytes) {
@@ -121,7 +133,7 @@ DeviceMemory::DeviceMemory(std::size_t capacity, std::size_t quarantine_bytes) :
 
 DeviceMemory::~DeviceMemory() { munmap(reinterpret_cast<void*>(begin_), capacity_); }
 
-std::uint64_t DeviceMemory::allocate(std::size_t bytes, Allocation::Kind kind, std::string label) {
+std::uint64_t DeviceMemory::allocate(std::size_t bytes, Allocation::Kind kind, std::string label, bool written) {
     if (bytes == 0 || bytes > capacity_) return 0;
     const std::uint64_t need = block_bytes(bytes);
     std::lock_guard<std::mutex> lock(mutex_);
@@ -143,7 +155,11 @@ std::uint64_t DeviceMemory::allocate(std::size_t bytes, Allocation::Kind kind, s
     std::memset(reinterpret_cast<void*>(tail_begin), 0, end - tail_begin);
 
     State::Block block;
-    block.allocation = Allocation{base, bytes, kind, std::move(label), s.next_serial++};
+    block.allocation = Allocation{base, bytes, kind, std::move(label), s.next_serial++, nullptr};
+    if (!written) {
+        block.allocation.unwritten = std::make_shared<InitShadow>(base, bytes);
+        s.unwritten.insert(base);
+    }
     block.bytes = need;
     s.live.emplace(base, std::move(block));
     s.used += need;
@@ -157,8 +173,11 @@ DeviceMemory::FreeResult DeviceMemory::free(std::uint64_t base) {
     auto it = s.live.find(base);
     if (it == s.live.end()) return FreeResult::not_allocated;
     s.used -= it->second.bytes;
+    s.unwritten.erase(base);
+    it->second.allocation.unwritten.reset();  // a use after free is found by the quarantine
     const Allocation::Kind kind = it->second.allocation.kind;
-    if (kind == Allocation::Kind::launch_parameters || kind == Allocation::Kind::workspace) {
+    if (kind == Allocation::Kind::launch_parameters || kind == Allocation::Kind::workspace ||
+        kind == Allocation::Kind::device_heap) {
         // The engine's own memory, freed after every launch: a use after free of it is the
         // engine's bug, not a kernel's, and quarantining it would crowd out the user's frees.
         s.release(it->second);
@@ -175,6 +194,44 @@ DeviceMemory::FreeResult DeviceMemory::free(std::uint64_t base) {
     }
     table_.reset();
     return FreeResult::freed;
+}
+
+void DeviceMemory::mark_written(std::uint64_t address, std::size_t bytes) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    State& s = *state_;
+    auto it = s.live.upper_bound(address);
+    if (it == s.live.begin()) return;
+    --it;
+    Allocation& a = it->second.allocation;
+    if (!a.unwritten || address - a.base >= a.size) return;
+    if (address == a.base && bytes >= a.size) {  // the whole allocation (to_device, zeros): no shadow to fill and scan
+        a.unwritten.reset();
+        s.unwritten.erase(a.base);
+        table_.reset();
+        return;
+    }
+    a.unwritten->mark(address, std::min<std::uint64_t>(bytes, a.size - (address - a.base)));
+    if (s.settle(a.base)) table_.reset();
+}
+
+void DeviceMemory::settle_written() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    State& s = *state_;
+    bool changed = false;
+    for (auto it = s.unwritten.begin(); it != s.unwritten.end();) {
+        const std::uint64_t base = *it++;  // settle() may erase it
+        changed = s.settle(base) || changed;
+    }
+    if (changed) table_.reset();
+}
+
+void DeviceMemory::forget_unwritten() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    State& s = *state_;
+    if (s.unwritten.empty()) return;
+    for (std::uint64_t base : s.unwritten) s.live.at(base).allocation.unwritten.reset();
+    s.unwritten.clear();
+    table_.reset();
 }
 
 std::size_t DeviceMemory::used() const {

@@ -14,13 +14,17 @@
 
 namespace xcuda::cpu {
 
+class InitShadow;  // init_shadow.hpp
+
 struct Allocation {
-    enum class Kind : std::uint8_t { device, module_variable, launch_parameters, workspace };
+    enum class Kind : std::uint8_t { device, module_variable, launch_parameters, workspace, device_heap };
     std::uint64_t base = 0;
     std::uint64_t size = 0;  // bytes asked for (the red zone after it is not part of it)
     Kind kind = Kind::device;
     std::string label;         // module_variable: the variable's PTX name
     std::uint64_t serial = 0;  // 1, 2, ... in allocation order
+    // The bytes written so far, while some are not (memory from cuMemAlloc); nullptr: all are.
+    std::shared_ptr<InitShadow> unwritten;
 };
 
 // An immutable view of the allocations at one moment: a launch takes one when it starts (cuMemFree
@@ -56,12 +60,22 @@ public:
     // 256-byte aligned, zero-filled, followed by a red zone; 0 when the arena has no room
     // (CUDA_ERROR_OUT_OF_MEMORY), even after the quarantine gave its space back. `bytes` 0 is an
     // error of the caller's (the driver's cuMemAlloc answers INVALID_VALUE before asking).
-    std::uint64_t allocate(std::size_t bytes, Allocation::Kind kind = Allocation::Kind::device, std::string label = {});
+    // `written` false: its bytes count as unwritten until a copy, memset or kernel writes them (what
+    // cuMemAlloc gives; the uninitialised-read check reads them).
+    std::uint64_t allocate(std::size_t bytes, Allocation::Kind kind = Allocation::Kind::device, std::string label = {},
+                           bool written = true);
     enum class FreeResult { freed, not_allocated };
     // Frees the allocation that starts at `base`: device allocations and module variables are
     // quarantined (their pages given back when they leave it), launch parameters and workspace
     // are free space again at once.
     FreeResult free(std::uint64_t base);
+
+    // A copy or memset wrote [address, address + bytes) (inside one allocation).
+    void mark_written(std::uint64_t address, std::size_t bytes);
+    // After a launch: allocations its stores wrote completely drop their shadows.
+    void settle_written();
+    // After a launch without checks (its stores were not marked): every byte counts as written.
+    void forget_unwritten();
 
     std::size_t capacity() const noexcept { return capacity_; }
     std::size_t used() const;  // bytes of live allocations, red zones and alignment included

@@ -42,8 +42,22 @@ const char* space_text(MemorySpace s) {
 
 std::string region_text(const Finding& f) {
     const Region& r = f.region;
-    if (r.kind == Region::Kind::none) return "no allocation near it";
-    std::string what = r.kind == Region::Kind::variable ? "variable " + r.variable
+    if (r.kind == Region::Kind::none) {
+        if (f.pointer.kind == PointerSource::Kind::unknown)
+            return f.detail.empty() ? "no allocation near it" : f.detail;
+        std::ostringstream s;
+        s << (f.pointer.kind == PointerSource::Kind::parameter
+                  ? "kernel parameter " + std::to_string(f.pointer.parameter)
+                  : "variable " + f.pointer.variable);
+        if (f.pointer.value == 0) {
+            s << " is a null pointer";
+        } else {
+            s << " holds 0x" << std::hex << f.pointer.value << std::dec << ", an address no allocation covers";
+        }
+        return s.str();
+    }
+    std::string what = r.kind == Region::Kind::heap_block ? std::string("a device-heap block")
+                       : r.kind == Region::Kind::variable ? "variable " + r.variable
                        : r.parameter >= 0
                            ? "the allocation kernel parameter " + std::to_string(r.parameter) + " points into"
                            : "an allocation";
@@ -88,6 +102,15 @@ std::string Failure::report() const {
               << (f.detail.empty() ? "" : " (" + f.detail + ")") << "; run this kernel on a GPU";
             break;
         case FindingKind::invalid_operation: s << "Invalid operation: " << f.detail; break;
+        case FindingKind::uninitialised_read:
+            s << "Uninitialized " << space_text(f.space) << " memory " << access_text(f.access) << " of size " << f.size
+              << " bytes at 0x" << std::hex << f.address << std::dec << ": " << region_text(f) << " (" << f.detail
+              << ")";
+            break;
+        case FindingKind::invalid_free:
+            s << "Malloc/Free error: " << f.detail << ": free(0x" << std::hex << f.address << std::dec << ")"
+              << (f.region.kind == Region::Kind::none ? "" : ", " + region_text(f));
+            break;
     }
     s << "\n    at " << f.where.str() << " in " << f.function;
     if (!f.instruction.empty() && f.kind != FindingKind::unsupported) s << ": " << f.instruction;

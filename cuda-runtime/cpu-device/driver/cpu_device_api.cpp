@@ -1,4 +1,5 @@
 // The CPU device's own API (cpu_device.hpp): what a real driver has no call for.
+#include "context_state.hpp"
 #include "scheduler.hpp"
 #include "settings.hpp"
 
@@ -11,6 +12,11 @@ namespace xcuda::cpu {
 std::shared_ptr<const Failure> take_failure() { return driver::detail::Scheduler::instance().take_failure(); }
 
 void cancel_launches() { driver::detail::Scheduler::instance().cancel_launches(); }
+
+bool is_device_memory(std::uint64_t address) {
+    if (driver::detail::require_initialized() != CUDA_SUCCESS) return false;
+    return driver::detail::device_memory().table()->containing(address) != nullptr;
+}
 
 void set_checks(bool on) { driver::detail::settings().checks = on; }
 bool checks() { return driver::detail::settings().checks; }

@@ -151,6 +151,7 @@ CUresult prepare_launch(const LaunchRequest& r, KernelLaunch& launch) {
         return CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
 
     if (CUresult rc = pack_parameters(r, info, launch.params); rc != CUDA_SUCCESS) return rc;
+    launch.argument_extents = LaunchArgumentExtents::current();
     launch.function = std::move(f);
     static_cast<LaunchShape&>(launch) = LaunchShape{grid, block, cluster, r.shared_bytes, cooperative};
     return CUDA_SUCCESS;
@@ -164,6 +165,7 @@ Outcome run_kernel(const KernelLaunch& launch, const std::atomic<bool>& cancel) 
     spec.kernel = &launch.function->info();
     spec.params = launch.params;
     spec.memory = &device_memory();
+    spec.argument_extents = launch.argument_extents;
     RunOptions options;
     options.checks = s.checks.load();
     options.deterministic = s.deterministic.load();

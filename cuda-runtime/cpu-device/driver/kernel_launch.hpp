@@ -18,7 +18,8 @@ namespace xcuda::cpu::driver::detail {
 
 struct KernelLaunch : LaunchShape {
     std::shared_ptr<Function> function;
-    std::vector<std::byte> params;  // packed at the kernel's parameter offsets
+    std::vector<std::byte> params;                 // packed at the kernel's parameter offsets
+    std::vector<ArgumentExtent> argument_extents;  // LaunchArgumentExtents of the launching thread
 };
 
 // What cuLaunchKernel(Ex) and a kernel node's parameters describe.

@@ -105,7 +105,9 @@ const void* device_address(CUdeviceptr p) { return reinterpret_cast<const void*>
 CUresult cuMemAlloc(CUdeviceptr* dptr, size_t bytesize) {
     if (CUresult rc = require_context(); rc != CUDA_SUCCESS) return rc;
     if (dptr == nullptr || bytesize == 0) return CUDA_ERROR_INVALID_VALUE;
-    const std::uint64_t base = device_memory().allocate(bytesize);
+    // Unwritten until a copy, memset or kernel writes it: reading it first is an uninitialised
+    // read, as compute-sanitizer's initcheck says of cudaMalloc'ed memory.
+    const std::uint64_t base = device_memory().allocate(bytesize, Allocation::Kind::device, {}, false);
     if (base == 0) return CUDA_ERROR_OUT_OF_MEMORY;
     *dptr = base;
     return CUDA_SUCCESS;

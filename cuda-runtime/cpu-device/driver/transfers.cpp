@@ -55,6 +55,7 @@ Outcome perform(const Transfer& t) {
     } else {
         std::memmove(t.dst, t.staged ? t.staged->data() : t.src, t.bytes);
     }
+    if (t.dst_on_device) device_memory().mark_written(reinterpret_cast<std::uint64_t>(t.dst), t.bytes);
     return {};
 }
 

@@ -2,7 +2,9 @@
 // the module's variables and shared window. The instructions themselves are decoded by the
 // families that registered their opcodes (ops_*.cpp).
 #include "decode.hpp"
+#include "address_sources.hpp"
 #include "function_decoder.hpp"
+#include "shared_layout.hpp"
 #include "special_registers.hpp"
 
 #include <algorithm>
@@ -72,6 +74,8 @@ const OpTable& op_table() {
     return table;
 }
 
+}  // namespace
+
 std::size_t variable_element_bytes(const ptx::Variable& v) {
     const Ty t = parse_type(v.type);
     const unsigned size = t == Ty::pred ? 1 : type_size(t);
@@ -88,6 +92,8 @@ std::size_t variable_align(const ptx::Variable& v) {
     if (v.align > 0) return static_cast<std::size_t>(v.align);
     return std::max<std::size_t>(1, variable_element_bytes(v));
 }
+
+namespace {
 
 std::string operand_text(const ptx::Operand& o) {
     using K = ptx::Operand::Kind;
@@ -137,25 +143,8 @@ void decode_variables(const ptx::Module& module, Program& p) {
     p.files = module.files;
     p.ptx_version = module.version_major * 10 + module.version_minor;
     p.target = module.target;
-    std::uint32_t shared_end = reserved_shared_bytes;
-    std::vector<const ptx::Variable*> dynamic_shared;
-    auto add_shared = [&](const ptx::Variable& v) {
-        const bool dynamic = v.is_extern || (!v.dims.empty() && v.dims.back() == 0);
-        if (dynamic) {
-            dynamic_shared.push_back(&v);
-            return;
-        }
-        const auto align = static_cast<std::uint32_t>(variable_align(v));
-        shared_end = align_up(shared_end, align);
-        p.shared.push_back({v.name, shared_end, static_cast<std::uint32_t>(variable_bytes(v))});
-        shared_end += static_cast<std::uint32_t>(variable_bytes(v));
-    };
     for (const ptx::Variable& v : module.variables) {
-        if (v.space == ptx::Space::shared) {
-            add_shared(v);
-            continue;
-        }
-        if (v.space != ptx::Space::global && v.space != ptx::Space::const_) continue;
+        if (v.space != ptx::Space::global && v.space != ptx::Space::const_) continue;  // .shared: shared_layout.cpp
         ModuleVariable mv;
         mv.name = v.name;
         mv.space = v.space;
@@ -176,17 +165,6 @@ void decode_variables(const ptx::Module& module, Program& p) {
         }
         p.variables.push_back(std::move(mv));
     }
-    for (const ptx::Function& f : module.functions) {
-        for (const ptx::Statement& s : f.body) {
-            if (s.kind == ptx::Statement::Kind::variable && s.variable.space == ptx::Space::shared)
-                add_shared(s.variable);
-        }
-    }
-    p.static_shared_bytes = shared_end;
-    // Dynamic shared memory (extern .shared arrays) begins after the static part; all of them
-    // alias, as CUDA's `extern __shared__` arrays do.
-    const std::uint32_t dynamic_offset = align_up(shared_end, 16);
-    for (const ptx::Variable* v : dynamic_shared) p.shared.push_back({v->name, dynamic_offset, 0});
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -323,6 +301,8 @@ std::string FunctionDecoder::where() const {
     return "PTX line " + std::to_string(current_ != nullptr ? current_->source_line : function_.source_line) + ": ";
 }
 
+FunctionDecoder::~FunctionDecoder() = default;
+
 std::uint32_t FunctionDecoder::new_site(const ptx::Instruction& in) {
     Site s;
     s.function = index_;
@@ -330,6 +310,10 @@ std::uint32_t FunctionDecoder::new_site(const ptx::Instruction& in) {
     s.text = instruction_text(in);
     s.opcode = in.opcode;
     for (const auto& x : in.suffixes) s.opcode += "." + x;
+    if (in.opcode == "ld" || in.opcode == "ldu" || in.opcode == "st" || in.opcode == "atom" || in.opcode == "red") {
+        if (!tracer_) tracer_ = std::make_unique<AddressTracer>(function_, kernel_params_, symbols_);
+        s.address_sources = tracer_->sources(in);
+    }
     program_.sites.push_back(std::move(s));
     return static_cast<std::uint32_t>(program_.sites.size() - 1);
 }
@@ -383,7 +367,7 @@ void FunctionDecoder::run() {
                     declare_param(st.variable, nullptr);
                 } else if (st.variable.space == ptx::Space::local) {
                     declare_local(st.variable);
-                }  // .shared: laid out by decode_variables; .global/.const in a body are module-scope
+                }  // .shared: laid out by shared_layout.cpp; .global/.const in a body are module-scope
                 break;
             case K::label: labels_[st.label] = static_cast<std::uint32_t>(program_.code.size()); break;
             case K::branch_targets: {
@@ -750,7 +734,6 @@ void decode_functions(const ptx::Module& module, Program& program,
         symbols.addresses[v.name] = {variable_addresses[i],
                                      v.space == ptx::Space::const_ ? MemorySpace::constant : MemorySpace::global};
     }
-    for (const SharedVariable& s : program.shared) symbols.shared_offsets[s.name] = s.offset;
     // Every function is known before any body is decoded: calls may name later functions.
     std::vector<const ptx::Function*> bodies;
     for (const ptx::Function& f : module.functions) {
@@ -768,8 +751,12 @@ void decode_functions(const ptx::Module& module, Program& program,
             bodies[it->second] = &f;
         }
     }
+    plan_shared_layouts(module, program);
     for (std::size_t i = 0; i < bodies.size(); ++i) {
         if (bodies[i] == nullptr) continue;
+        // Each function's code addresses shared variables where its layout puts them.
+        symbols.shared_offsets.clear();
+        for (const SharedVariable& s : program.shared_layouts[i].variables) symbols.shared_offsets[s.name] = s.offset;
         FunctionDecoder d(module, *bodies[i], program, static_cast<std::uint32_t>(i), symbols);
         d.run();
     }

@@ -3,6 +3,7 @@
 #include "device_heap.hpp"
 #include "device_runtime.hpp"
 #include "memory_access.hpp"
+#include "memory_checks.hpp"
 #include "scheduler.hpp"
 
 #include <cinttypes>
@@ -230,23 +231,51 @@ void assert_fail(Exec& x, const CallSite& call, U32 mask) {
     x.fail(std::move(f), lane, static_cast<U32>(__builtin_popcount(mask)), CUDA_ERROR_ASSERT);
 }
 
+SourceLocation call_location(const Exec& x) { return x.location_of(x.program->sites[x.code[x.pc].site].loc); }
+
 void device_malloc(Exec& x, const CallSite& call, U32 mask) {
-    for_lanes(mask, [&](unsigned lane) {
-        result<U64>(x, call, lane, DeviceHeap::instance().allocate(argument<U64>(x, call, 0, lane)));
-    });
+    HeapBlocks& heap = DeviceHeap::instance().blocks();
+    const SourceLocation at = call_location(x);
+    for_lanes(mask,
+              [&](unsigned lane) { result<U64>(x, call, lane, heap.allocate(argument<U64>(x, call, 0, lane), at)); });
+}
+
+// free() of a pointer malloc did not return, or of a block freed already: what compute-sanitizer
+// calls a Malloc/Free error. The finding says which, and the block or allocation concerned.
+void invalid_free(Exec& x, U64 p, unsigned lane, HeapBlocks::Freed why, const HeapBlock& block) {
+    Finding f;
+    f.kind = FindingKind::invalid_free;
+    f.space = MemorySpace::global;
+    f.address = p;
+    if (why == HeapBlocks::Freed::twice || why == HeapBlocks::Freed::inside_block) {
+        f.region.kind = Region::Kind::heap_block;
+        f.region.base = block.base;
+        f.region.size = block.size;
+        f.region.offset = static_cast<std::int64_t>(p - block.base);
+        f.region.allocated_at = block.allocated_at;
+        f.region.freed_at = block.freed_at;
+        f.detail = why == HeapBlocks::Freed::twice ? "double free" : "a pointer inside a block, not its start";
+    } else {
+        const AllocationTable& table = *x.launch->table;
+        const Allocation* a = table.containing(p);
+        if (a != nullptr && a->kind != Allocation::Kind::device_heap) {
+            f.region = region_of(x, *a, p);
+        }
+        f.detail = "not a pointer device malloc returned";
+    }
+    x.fail(std::move(f), lane, 1, CUDA_ERROR_LAUNCH_FAILED);
 }
 
 void device_free(Exec& x, const CallSite& call, U32 mask) {
+    HeapBlocks& heap = DeviceHeap::instance().blocks();
+    const SourceLocation at = call_location(x);
     for_lanes(mask, [&](unsigned lane) {
+        if (x.faulted) return;
         const U64 p = argument<U64>(x, call, 0, lane);
-        if (p != 0 && !DeviceHeap::instance().release(p)) {
-            Finding f;
-            f.kind = FindingKind::invalid_operation;
-            char hex[32];
-            std::snprintf(hex, sizeof hex, "0x%" PRIx64, p);
-            f.detail = std::string("free(") + hex + "): not a pointer device malloc returned, or freed twice";
-            x.fail(std::move(f), lane, 1, CUDA_ERROR_LAUNCH_FAILED);
-        }
+        if (p == 0) return;  // free(NULL) does nothing
+        HeapBlock block;
+        const HeapBlocks::Freed why = heap.release(p, at, block);
+        if (why != HeapBlocks::Freed::freed) invalid_free(x, p, lane, why, block);
     });
 }
 

@@ -9,8 +9,12 @@ DeviceHeap& DeviceHeap::instance() {
 
 bool DeviceHeap::ensure(DeviceMemory& memory) {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (base_ != 0) return true;
-    base_ = memory.allocate(size_, Allocation::Kind::workspace, "device malloc heap");
+    if (base_ != 0 && memory_ == &memory && arena_ == memory.arena_begin()) return true;
+    // The first heap, or device memory made anew (each test engine has its own): a new region.
+    memory_ = &memory;
+    arena_ = memory.arena_begin();
+    base_ = memory.allocate(size_, Allocation::Kind::device_heap, "device malloc heap");
+    if (base_ != 0) blocks_.reset(base_, base_ + size_);
     return base_ != 0;
 }
 
@@ -22,25 +26,6 @@ void DeviceHeap::set_size(std::size_t bytes) {
 std::size_t DeviceHeap::size() const {
     std::lock_guard<std::mutex> lock(mutex_);
     return size_;
-}
-
-std::uint64_t DeviceHeap::allocate(std::uint64_t bytes) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (base_ == 0 || bytes == 0) return 0;
-    bytes = (bytes + 15) & ~std::uint64_t{15};
-    std::uint64_t at = base_;  // first fit between the blocks in use
-    for (const auto& [start, size] : used_) {
-        if (start - at >= bytes) break;
-        at = start + size;
-    }
-    if (at + bytes > base_ + size_) return 0;
-    used_.emplace(at, bytes);
-    return at;
-}
-
-bool DeviceHeap::release(std::uint64_t address) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return used_.erase(address) == 1;
 }
 
 }  // namespace xcuda::cpu

@@ -1,12 +1,14 @@
 // The device heap that kernels' malloc and free use: one region of device memory, made the
 // first time a kernel that calls malloc is launched (CU_LIMIT_MALLOC_HEAP_SIZE, 8 MiB by
-// default, as on a GPU), shared by every launch of the process.
+// default, as on a GPU), shared by every launch of the process. Its blocks are kept and checked
+// by check/heap_blocks.hpp.
 #pragma once
 
 #include "../check/device_memory.hpp"
+#include "../check/heap_blocks.hpp"
 
+#include <atomic>
 #include <cstdint>
-#include <map>
 #include <mutex>
 
 namespace xcuda::cpu {
@@ -18,16 +20,15 @@ public:
     bool ensure(DeviceMemory& memory);
     void set_size(std::size_t bytes);  // takes effect when the region is made
     std::size_t size() const;
-    // 16-byte aligned; 0 when the heap is full (device malloc returns NULL).
-    std::uint64_t allocate(std::uint64_t bytes);
-    // false: not a block of this heap.
-    bool release(std::uint64_t address);
+    HeapBlocks& blocks() { return blocks_; }
 
 private:
     mutable std::mutex mutex_;
     std::size_t size_ = std::size_t{8} << 20;
     std::uint64_t base_ = 0;
-    std::map<std::uint64_t, std::uint64_t> used_;  // start -> bytes
+    const DeviceMemory* memory_ = nullptr;  // whose arena holds the region
+    std::uint64_t arena_ = 0;               // that arena's start (a new DeviceMemory may reuse the old one's address)
+    HeapBlocks blocks_;
 };
 
 }  // namespace xcuda::cpu

@@ -5,6 +5,7 @@
 
 #include "../check/device_memory.hpp"
 
+#include <xcuda/cpu/argument_extents.hpp>
 #include <xcuda/cpu/finding.hpp>
 #include <xcuda/cpu/access_trace.hpp>
 #include <xcuda/cpu/line_profile.hpp>
@@ -105,6 +106,7 @@ struct LaunchSpec : LaunchShape {
     std::vector<std::byte> params;  // packed as kernel->params says
     DeviceMemory* memory = nullptr;
     unsigned depth = 0;  // 0: launched from the host; a grid launched from the device is its parent's + 1
+    std::vector<ArgumentExtent> argument_extents;  // the arrays passed, as their caller knows them
 };
 
 struct RunOptions {

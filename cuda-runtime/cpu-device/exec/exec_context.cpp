@@ -29,12 +29,20 @@ void Exec::locate(Finding& f) const {
     f.function = program->functions[site.function].name;
 }
 
-void Exec::fail(Finding finding, unsigned lane, std::uint32_t lanes, CUresult code) {
-    faulted = true;
+Finding Exec::prepare(Finding finding, unsigned lane, std::uint32_t lanes) const {
     finding.thread = thread_of(lane);
     finding.block = cta->ctaid;
     finding.lanes = lanes;
     locate(finding);
+    return finding;
+}
+
+void Exec::fail(Finding finding, unsigned lane, std::uint32_t lanes, CUresult code) {
+    report(prepare(std::move(finding), lane, lanes), code);
+}
+
+void Exec::report(Finding finding, CUresult code) {
+    faulted = true;
     std::lock_guard<std::mutex> lock(launch->failure_mutex);
     if (!launch->failure) {
         auto f = std::make_shared<Failure>();

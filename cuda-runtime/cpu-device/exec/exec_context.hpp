@@ -21,6 +21,7 @@
 namespace xcuda::cpu {
 
 class SharedShadow;    // check/shared_race.hpp
+class SharedState;     // check/shared_state.hpp
 class DeviceRuntime;   // exec/device_runtime.hpp
 class AccessRecorder;  // access_trace.hpp
 
@@ -32,11 +33,12 @@ struct LaunchState {
     RunOptions options;
     const std::atomic<bool>* cancel = nullptr;
     std::shared_ptr<const AllocationTable> table;
-    std::uint64_t params_address = 0;         // the parameter buffer, an allocation of the arena
-    std::uint32_t dynamic_shared_offset = 0;  // where extern .shared arrays start in the CTA window
-    std::uint32_t shared_window_bytes = 0;    // static + dynamic
-    std::uint32_t local_stride = 0;           // bytes of local memory per thread
-    std::uint64_t grid_workspace = 0;         // cooperative launches: cooperative_groups' grid barrier word
+    std::uint64_t params_address = 0;             // the parameter buffer, an allocation of the arena
+    const SharedLayout* shared_layout = nullptr;  // the kernel's shared window
+    std::uint32_t dynamic_shared_offset = 0;      // where extern .shared arrays start in the CTA window
+    std::uint32_t shared_window_bytes = 0;        // static + dynamic
+    std::uint32_t local_stride = 0;               // bytes of local memory per thread
+    std::uint64_t grid_workspace = 0;             // cooperative launches: cooperative_groups' grid barrier word
     std::uint32_t threads_per_cta = 0, warps_per_cta = 0;
     DeviceRuntime* device_runtime = nullptr;  // when the program launches grids from the device
 
@@ -73,7 +75,8 @@ struct Cta {
     std::uint64_t barrier_epoch = 0;   // the race clock at its last barrier (race_clock.hpp)
     std::vector<std::uint32_t> warps;  // indices into the worker's warp array
     BarrierState barriers[16];
-    SharedShadow* shadow = nullptr;  // the race check's (nullptr with checks off)
+    SharedShadow* shadow = nullptr;       // the race check's (nullptr with checks off)
+    SharedState* shared_state = nullptr;  // the memory check's: written bytes, red zones (nullptr with checks off)
 };
 
 struct Exec {
@@ -123,6 +126,10 @@ struct Exec {
     // Records a finding for `lane` of the current instruction (the first one wins: the launch
     // stops) and marks the instruction faulted. Returns false so handlers can `return x.fail(...)`.
     void fail(Finding finding, unsigned lane, std::uint32_t lanes = 1, CUresult code = CUDA_ERROR_LAUNCH_FAILED);
+    // The finding fail() would record, without recording it (the thread, block and site filled in).
+    Finding prepare(Finding finding, unsigned lane, std::uint32_t lanes = 1) const;
+    // Records a finding prepare() made earlier, as fail() does (the first one wins).
+    void report(Finding finding, CUresult code);
     // The site (location, text, function) of the current instruction, filled into a finding.
     void locate(Finding& f) const;
     // A .loc as file names and lines.

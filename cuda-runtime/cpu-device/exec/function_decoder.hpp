@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -15,6 +16,8 @@
 #include <vector>
 
 namespace xcuda::cpu {
+
+class AddressTracer;  // address_sources.hpp
 
 // Module-scope symbols every function can name.
 struct ModuleSymbols {
@@ -25,6 +28,12 @@ struct ModuleSymbols {
     std::map<std::string, Address, std::less<>> addresses;             // .global / .const variables
     std::map<std::string, std::uint32_t, std::less<>> shared_offsets;  // .shared variables in the CTA window
 };
+
+// A declaration's bytes: of one element (a vector's components together), of the whole
+// variable, and its alignment (.align, else the element's).
+std::size_t variable_element_bytes(const ptx::Variable& v);
+std::size_t variable_bytes(const ptx::Variable& v);
+std::size_t variable_align(const ptx::Variable& v);
 
 // Where a kernel's parameters go in its parameter buffer (PTX's layout: each at its alignment).
 std::vector<ParamInfo> kernel_param_layout(const ptx::Function& kernel, std::size_t* total_bytes);
@@ -44,6 +53,7 @@ public:
 
     FunctionDecoder(const ptx::Module& module, const ptx::Function& function, Program& program, std::uint32_t index,
                     const ModuleSymbols& symbols);
+    ~FunctionDecoder();
     void run();
 
     Program& program() { return program_; }
@@ -96,6 +106,7 @@ private:
     std::vector<std::tuple<std::size_t, std::size_t, std::string>> table_fixups_;
     std::unordered_map<std::string, std::size_t> branch_table_names_;
 
+    std::unique_ptr<AddressTracer> tracer_;  // made at the first memory instruction
     const ptx::Instruction* current_ = nullptr;
     std::uint32_t site_ = 0;
     std::uint32_t guard_ = no_guard;

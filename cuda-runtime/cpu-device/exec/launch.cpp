@@ -3,6 +3,7 @@
 #include "access_trace.hpp"
 #include "device_heap.hpp"
 #include "device_runtime.hpp"
+#include "../check/argument_extents.hpp"
 #include "scheduler.hpp"
 #include "worker_pool.hpp"
 
@@ -130,11 +131,14 @@ LaunchOutcome run_launch(const LaunchSpec& spec, const RunOptions& options, cons
         L.device_runtime = runtime.get();
     }
     L.table = spec.memory->table();
+    if (options.checks && !spec.argument_extents.empty()) {
+        if (auto narrowed = narrowed_to_arguments(*L.table, spec.argument_extents)) L.table = std::move(narrowed);
+    }
     L.threads_per_cta = static_cast<std::uint32_t>(spec.block.count());
     L.warps_per_cta = (L.threads_per_cta + 31) / 32;
-    L.dynamic_shared_offset = align16(p.static_shared_bytes);
-    L.shared_window_bytes =
-        std::max<std::uint32_t>(p.static_shared_bytes, L.dynamic_shared_offset + spec.dynamic_shared_bytes);
+    L.shared_layout = &p.shared_layouts[static_cast<std::size_t>(spec.kernel->entry_index)];
+    L.dynamic_shared_offset = L.shared_layout->dynamic_offset;
+    L.shared_window_bytes = L.dynamic_shared_offset + spec.dynamic_shared_bytes;
     L.local_stride = local_stride(p, *spec.kernel);
     // Tracing counts too: its steps are recorded where the counts are made.
     const bool profile = options.profile || options.trace;
@@ -184,6 +188,13 @@ LaunchOutcome run_launch(const LaunchSpec& spec, const RunOptions& options, cons
     WorkerPool::instance().run(workers, job);
 
     if (L.grid_workspace != 0) spec.memory->free(L.grid_workspace);
+    // What the kernel wrote: with checks on its stores were marked; with checks off nobody knows,
+    // so no byte counts as unwritten any more (a later checked read is no false alarm).
+    if (options.checks) {
+        spec.memory->settle_written();
+    } else {
+        spec.memory->forget_unwritten();
+    }
     if (!L.printf_output.empty()) write_all(1, L.printf_output);
     if (L.printf_dropped > 0) {
         write_all(2, "xcuda CPU device: " + std::to_string(L.printf_dropped) +

@@ -1,6 +1,8 @@
 #include "memory_access.hpp"
 #include "../check/shared_race.hpp"
+#include "../check/shared_state.hpp"
 #include "access_trace.hpp"
+#include "memory_checks.hpp"
 #include "race_clock.hpp"
 
 #include <cstring>
@@ -22,6 +24,8 @@ int parameter_pointing_into(const Exec& x, std::uint64_t base, std::uint64_t siz
     }
     return -1;
 }
+
+}  // namespace
 
 Region region_of(const Exec& x, const Allocation& a, std::uint64_t address) {
     Region r;
@@ -48,31 +52,32 @@ Finding memory_finding(FindingKind kind, Access access, MemorySpace space, unsig
     return f;
 }
 
-// The shared variable at or before `offset` (its region), for reports.
+// The shared variable `offset` lies in or nearest to (a red zone lies between two: an overrun of
+// the one before it, unless it is nearer the start of the next), for reports.
 Region shared_region(const Exec& x, std::uint64_t offset) {
     Region r;
     const SharedVariable* best = nullptr;
-    for (const SharedVariable& v : x.program->shared) {
-        if (v.offset <= offset && (best == nullptr || v.offset >= best->offset)) best = &v;
+    std::uint64_t best_distance = 0;
+    for (const SharedVariable& v : x.launch->shared_layout->variables) {
+        const std::uint64_t size = v.bytes != 0 ? v.bytes : x.launch->shared_window_bytes - v.offset;
+        const std::uint64_t distance = offset < v.offset           ? v.offset - offset
+                                       : offset >= v.offset + size ? offset - (v.offset + size) + 1
+                                                                   : 0;
+        if (best == nullptr || distance < best_distance) {
+            best = &v;
+            best_distance = distance;
+        }
     }
     if (best == nullptr) return r;
     r.kind = Region::Kind::variable;
     r.variable = best->name;
     r.base = best->offset;
     r.size = best->bytes != 0 ? best->bytes : x.launch->shared_window_bytes - best->offset;
-    r.offset = static_cast<std::int64_t>(offset - best->offset);
+    r.offset = static_cast<std::int64_t>(offset) - static_cast<std::int64_t>(best->offset);
     return r;
 }
 
-Cta* cta_of_window(Exec& x, std::uint64_t offset) {
-    const std::uint64_t rank = offset >> cluster_rank_shift;
-    if (rank == 0) return x.cta;
-    // A cluster's CTAs run together on this worker, in rank order within their cluster.
-    const std::size_t first = x.cta - x.ctas->data() - x.cta->cluster_rank;
-    const std::size_t index = first + (rank - 1);
-    if (rank - 1 >= x.launch->spec->cluster.count() || index >= x.ctas->size()) return nullptr;
-    return &(*x.ctas)[index];
-}
+namespace {
 
 bool shared_checks(Exec& x, std::uint64_t offset, unsigned size, unsigned lane, Access access, Cta*& cta,
                    std::uint64_t& within) {
@@ -98,6 +103,9 @@ bool shared_checks(Exec& x, std::uint64_t offset, unsigned size, unsigned lane, 
         x.fail(std::move(f), lane, 1, CUDA_ERROR_MISALIGNED_ADDRESS);
         return false;
     }
+    // Bytes not all written (or a red zone): the memory checks mark, hold or report them.
+    if (cta->shared_state != nullptr && cta->shared_state->of(static_cast<std::uint32_t>(within), size) != 0)
+        return shared_state_checks(x, *cta, offset, within, size, lane, access);
     return true;
 }
 
@@ -136,6 +144,8 @@ std::byte* global_address_slow(Exec& x, std::uint64_t address, unsigned size, un
         return nullptr;
     }
     if (const Allocation* a = table.find(address, size)) {
+        if (a->kind == Allocation::Kind::device_heap) return heap_access(x, address, size, lane, access, space);
+        if (a->unwritten) return unwritten_access(x, *a, address, size, lane, access, space);
         if (x.trace != nullptr) return reinterpret_cast<std::byte*>(address);  // the next access must come here too
         x.ok_begin = a->base;
         x.ok_end = a->base + a->size;
@@ -148,10 +158,7 @@ std::byte* global_address_slow(Exec& x, std::uint64_t address, unsigned size, un
         x.fail(std::move(f), lane, 1, CUDA_ERROR_ILLEGAL_ADDRESS);
         return nullptr;
     }
-    Finding f = memory_finding(FindingKind::out_of_bounds, access, space, size, address);
-    if (const Allocation* near = table.nearest(address)) f.region = region_of(x, *near, address);
-    if (address == 0) f.detail = "a null pointer";
-    x.fail(std::move(f), lane, 1, CUDA_ERROR_ILLEGAL_ADDRESS);
+    outside_every_allocation(x, address, size, lane, access, space);
     return nullptr;
 }
 

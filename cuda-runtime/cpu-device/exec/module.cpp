@@ -108,7 +108,7 @@ std::shared_ptr<Module> Module::load(std::string_view ptx_text, DeviceMemory& me
             k.params = kernel_param_layout(f, &k.param_bytes);
             k.entry_index = static_cast<int>(p.function_index.at(f.name));
             const FunctionInfo& info = p.functions[static_cast<std::size_t>(k.entry_index)];
-            k.static_shared_bytes = p.static_shared_bytes - reserved_shared_bytes;
+            k.static_shared_bytes = p.shared_layouts[static_cast<std::size_t>(k.entry_index)].declared_bytes;
             k.local_bytes = info.local_bytes;
             k.const_bytes = const_bytes;
             auto rc = register_counts.find(f.name);

@@ -5,6 +5,7 @@
 #include "decode.hpp"
 #include "lanes.hpp"
 #include "memory_access.hpp"
+#include "memory_checks.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -137,6 +138,10 @@ T apply(Op op, Kind kind, T old, T b, T c) {
     return std::max(old, b);
 }
 
+constexpr MemorySpace space_of(Where w) {
+    return w == Where::global ? MemorySpace::global : w == Where::shared ? MemorySpace::shared : MemorySpace::generic;
+}
+
 template <class T>
 T atomic_rmw(std::byte* p, Op op, Kind kind, T b, T c) {
     T* target = reinterpret_cast<T*>(p);
@@ -162,6 +167,10 @@ void atom(Exec& x, const Inst& in, U32 mask) {
         mask &= mask - 1;
         const U64 base = in.size == 8 ? x.reg<U64>(in.op[3])[l] : in.size == 4 ? U64{x.reg<U32>(in.op[3])[l]} : 0u;
         const U64 address = base + static_cast<U64>(in.imm);
+        if (x.checks && op != Op::exch && !(W == Where::global && address >= x.ok_begin && address < x.ok_end) &&
+            !atomic_operand_written(x, address, sizeof(T), l, space_of(W))) {
+            return;
+        }
         std::byte* p = nullptr;
         if constexpr (W == Where::global) p = global_address(x, address, sizeof(T), l, Access::atomic);
         if constexpr (W == Where::shared) p = shared_address(x, address, sizeof(T), l, Access::atomic);

@@ -2,6 +2,7 @@
 // acquire/release forms), address conversion between spaces (cvta, isspacep), and the memory
 // instructions that only hint (prefetch, cache policies) or complete at once here (cp.async).
 #include "../check/shared_race.hpp"
+#include "../check/shared_state.hpp"
 #include "decode.hpp"
 #include "lanes.hpp"
 #include "memory_access.hpp"
@@ -180,16 +181,25 @@ bool load_shared_fast(Exec& x, const Inst& in, U32 mask) {
         const auto syncs = static_cast<std::uint16_t>(x.warp->warp_syncs);
         const std::uint32_t first = x.warp->first_thread;
         const std::uint64_t now = *x.epochs, horizon = race_horizon(x);
-        bool clean = true;
-        for_lanes(mask, [&](unsigned l) {
-            if (!clean) return;
+        // A red zone or a byte nobody wrote: the per-lane path reports (or holds) it.
+        const SharedState* state = cta.shared_state;
+        auto clean = [&](std::uint32_t word, unsigned l) {
+            return (state == nullptr || state->word_written(word)) &&
+                   cta.shadow->read_word(word, static_cast<std::uint16_t>(first + l), syncs, x.pc, now, horizon);
+        };
+        const unsigned words = size / 4;
+        for (U32 m = mask; m != 0;) {
+            const unsigned l = first_lane(m);
+            m &= m - 1;
             const auto word = static_cast<std::uint32_t>(offsets[l] / 4);
-            for (unsigned w = 0; w < size / 4 && clean; ++w) {
-                clean =
-                    cta.shadow->read_word(word + w, static_cast<std::uint16_t>(first + l), syncs, x.pc, now, horizon);
+            if (words == 1) {  // the common case, without the loop
+                if (!clean(word, l)) return false;
+                continue;
             }
-        });
-        if (!clean) return false;
+            for (unsigned w = 0; w < words; ++w) {
+                if (!clean(word + w, l)) return false;
+            }
+        }
     }
     const std::byte* window = cta.shared;
     for_lanes(mask, [&](unsigned l) {

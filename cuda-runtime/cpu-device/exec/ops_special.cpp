@@ -121,7 +121,8 @@ void read_dynamic_smem(Exec& x, const Inst& in, U32 m) {
     write_all<U32>(x, in, m, [=](unsigned) { return v; });
 }
 void read_total_smem(Exec& x, const Inst& in, U32 m) {
-    const U32 v = x.launch->shared_window_bytes - reserved_shared_bytes;  // the program's, as declared
+    // As declared: the kernel's variables and the launch's dynamic bytes (no reserved part, no red zones).
+    const U32 v = static_cast<U32>(x.launch->kernel->static_shared_bytes) + x.launch->spec->dynamic_shared_bytes;
     write_all<U32>(x, in, m, [=](unsigned) { return v; });
 }
 void read_cluster_ctaid(Exec& x, const Inst& in, U32 m) {

@@ -56,12 +56,22 @@ struct Inst {
     std::uint32_t site = 0;                    // Program::sites index: function, source location, text
 };
 
+// A pointer a memory instruction's address is computed from (exec/address_sources.cpp).
+struct AddressSource {
+    enum class Kind : std::uint8_t { parameter, variable } kind = Kind::parameter;
+    std::uint32_t index = 0;    // parameter: the kernel parameter's index
+    std::uint32_t offset = 0;   // parameter: where the pointer lies in the parameter buffer
+    std::uint64_t address = 0;  // variable: where the pointer lies in device memory
+    std::string name;           // variable: its PTX name
+};
+
 // Where an instruction came from, for reports and the line profile.
 struct Site {
     std::uint32_t function = 0;  // Program::functions index
     ptx::Loc loc;
-    std::string text;    // the PTX instruction as written, e.g. "ld.global.f32 %f2, [%rd6]"
-    std::string opcode;  // with its suffixes, e.g. "ld.global.f32"
+    std::string text;                            // the PTX instruction as written, e.g. "ld.global.f32 %f2, [%rd6]"
+    std::string opcode;                          // with its suffixes, e.g. "ld.global.f32"
+    std::vector<AddressSource> address_sources;  // memory instructions: the pointers their address may be based on
 };
 
 // A variable in the param space of a function or call sequence: per-lane storage in the frame.
@@ -137,11 +147,22 @@ struct ModuleVariable {
 inline constexpr std::uint32_t reserved_shared_bytes = 1024;
 inline constexpr std::uint32_t reserved_shared_offset_1 = 512;  // cooperative groups' (needs 288 bytes)
 
-// A shared variable of the CTA window, and the symbol's offset in it (for race reports).
+// A shared variable of the CTA window, and the symbol's offset in it (for reports).
 struct SharedVariable {
     std::string name;
     std::uint32_t offset = 0;
     std::uint32_t bytes = 0;  // 0 for the extern (dynamic) array
+};
+
+// A kernel's shared window (exec/shared_layout.cpp): the reserved part, then the shared variables
+// the kernel uses, each followed by a red zone that belongs to no variable, then dynamic shared
+// memory. The red zones are the CPU device's own: sizes reported (attributes, occupancy, the
+// profile) are the variables' alone, as ptxas counts them.
+struct SharedLayout {
+    std::vector<SharedVariable> variables;                 // at their offsets in the window; extern arrays last
+    std::uint32_t dynamic_offset = reserved_shared_bytes;  // where dynamic shared memory starts
+    std::uint32_t declared_bytes = 0;                      // the variables' bytes, aligned, without red zones
+    std::vector<std::uint8_t> check_state;                 // [0, dynamic_offset) at a CTA's start (SharedByte)
 };
 
 // What a function's "address" is on this device (mov.u64 %rd, func; call through a pointer): a
@@ -159,9 +180,9 @@ struct Program {
     std::vector<std::vector<std::uint32_t>> branch_tables;  // brx.idx targets (pcs)
     std::vector<std::string> unsupported_reasons;           // Flow::unsupported's imm indexes this
     std::vector<ModuleVariable> variables;                  // .global and .const, placed in device memory at load
-    std::vector<SharedVariable> shared;  // the CTA's shared window: module- and function-scope .shared
-    std::uint32_t static_shared_bytes =
-        0;  // the window's reserved and static parts (dynamic shared memory follows, aligned to 16)
+    // By function index: a kernel's window, and the offsets a function's code uses (one layout
+    // for the module when a non-inlined function uses shared memory).
+    std::vector<SharedLayout> shared_layouts;
     std::map<int, std::string> files;  // .file index -> name
     bool uses_device_heap = false;     // a kernel calls malloc or free
     bool uses_device_runtime = false;  // a kernel launches grids from the device (device_runtime.hpp)

@@ -1,6 +1,7 @@
 // A launch: its units of work (a CTA, a cluster, or a cooperative grid) shared out to the worker
 // threads; each unit's warps interleaved on its worker, barriers completed, and the waits that
 // can never complete reported.
+#include "memory_checks.hpp"
 #include "scheduler.hpp"
 #include "worker_pool.hpp"
 
@@ -192,6 +193,10 @@ bool complete_barriers(Exec& x, WorkerState& ws, std::vector<Cta>& ctas) {
             }
             state.arrived = 0;
             cta.barrier_epoch = ++ws.epochs;  // accesses on either side are ordered
+            if (cta.shared_state != nullptr) {
+                report_held_read(x, cta);
+                if (x.faulted) return false;
+            }
             progress = true;
         }
     }
@@ -331,6 +336,7 @@ void run_unit(Exec& x, WorkerState& ws, const std::vector<std::uint64_t>& blocks
         ws.shared_bytes = bytes;
     }
     while (ws.shadows.size() < n) ws.shadows.push_back(std::make_unique<SharedShadow>());
+    while (ws.shared_states.size() < n) ws.shared_states.push_back(std::make_unique<SharedState>());
     const std::size_t local_needed = n * wpc * 32 * std::size_t{L.local_stride};
     if (ws.local_bytes < local_needed) {
         ws.local = aligned_bytes(local_needed);
@@ -349,6 +355,11 @@ void run_unit(Exec& x, WorkerState& ws, const std::vector<std::uint64_t>& blocks
         if (x.checks) {
             ws.shadows[c]->resize(L.shared_window_bytes);
             cta.shadow = ws.shadows[c].get();
+            // A kernel without shared variables has a window of the reserved part alone: nothing to check.
+            if (L.shared_window_bytes > L.shared_layout->check_state.size() || !L.shared_layout->variables.empty()) {
+                ws.shared_states[c]->start(L.shared_layout->check_state, L.shared_window_bytes);
+                cta.shared_state = ws.shared_states[c].get();
+            }
         }
         for (std::uint32_t wi = 0; wi < wpc; ++wi) {
             const std::size_t index = c * wpc + wi;
@@ -401,6 +412,11 @@ void run_unit(Exec& x, WorkerState& ws, const std::vector<std::uint64_t>& blocks
             break;
         }
         if (x.faulted) break;
+    }
+    if (!x.faulted && !L.stop.load(std::memory_order_relaxed)) {
+        for (Cta& cta : ws.ctas) {
+            if (cta.shared_state != nullptr) report_held_read(x, cta);
+        }
     }
     for (Warp& w : ws.warps) give_back_frames(x, ws, w);
 }

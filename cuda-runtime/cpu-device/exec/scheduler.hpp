@@ -4,6 +4,7 @@
 
 #include "exec_context.hpp"
 #include "../check/shared_race.hpp"
+#include "../check/shared_state.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -41,10 +42,11 @@ private:
 struct WorkerState {
     std::vector<Warp> warps;
     std::vector<Cta> ctas;
-    std::vector<AlignedBytes> shared;                    // one window per CTA slot
-    std::size_t shared_bytes = 0;                        // each window's size
-    std::vector<std::unique_ptr<SharedShadow>> shadows;  // one per CTA slot
-    AlignedBytes local;                                  // every warp's local windows
+    std::vector<AlignedBytes> shared;                         // one window per CTA slot
+    std::size_t shared_bytes = 0;                             // each window's size
+    std::vector<std::unique_ptr<SharedShadow>> shadows;       // one per CTA slot
+    std::vector<std::unique_ptr<SharedState>> shared_states;  // one per CTA slot
+    AlignedBytes local;                                       // every warp's local windows
     std::size_t local_bytes = 0;
     FramePool frames;
     std::uint64_t epochs = 0;  // the race clock (race_clock.hpp)

@@ -24,8 +24,8 @@ bool is_space_word(const std::string& w) { return w == "__device__" || w == "__c
 
 // Words that say how a variable is stored or linked, not what it is.
 bool is_specifier(const std::string& w) {
-    return is_space_word(w) || w == "static" || w == "inline" || w == "constexpr" || w == "constinit" ||
-           w == "thread_local";
+    return is_space_word(w) || w == "__shared__" || w == "static" || w == "inline" || w == "constexpr" ||
+           w == "constinit" || w == "thread_local";
 }
 
 // Words followed by a parenthesised group that belongs to no declarator.
@@ -108,6 +108,7 @@ const char* space_word(MemorySpace s) {
     switch (s) {
         case MemorySpace::constant: return "__constant__";
         case MemorySpace::managed: return "__managed__";
+        case MemorySpace::shared: return "__shared__";
         case MemorySpace::device: break;
     }
     return "__device__";
@@ -141,7 +142,7 @@ void read_declarators(const std::vector<Token>& t, std::size_t b, std::size_t e,
     }
     // Everything but specifiers and attributes; the space words say which space.
     std::vector<Token> d;
-    bool constant = false, managed = false;
+    bool constant = false, managed = false, shared = false;
     for (; i < e; ++i) {
         const Token& tok = t[i];
         if (tok.kind == Kind::word && is_attribute_word(tok.text) && i + 1 < e && is(t[i + 1], "(")) {
@@ -151,11 +152,15 @@ void read_declarators(const std::vector<Token>& t, std::size_t b, std::size_t e,
         } else if (tok.kind == Kind::word && is_specifier(tok.text)) {
             constant = constant || tok.text == "__constant__";
             managed = managed || tok.text == "__managed__";
+            shared = shared || tok.text == "__shared__";
         } else {
             d.push_back(tok);
         }
     }
-    proto.space = constant ? MemorySpace::constant : managed ? MemorySpace::managed : MemorySpace::device;
+    proto.space = shared     ? MemorySpace::shared
+                  : constant ? MemorySpace::constant
+                  : managed  ? MemorySpace::managed
+                             : MemorySpace::device;
 
     bool first = true;
     std::vector<std::string> base;
@@ -355,6 +360,31 @@ std::vector<GlobalDecl> parse_globals(std::string_view source) {
             }
         }
         i = j + 1;
+    }
+    return out;
+}
+
+std::vector<GlobalDecl> parse_shared_variables(std::string_view source) {
+    const std::vector<Token> t = detail::tokenize_cpp(source);
+    std::vector<GlobalDecl> out;
+    const std::size_t n = t.size();
+    for (std::size_t i = 0; i < n; ++i) {
+        if (!is_word(t[i], "__shared__")) continue;
+        // The statement around it: back to the previous ';', '{' or '}', on to its ';'.
+        std::size_t b = i;
+        while (b > 0 && !is(t[b - 1], ";") && !is(t[b - 1], "{") && !is(t[b - 1], "}")) --b;
+        std::size_t e = i;
+        while (e < n && !is(t[e], ";")) {
+            if (is(t[e], "(") || is(t[e], "[") || is(t[e], "{")) {
+                e = skip_group(t, e, n);
+            } else {
+                ++e;
+            }
+        }
+        bool is_extern = false;
+        for (std::size_t k = b; k < e; ++k) is_extern = is_extern || is_word(t[k], "extern");
+        if (!is_extern && e > i + 1 && !declares_function(t, b, e)) read_declarators(t, b, e, {}, out);
+        i = e;
     }
     return out;
 }

@@ -1,5 +1,7 @@
 #include "display/kernel_check_report.hpp"
 
+#include <xcuda/compile/global_decls.hpp>
+
 #include <cxxabi.h>
 
 #include <cstdlib>
@@ -74,44 +76,161 @@ const char* space_name(cpu::MemorySpace s) {
     return "memory";
 }
 
-// "`out` (1000 elements of int, 4000 bytes)" and the element the offset is in.
-std::string region_text(const cpu::Finding& f, const KernelContext& k) {
+// A PTX variable name as the cell wrote it: a function's own (`_ZZ1kPfE4tile`, demangled
+// `k(float*)::tile`) is `tile`; one at namespace scope keeps its namespaces.
+std::string variable_name(const std::string& ptx_name) {
+    const std::string d = demangled(ptx_name);
+    const auto colons = d.rfind("::");
+    if (ptx_name.rfind("_ZZ", 0) == 0 && colons != std::string::npos) return d.substr(colons + 2);
+    return d;
+}
+
+// What a region is, in the cell's words: its name, and its elements where the cell says them.
+struct Described {
+    std::string name;          // "out", "tile"; "" for memory without one
+    std::string what;          // "`out`", "a 16-byte block device malloc returned at line 4"
+    std::size_t element = 0;   // bytes of one element; 0 when unknown
+    std::string element_type;  // "const float"
+};
+
+// The element type and size of a __shared__ or __device__ variable, from its declaration.
+void describe_variable(const std::string& name, const std::string& qualified, const KernelContext& k, Described& d) {
+    if (k.cell_source.empty()) return;
+    std::vector<compile::GlobalDecl> decls = compile::parse_shared_variables(k.cell_source);
+    for (auto& g : compile::parse_globals(k.cell_source)) decls.push_back(std::move(g));
+    for (const compile::GlobalDecl& g : decls) {
+        if (g.key() != qualified && g.name != name) continue;
+        const compile::ElementLayout layout = compile::element_layout(g.type);
+        if (layout.components == 0) return;
+        d.element = compile::scalar_size(layout.scalar) * static_cast<std::size_t>(layout.components);
+        d.element_type = g.type;
+        return;
+    }
+}
+
+int line_in_cell(const cpu::SourceLocation& at) { return cell_line_of(at); }
+
+Described describe(const cpu::Finding& f, const KernelContext& k) {
     const cpu::Region& r = f.region;
-    if (r.kind == cpu::Region::Kind::none) {
-        return f.detail.empty() ? "it is in no allocation of this device" : f.detail;
+    Described d;
+    if (r.kind == cpu::Region::Kind::heap_block) {
+        d.what = "a " + std::to_string(r.size) + "-byte block device malloc returned";
+        if (const int line = line_in_cell(r.allocated_at)) d.what += " at line " + std::to_string(line);
+        return d;
     }
-    std::string what;
-    std::size_t element = 0;
-    std::string element_type;
     if (r.kind == cpu::Region::Kind::variable) {
-        what = "`" + demangled(r.variable) + "`";
-    } else if (r.parameter >= 0 && k.decl != nullptr && static_cast<std::size_t>(r.parameter) < k.decl->params.size()) {
-        const compile::Param& p = k.decl->params[static_cast<std::size_t>(r.parameter)];
-        what = "`" + (p.name.empty() ? "parameter " + std::to_string(r.parameter) : p.name) + "`";
+        d.name = variable_name(r.variable);
+        d.what = "`" + d.name + "`";
+        describe_variable(d.name, demangled(r.variable), k, d);
+        return d;
+    }
+    const int parameter = r.parameter >= 0                                        ? r.parameter
+                          : f.pointer.kind == cpu::PointerSource::Kind::parameter ? f.pointer.parameter
+                                                                                  : -1;
+    if (parameter >= 0 && k.decl != nullptr && static_cast<std::size_t>(parameter) < k.decl->params.size()) {
+        const compile::Param& p = k.decl->params[static_cast<std::size_t>(parameter)];
+        d.name = p.name.empty() ? "parameter " + std::to_string(parameter) : p.name;
+        d.what = "`" + d.name + "`";
         if (p.kind == compile::ParamKind::pointer && p.pointer_depth == 1) {
-            element = compile::scalar_size(p.scalar);
-            element_type = p.pointee;
+            d.element = compile::scalar_size(p.scalar);
+            d.element_type = p.pointee;
         }
-    } else if (r.parameter >= 0) {
-        what = "the array kernel parameter " + std::to_string(r.parameter) + " points to";
+    } else if (parameter >= 0) {
+        d.what = "the array kernel parameter " + std::to_string(parameter) + " points to";
     } else {
-        what = "an allocation no parameter of this launch points to";
+        d.what = "an allocation no parameter of this launch points to";
     }
-    std::string size = std::to_string(r.size) + " bytes";
-    if (element > 0) size = std::to_string(r.size / element) + " elements of " + element_type + ", " + size;
+    return d;
+}
+
+// "(240 elements of const float, 960 bytes)"
+std::string size_text(const Described& d, std::uint64_t bytes) {
+    if (d.element == 0) return "(" + std::to_string(bytes) + " bytes)";
+    return "(" + std::to_string(bytes / d.element) + " elements of " + d.element_type + ", " + std::to_string(bytes) +
+           " bytes)";
+}
+
+// "a[240] is 0 bytes past the end of `a` (240 elements of float, 960 bytes)": where in (or
+// beside) the region `offset` lies, with the element a named array has there.
+std::string region_text(const cpu::Finding& f, const KernelContext& k, std::int64_t offset) {
+    const cpu::Region& r = f.region;
+    const Described d = describe(f, k);
     std::string where;
-    if (r.offset < 0) {
-        where = std::to_string(-r.offset) + " bytes before the start of " + what;
-    } else if (static_cast<std::uint64_t>(r.offset) >= r.size) {
-        where = std::to_string(static_cast<std::uint64_t>(r.offset) - r.size) + " bytes past the end of " + what;
+    if (offset < 0) {
+        where = std::to_string(-offset) + " bytes before the start of " + d.what;
+    } else if (static_cast<std::uint64_t>(offset) >= r.size) {
+        where = std::to_string(static_cast<std::uint64_t>(offset) - r.size) + " bytes past the end of " + d.what;
     } else {
-        where = "offset " + std::to_string(r.offset) + " in " + what;
+        where = "offset " + std::to_string(offset) + " in " + d.what;
     }
-    if (element > 0 && r.offset >= 0) {
-        const std::string name = what.substr(1, what.size() - 2);
-        where = name + "[" + std::to_string(static_cast<std::uint64_t>(r.offset) / element) + "] is " + where;
+    if (d.element > 0 && offset >= 0 && !d.name.empty()) {
+        where = d.name + "[" + std::to_string(static_cast<std::uint64_t>(offset) / d.element) + "] is " + where;
     }
-    return where + " (" + size + ")";
+    if (r.kind == cpu::Region::Kind::heap_block) return where;  // its size is in its description
+    return where + " " + size_text(d, r.size);
+}
+
+// "in[0] of `in` (256 elements of float, 1024 bytes)", or "byte 12 of a 16-byte block ...".
+std::string element_text(const cpu::Finding& f, const KernelContext& k) {
+    const Described d = describe(f, k);
+    const std::int64_t offset = f.region.offset;
+    if (d.element > 0 && !d.name.empty() && offset >= 0) {
+        return d.name + "[" + std::to_string(offset / static_cast<std::int64_t>(d.element)) + "] of " + d.what + " " +
+               size_text(d, f.region.size);
+    }
+    std::string s = "byte " + std::to_string(offset) + " of " + d.what;
+    return f.region.kind == cpu::Region::Kind::heap_block ? s : s + " " + size_text(d, f.region.size);
+}
+
+std::string region_text(const cpu::Finding& f, const KernelContext& k) { return region_text(f, k, f.region.offset); }
+
+// A pointer the kernel's code took the address from, which points nowhere: "`x` is a null pointer".
+std::string pointer_text(const cpu::Finding& f, const KernelContext& k) {
+    const cpu::PointerSource& p = f.pointer;
+    std::string name;
+    std::size_t element = 0;
+    if (p.kind == cpu::PointerSource::Kind::parameter) {
+        if (k.decl != nullptr && static_cast<std::size_t>(p.parameter) < k.decl->params.size()) {
+            const compile::Param& param = k.decl->params[static_cast<std::size_t>(p.parameter)];
+            name = param.name.empty() ? "parameter " + std::to_string(p.parameter) : param.name;
+            if (param.kind == compile::ParamKind::pointer && param.pointer_depth == 1)
+                element = compile::scalar_size(param.scalar);
+        } else {
+            name = "kernel parameter " + std::to_string(p.parameter);
+        }
+    } else {
+        name = variable_name(p.variable);
+        // `__device__ float* table`: its elements are floats.
+        if (!k.cell_source.empty()) {
+            for (const compile::GlobalDecl& g : compile::parse_globals(k.cell_source)) {
+                if ((g.key() != demangled(p.variable) && g.name != name) || g.type.empty() || g.type.back() != '*' ||
+                    !g.extents.empty())
+                    continue;
+                const compile::ElementLayout pointee = compile::element_layout(g.type.substr(0, g.type.size() - 1));
+                element = compile::scalar_size(pointee.scalar) * static_cast<std::size_t>(pointee.components);
+            }
+        }
+    }
+    std::ostringstream s;
+    s << "`" << name << "` " << (p.value == 0 ? "is a null pointer" : "holds ");
+    if (p.value != 0) {
+        s << "0x" << std::hex << p.value << std::dec
+          << (p.allocated ? ", memory that is not an array this launch can reach"
+                          : ", an address no allocation covers");
+    }
+    if (element > 0 && f.address >= p.value) {
+        s << " (the access is " << name << "[" << (f.address - p.value) / element << "], address 0x" << std::hex
+          << f.address << std::dec << ")";
+    } else {
+        s << " (the access is at address 0x" << std::hex << f.address << std::dec << ")";
+    }
+    return s.str();
+}
+
+// `what` (with its leading space or comma) and the cell line of `at`; "" when it has none.
+std::string location_line(const char* what, const cpu::SourceLocation& at) {
+    const int line = line_in_cell(at);
+    return line > 0 ? std::string(what) + " at line " + std::to_string(line) : std::string();
 }
 
 std::string threads(const cpu::Finding& f) {
@@ -126,6 +245,7 @@ std::string kernel_check_message(const cpu::Failure& failure, const KernelContex
     const cpu::Finding& f = failure.finding;
     const std::string kernel = "kernel `" + (k.decl != nullptr ? k.decl->name : demangled(failure.kernel)) + "`";
     const std::string at = where_text(f.where, k);
+    const bool in_heap = f.region.kind == cpu::Region::Kind::heap_block;
     std::ostringstream s;
     switch (f.kind) {
         case cpu::FindingKind::out_of_bounds:
@@ -135,21 +255,62 @@ std::string kernel_check_message(const cpu::Failure& failure, const KernelContex
                                : f.kind == cpu::FindingKind::use_after_free ? "use-after-free"
                                                                             : "out-of-bounds";
             s << what << " " << access_verb(f.access) << " of " << f.size << " bytes in " << space_name(f.space)
-              << " by " << threads(f) << ", " << kernel << " at " << at << "\n  ";
+              << (in_heap ? " (the device heap)" : "") << " by " << threads(f) << ", " << kernel << " at " << at
+              << "\n  ";
             if (f.kind == cpu::FindingKind::misaligned) {
                 s << "the address is not a multiple of " << f.size << " bytes";
                 if (f.region.kind != cpu::Region::Kind::none) s << ": " << region_text(f, k);
             } else if (f.kind == cpu::FindingKind::use_after_free) {
-                s << "the memory was freed: " << region_text(f, k);
+                if (in_heap) {
+                    s << "the memory was freed: " << element_text(f, k)
+                      << location_line(", freed by free()", f.region.freed_at);
+                } else {
+                    s << "the memory was freed: " << region_text(f, k);
+                }
+            } else if (f.region.kind == cpu::Region::Kind::none &&
+                       f.pointer.kind != cpu::PointerSource::Kind::unknown) {
+                s << pointer_text(f, k);
             } else {
                 s << region_text(f, k);
             }
-            if (!f.detail.empty() && f.region.kind != cpu::Region::Kind::none) s << "; " << f.detail;
+            if (!f.detail.empty() && f.region.kind != cpu::Region::Kind::none && !in_heap) s << "; " << f.detail;
+            break;
+        }
+        case cpu::FindingKind::uninitialised_read: {
+            s << "uninitialised " << access_verb(f.access) << " of " << f.size << " bytes in " << space_name(f.space)
+              << " by " << threads(f) << ", " << kernel << " at " << at << "\n  " << element_text(f, k)
+              << " was never written: ";
+            const char* reader = f.access == cpu::Access::atomic ? "atomic" : "read";
+            if (f.space == cpu::MemorySpace::shared) {
+                s << "no thread of block " << f.block.str() << " wrote it in this launch before this " << reader
+                  << " (shared memory starts each block undefined)";
+            } else {
+                s << "the memory came from cuMemAlloc (xcuda.empty()), and no copy, memset or kernel wrote it before "
+                     "this "
+                  << reader;
+            }
+            break;
+        }
+        case cpu::FindingKind::invalid_free: {
+            const bool twice = f.detail == "double free";
+            s << (twice ? "device-side double free" : "invalid pointer to device-side free") << " by " << threads(f)
+              << ", " << kernel << " at " << at << "\n  ";
+            if (twice) {
+                s << "free() of " << describe(f, k).what << ", which was freed already"
+                  << location_line(" by free()", f.region.freed_at);
+            } else if (in_heap) {
+                s << "the pointer is " << f.region.offset << " bytes into " << describe(f, k).what
+                  << ": free() takes the pointer malloc returned";
+            } else if (f.region.kind != cpu::Region::Kind::none) {
+                s << "free() takes only what device malloc returned; this pointer is " << element_text(f, k);
+            } else {
+                s << "free() of 0x" << std::hex << f.address << std::dec << ", a pointer device malloc did not return";
+            }
             break;
         }
         case cpu::FindingKind::shared_race:
             s << "race on shared memory in " << kernel << ": " << threads(f) << " " << access_verb(f.access) << "s "
-              << (f.region.variable.empty() ? "shared memory" : "`" + demangled(f.region.variable) + "`") << " at "
+              << (f.region.variable.empty() ? "shared memory" : "`" + variable_name(f.region.variable) + "`") << " at "
               << at << "\n  after thread " << f.other_thread.str() << " "
               << (f.other_access == cpu::Access::write ? "wrote" : "read") << " it at " << where_text(f.other_where, k)
               << ", with no __syncthreads() (or __syncwarp() within a warp) between";

@@ -6,6 +6,8 @@
 #include "session/errors.hpp"
 #include "session/interrupt.hpp"
 
+#include <xcuda/cpu/argument_extents.hpp>
+#include <xcuda/rt/device.hpp>
 #include <xcuda/rt/launch.hpp>
 #include <xcuda/rt/stream.hpp>
 
@@ -13,6 +15,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 namespace py = pybind11;
 
@@ -100,6 +103,8 @@ py::object benchmark_kernel(Kernel& k, py::args args, py::kwargs kwargs) {
     for (CUstream producer : packed.producer_streams) wait_without_gil([&] { rt::synchronize_stream(producer); });
     rt::validate_launch(f, g, b, shared_mem, options);
     stage_host_arrays(packed, stream, current_device());
+    std::optional<cpu::LaunchArgumentExtents> extents;
+    if (current_device() == rt::cpu_device_ordinal) extents.emplace(argument_extents(packed, k.packer().count()));
     note_launch();
 
     if (warmup > 0) time_launches(f, g, b, shared_mem, stream, options, packed, warmup);

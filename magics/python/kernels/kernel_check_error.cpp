@@ -23,6 +23,8 @@ const char* kind_name(cpu::FindingKind k) {
         case cpu::FindingKind::assertion: return "assertion";
         case cpu::FindingKind::trap: return "trap";
         case cpu::FindingKind::unsupported: return "unsupported";
+        case cpu::FindingKind::uninitialised_read: return "uninitialised_read";
+        case cpu::FindingKind::invalid_free: return "invalid_free";
         case cpu::FindingKind::invalid_operation: break;
     }
     return "invalid_operation";
@@ -60,10 +62,14 @@ void raise_kernel_check(const rt::KernelCheckError& e) {
     exc.attr("other_line") = other > 0 ? py::object(py::int_(other)) : py::none();
     exc.attr("thread") = dims(f.finding.thread);
     exc.attr("block") = dims(f.finding.block);
+    // The parameter whose array the access was in or beside, else the one it went through (a
+    // null or wild pointer argument).
     py::object parameter = py::none();
-    if (f.finding.region.parameter >= 0 && k.decl != nullptr &&
-        static_cast<std::size_t>(f.finding.region.parameter) < k.decl->params.size()) {
-        parameter = py::str(k.decl->params[static_cast<std::size_t>(f.finding.region.parameter)].name);
+    const int index = f.finding.region.parameter >= 0                                 ? f.finding.region.parameter
+                      : f.finding.pointer.kind == cpu::PointerSource::Kind::parameter ? f.finding.pointer.parameter
+                                                                                      : -1;
+    if (index >= 0 && k.decl != nullptr && static_cast<std::size_t>(index) < k.decl->params.size()) {
+        parameter = py::str(k.decl->params[static_cast<std::size_t>(index)].name);
     }
     exc.attr("parameter") = parameter;
     exc.attr("report") = f.report();

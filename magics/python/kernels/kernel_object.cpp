@@ -14,6 +14,7 @@
 #include "session/interrupt.hpp"
 #include "session/session.hpp"
 
+#include <xcuda/cpu/argument_extents.hpp>
 #include <xcuda/rt/device.hpp>
 #include <xcuda/rt/launch.hpp>
 #include <xcuda/rt/stream.hpp>
@@ -23,6 +24,7 @@
 #include <Python.h>
 
 #include <cctype>
+#include <optional>
 
 namespace py = pybind11;
 
@@ -262,6 +264,9 @@ void Kernel::launch(py::handle args, rt::Dim3 grid, rt::Dim3 block, std::size_t 
         wait_without_gil([&] { rt::synchronize_stream(producer); });
     }
     stage_host_arrays(packed, stream, current_device());
+    // The CPU device checks each array argument against its own extent, not the buffer it lies in.
+    std::optional<cpu::LaunchArgumentExtents> extents;
+    if (current_device() == rt::cpu_device_ordinal) extents.emplace(argument_extents(packed, binding_->packer.count()));
     if (LaunchRecorder* recorder = active_launch_recorder()) {
         recorder->launch(*this, f, args, grid, block, shared_mem, stream, packed.params(), options);
     } else if (validated && *validated == f.handle()) {

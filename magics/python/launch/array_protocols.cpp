@@ -1,6 +1,10 @@
 #include "launch/array_protocols.hpp"
 #include "launch/dlpack_abi.hpp"
+#include "session/device_state.hpp"
 #include "session/errors.hpp"
+
+#include <xcuda/cpu/cpu_device.hpp>
+#include <xcuda/rt/device.hpp>
 
 #include <Python.h>
 
@@ -154,24 +158,41 @@ bool read_array_interface(py::handle obj, ArrayDescription& out, const std::stri
     return true;
 }
 
+namespace {
+
+// On the CPU device, device memory is host memory of its arena: a host tensor that views it (what
+// torch.from_dlpack gives of an xcuda.DeviceArray there, or a slice of that) is device memory too.
+bool cpu_device_tensor(int type) { return type == dlpack::cpu && current_device() == rt::cpu_device_ordinal; }
+
+}  // namespace
+
 bool read_dlpack(py::handle obj, ArrayDescription& out, CUstream consumer_stream, const std::string& what) {
     const ProtocolNames& n = protocol_names();
     if (!PyObject_HasAttr(obj.ptr(), n.dlpack.ptr())) return false;
+    bool host = false;
     if (PyObject_HasAttr(obj.ptr(), n.dlpack_device.ptr())) {
         py::tuple dev = obj.attr(n.dlpack_device)();
         const int type = dev[0].cast<int>();
-        if (type != dlpack::cuda && type != dlpack::cuda_managed) {
+        host = cpu_device_tensor(type);
+        if (type != dlpack::cuda && type != dlpack::cuda_managed && !host) {
             raise(PyExc_TypeError, what + " got a tensor in host memory (DLPack device type " + std::to_string(type) +
                                        "): move it to the GPU first (e.g. x.cuda()) or pass a numpy array");
         }
     }
-    // The DLPack stream convention: 1 is the legacy default stream (our nullptr).
+    // The DLPack stream convention: 1 is the legacy default stream (our nullptr); host tensors take none.
     const std::uintptr_t s = reinterpret_cast<std::uintptr_t>(consumer_stream);
-    py::object capsule = obj.attr(n.dlpack)(py::arg("stream") = s == 0 ? 1 : s);
+    py::object capsule = host ? obj.attr(n.dlpack)() : obj.attr(n.dlpack)(py::arg("stream") = s == 0 ? 1 : s);
     auto* managed = static_cast<dlpack::ManagedTensor*>(PyCapsule_GetPointer(capsule.ptr(), dlpack::capsule_name));
     if (!managed) throw py::error_already_set();
     const dlpack::Tensor& t = managed->dl_tensor;
-    if (t.device.device_type != dlpack::cuda && t.device.device_type != dlpack::cuda_managed) {
+    if (cpu_device_tensor(t.device.device_type)) {
+        const auto data = reinterpret_cast<std::uint64_t>(t.data) + t.byte_offset;
+        if (!cpu::is_device_memory(data)) {
+            raise(PyExc_TypeError, what +
+                                       " got a tensor in host memory that is not the CPU device's memory: pass a "
+                                       "numpy array (it is copied in), or an xcuda.DeviceArray");
+        }
+    } else if (t.device.device_type != dlpack::cuda && t.device.device_type != dlpack::cuda_managed) {
         raise(PyExc_TypeError, what + " got a DLPack tensor that is not in CUDA device memory (device type " +
                                    std::to_string(t.device.device_type) + ")");
     }
@@ -184,7 +205,7 @@ bool read_dlpack(py::handle obj, ArrayDescription& out, CUstream consumer_stream
         for (auto& b : bytes) b *= out.dtype.bytes;
         out.contiguous = c_contiguous(out.shape, bytes, out.dtype.bytes);
     }
-    out.device = t.device.device_id;
+    out.device = cpu_device_tensor(t.device.device_type) ? rt::cpu_device_ordinal : t.device.device_id;
     out.readonly = false;
     // Left unconsumed: the capsule's destructor gives the tensor back to its producer, and the
     // capsule lives as long as the launch (or the DeviceArray) needs the memory.

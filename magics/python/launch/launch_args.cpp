@@ -40,14 +40,19 @@ void PackedArgs::reset(std::size_t n, std::size_t wide_bytes) {
     if (n > inline_params) {
         heap_slots_.assign(n, 0);
         heap_ptrs_.assign(n, nullptr);
+        heap_extents_.assign(n, no_extent);
         slots_ = heap_slots_.data();
         ptrs_ = heap_ptrs_.data();
+        extents_ = heap_extents_.data();
     }
     if (wide_bytes > sizeof inline_wide_) {
         heap_wide_.resize((wide_bytes + sizeof(WideChunk) - 1) / sizeof(WideChunk));
         wide_ = heap_wide_[0].bytes;
     }
-    for (std::size_t i = 0; i < n; ++i) ptrs_[i] = slots_ + i;
+    for (std::size_t i = 0; i < n; ++i) {
+        ptrs_[i] = slots_ + i;
+        extents_[i] = no_extent;
+    }
 }
 
 namespace {
@@ -229,6 +234,7 @@ void ArgumentPacker::pack_pointer(const ParamPacker& p, std::size_t index, py::h
         check_device(a.device());
         a.mark_contents_defined();  // the kernel may write it
         *slot = a.ptr();
+        out.set_extent(index, a.nbytes());
         return;
     }
     ArrayDescription d;
@@ -282,6 +288,7 @@ void ArgumentPacker::pack_pointer(const ParamPacker& p, std::size_t index, py::h
     }
     check_device(d.device);
     *slot = d.ptr;
+    out.set_extent(index, static_cast<std::uint64_t>(d.size()) * static_cast<std::uint64_t>(d.dtype.bytes));
     if (d.sync_stream && d.stream != stream) out.producer_streams.push_back(d.stream);
     if (d.keepalive) out.keepalive.push_back(std::move(d.keepalive));
 }
@@ -314,6 +321,7 @@ void stage_host_arrays(PackedArgs& args, CUstream stream, int device) {
     for (HostStaging& s : args.staging) {
         s.device = take_staging_buffer(device, s.bytes);
         *args.slot(s.param) = s.device.get();
+        args.set_extent(s.param, s.bytes);  // the array's bytes, not the pooled buffer's
     }
     // The copies go on the launch stream, so the launch is ordered after them whatever kind of
     // stream it is (a synchronous copy returns before its DMA is done, and a non-blocking stream
@@ -355,6 +363,15 @@ void unstage_host_arrays(PackedArgs& args, CUstream stream, int device) {
         throw;
     }
     for (HostStaging& s : args.staging) give_back_staging_buffer(device, std::move(s.device));
+}
+
+std::vector<cpu::ArgumentExtent> argument_extents(const PackedArgs& args, std::size_t count) {
+    std::vector<cpu::ArgumentExtent> out;
+    for (std::size_t i = 0; i < count; ++i) {
+        const std::uint64_t bytes = args.extent(i);
+        if (bytes != PackedArgs::no_extent) out.push_back({args.slot_value(i), bytes});
+    }
+    return out;
 }
 
 }  // namespace xcuda::magics

@@ -6,6 +6,7 @@
 
 #include <xcuda/compile/kernel_signature.hpp>
 #include <xcuda/compile/param_layout.hpp>
+#include <xcuda/cpu/argument_extents.hpp>
 #include <xcuda/rt/memory.hpp>
 
 #include <pybind11/pybind11.h>
@@ -64,6 +65,12 @@ public:
     // `wide_bytes` of 16-byte aligned storage (ArgumentPacker's offsets).
     void reset(std::size_t n, std::size_t wide_bytes = 0);
     std::uint64_t* slot(std::size_t i) { return slots_ + i; }
+    std::uint64_t slot_value(std::size_t i) const { return slots_[i]; }
+    // A pointer argument's array bytes (from its pointer on), where the argument was an array:
+    // what the CPU device checks that launch's accesses against (argument_extents()).
+    static constexpr std::uint64_t no_extent = ~std::uint64_t{0};
+    void set_extent(std::size_t i, std::uint64_t bytes) { extents_[i] = bytes; }
+    std::uint64_t extent(std::size_t i) const { return extents_[i]; }
     std::uint8_t* wide() { return wide_; }
     void** params() { return ptrs_; }
 
@@ -82,10 +89,13 @@ private:
     std::uint8_t* wide_ = inline_wide_[0].bytes;
     std::array<std::uint64_t, inline_params> inline_slots_{};
     std::array<void*, inline_params> inline_ptrs_{};
+    std::array<std::uint64_t, inline_params> inline_extents_{};
     std::vector<std::uint64_t> heap_slots_;
     std::vector<void*> heap_ptrs_;
+    std::vector<std::uint64_t> heap_extents_;
     std::uint64_t* slots_ = inline_slots_.data();
     void** ptrs_ = inline_ptrs_.data();
+    std::uint64_t* extents_ = inline_extents_.data();
 };
 
 class ArgumentPacker {
@@ -118,5 +128,9 @@ private:
 // back to the pool. Need the context of `device` current.
 void stage_host_arrays(PackedArgs& args, CUstream stream, int device);
 void unstage_host_arrays(PackedArgs& args, CUstream stream, int device);
+
+// The arrays the first `count` arguments pass (after stage_host_arrays: numpy arrays by their
+// staging buffers), for cpu::LaunchArgumentExtents.
+std::vector<cpu::ArgumentExtent> argument_extents(const PackedArgs& args, std::size_t count);
 
 }  // namespace xcuda::magics

@@ -19,9 +19,10 @@ from xcuda._magic_line import cell_magic_on_a_line, parse_option_line, usage_err
 TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
 # What each compute-sanitizer tool looks for, as the CPU device checks it (all run at once).
 COVERS = {
-    "memcheck": "out-of-bounds, misaligned and freed accesses",
+    "memcheck": "out-of-bounds, misaligned and freed accesses, null pointers, device malloc/free errors",
     "racecheck": "shared-memory races",
     "synccheck": "barriers and warp collectives not all threads reach",
+    "initcheck": "reads of memory nothing wrote: xcuda.empty() arrays, shared memory",
 }
 HELP = """%%cuda_check [--tool memcheck|racecheck|synccheck|initcheck]
 
@@ -32,8 +33,8 @@ On a GPU, each launch runs again in a separate process under compute-sanitizer -
 notebook's GPU context is never touched by it); with no findings its results are copied back
 into the cell's arrays, so the rest of the cell sees them. initcheck finds reads of an
 xcuda.empty() array nothing wrote. Without a GPU or compute-sanitizer, the launches run on the
-CPU device with all its checks at once (--tool names what you look for; initcheck has no
-counterpart there). A finding stops the cell.
+CPU device with all its checks at once (--tool names what you look for; its initcheck also finds
+shared memory read before any thread of the block wrote it). A finding stops the cell.
 kernel.check(*args, grid=, block=, tool=) does the same for one launch and returns the report."""
 
 
@@ -105,13 +106,7 @@ def checked(work, tool):
         tool_path = _sanitizer.find_tool()
         if tool_path:
             return _checked_under_sanitizer(work, tool, tool_path, device)
-        if tool == "initcheck":
-            raise usage_error(f"%%cuda_check --tool initcheck needs compute-sanitizer: {_sanitizer.HOW_TO_GET}")
         print(f"xcuda: {_sanitizer.HOW_TO_GET}. Checking on the CPU device instead.")
-    elif tool == "initcheck":
-        raise usage_error("%%cuda_check --tool initcheck: the CPU device does not track which memory was written, so "
-                           "reads of uninitialised memory cannot be found there (on a GPU, compute-sanitizer's "
-                           "initcheck can); memcheck, racecheck and synccheck can")
     return _checked_on_cpu_device(work, tool, device)
 
 

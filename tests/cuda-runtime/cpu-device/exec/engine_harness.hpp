@@ -43,6 +43,10 @@ public:
         return p;
     }
     std::uint64_t allocate(std::size_t bytes) { return memory_.allocate(bytes); }
+    // As cuMemAlloc gives it: unwritten until something writes it (the uninitialised-read check).
+    std::uint64_t allocate_unwritten(std::size_t bytes) {
+        return memory_.allocate(bytes, Allocation::Kind::device, {}, false);
+    }
     template <class T>
     std::vector<T> to_host(std::uint64_t p, std::size_t n) {
         std::vector<T> out(n);
@@ -57,6 +61,9 @@ public:
     // from the launch's attributes and the kernel's; the engine runs what it is told).
     Dim3 cluster{1, 1, 1};
     bool cooperative = false;
+    // The arrays the next launches' arguments pass (what the magics layer says of numpy arrays
+    // staged in larger pooled buffers, and of views).
+    std::vector<ArgumentExtent> extents;
 
     // Packs `args` as the kernel's parameters say and runs the launch to its end.
     template <class... Args>
@@ -73,6 +80,7 @@ public:
         s.cluster = cluster;
         s.cooperative = cooperative;
         s.memory = &memory_;
+        s.argument_extents = extents;
         s.params.resize(s.kernel->param_bytes);
         std::size_t i = 0;
         (pack(s, i++, args), ...);

@@ -3,6 +3,7 @@
 // stopping emulated kernels on an interrupt, the checks switch, the line profile.
 #pragma once
 
+#include <xcuda/cpu/argument_extents.hpp>
 #include <xcuda/cpu/finding.hpp>
 #include <xcuda/cpu/line_profile.hpp>
 
@@ -46,6 +47,9 @@ std::shared_ptr<const Failure> take_failure();
 // Stops every launch running or queued now, on every stream (an interrupt): running blocks stop
 // within milliseconds; copies and event records queued after them still happen, in order.
 void cancel_launches();
+
+// Whether `address` lies in a live allocation of the CPU device's memory (false before cuInit).
+bool is_device_memory(std::uint64_t address);
 
 // The checks (on by default; $XCUDA_CPU_CHECKS=0 turns them off at start).
 void set_checks(bool on);

@@ -45,6 +45,9 @@ enum class FindingKind : std::uint8_t {
     trap,                     // trap / __trap()
     unsupported,              // an instruction the CPU device does not run (needs a GPU)
     invalid_operation,        // e.g. an invalid shfl/barrier operand, a call through a bad function pointer
+    uninitialised_read,  // a read of bytes nothing wrote: global memory from cuMemAlloc that no copy, memset or kernel
+                         // wrote; shared memory no thread of the block wrote in this launch
+    invalid_free,        // device free() of a pointer malloc did not return, or of a block already freed
 };
 
 enum class Access : std::uint8_t { none, read, write, atomic };
@@ -52,12 +55,28 @@ enum class MemorySpace : std::uint8_t { none, global, shared, local, param, cons
 
 // The memory an address belongs to or lies nearest to.
 struct Region {
-    enum class Kind : std::uint8_t { none, allocation, variable } kind = Kind::none;
+    // allocation: device memory (an array argument: the array's own extent, not a larger pooled
+    // buffer's); variable: a module or shared variable; heap_block: memory device malloc returned.
+    enum class Kind : std::uint8_t { none, allocation, variable, heap_block } kind = Kind::none;
     std::uint64_t base = 0;
     std::uint64_t size = 0;   // bytes
     int parameter = -1;       // kernel parameter (0-based) whose pointer value lies in [base, base + size]
     std::string variable;     // a module variable or shared variable (PTX name, mangled)
     std::int64_t offset = 0;  // address - base (negative: before the start)
+    // heap_block: where malloc made it, and where free freed it (file empty while it is live).
+    SourceLocation allocated_at, freed_at;
+};
+
+// Where the address of a failed global access came from, as the kernel's code shows it: a kernel
+// parameter, or a pointer read from a module variable (`__device__ float* table`), with the value
+// it held. Lets a report say "`x` is a null pointer" rather than how far the address lies from
+// some unrelated allocation.
+struct PointerSource {
+    enum class Kind : std::uint8_t { unknown, parameter, variable } kind = Kind::unknown;
+    int parameter = -1;       // Kind::parameter: its index
+    std::string variable;     // Kind::variable: its PTX name
+    std::uint64_t value = 0;  // the pointer it held
+    bool allocated = false;   // the value lies in an allocation (live or freed, device heap included)
 };
 
 struct Finding {
@@ -72,6 +91,7 @@ struct Finding {
     Dim3 thread, block;       // the first thread (of the warp instruction) that did it
     unsigned lanes = 1;       // lanes of that warp instruction that did the same
     Region region;
+    PointerSource pointer;  // global accesses outside every allocation, when the code shows where the address came from
     // shared_race: the earlier access it conflicts with
     Access other_access = Access::none;
     Dim3 other_thread;

@@ -15,7 +15,7 @@
 
 namespace xcuda::compile {
 
-enum class MemorySpace { constant, device, managed };
+enum class MemorySpace { constant, device, managed, shared };
 
 struct GlobalDecl {
     std::string name;            // "table"
@@ -52,6 +52,11 @@ std::optional<std::int64_t> literal_extent(std::string_view extent);
 // `a::b`, anonymous), extern "C" blocks, template <...> variables, attributes and initializers
 // (`= ...`, `{...}`) are understood. Never throws on any input.
 std::vector<GlobalDecl> parse_globals(std::string_view source);
+
+// Every static __shared__ variable of the cell, at any scope (a kernel's own included), one per
+// declarator, in source order; `extern __shared__` arrays (dynamic shared memory) are left out.
+// What the CPU device's reports need to name a shared array's element type and count.
+std::vector<GlobalDecl> parse_shared_variables(std::string_view source);
 
 // A template variable with its parameters replaced by `args` (missing trailing ones take their
 // defaults) in its type and extents. Throws std::invalid_argument naming the expression when
