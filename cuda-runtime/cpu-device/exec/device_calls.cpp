@@ -1,6 +1,7 @@
 // The functions a kernel calls that the CUDA driver provides: printf (vprintf), assert
 // (__assertfail) and the device heap (malloc, free).
 #include "device_heap.hpp"
+#include "global_race_notes.hpp"
 #include "memory_access.hpp"
 #include "scheduler.hpp"
 
@@ -255,8 +256,14 @@ void run_builtin(Exec& x, const CallSite& call, U32 mask) {
     switch (call.builtin) {
         case CallSite::Builtin::vprintf: device_printf(x, call, mask); return;
         case CallSite::Builtin::assertfail: assert_fail(x, call, mask); return;
-        case CallSite::Builtin::malloc: device_malloc(x, call, mask); return;
-        case CallSite::Builtin::free: device_free(x, call, mask); return;
+        case CallSite::Builtin::malloc:
+            device_malloc(x, call, mask);
+            note_heap_malloc(x);  // after the block is taken: it sees the free that gave it back
+            return;
+        case CallSite::Builtin::free:
+            note_heap_free(x);  // before the block goes back
+            device_free(x, call, mask);
+            return;
         case CallSite::Builtin::none: return;
     }
 }

@@ -1,6 +1,7 @@
 // run_launch: one kernel launch, from its parameters to its last block, device printf and the
 // line profile.
 #include "device_heap.hpp"
+#include "global_race_notes.hpp"
 #include "scheduler.hpp"
 #include "worker_pool.hpp"
 
@@ -130,6 +131,15 @@ LaunchOutcome run_launch(const LaunchSpec& spec, const RunOptions& options, cons
     const unsigned wanted = options.deterministic ? 1 : (options.workers != 0 ? options.workers : WorkerPool::cores());
     const auto workers = static_cast<unsigned>(std::min<std::uint64_t>(wanted, std::max<std::uint64_t>(units, 1)));
     std::atomic<std::uint64_t> next{0};
+    // The global-memory race check: the workers' logs, compared by the last worker to finish.
+    // Kept per calling thread (each stream's), so a launch allocates nothing for it; the workers
+    // reach it through this reference (a thread_local named in the job would be theirs).
+    thread_local GlobalRaces races_of_this_thread;
+    GlobalRaces& races = races_of_this_thread;
+    races.table.clear();
+    races.logs.clear();
+    races.unresolved.clear();
+    std::atomic<unsigned> finished{0};
     const std::function<void(unsigned)> job = [&](unsigned worker) {
         thread_local WorkerState ws;
         Exec x;
@@ -138,6 +148,13 @@ LaunchOutcome run_launch(const LaunchSpec& spec, const RunOptions& options, cons
         x.code = p.code.data();
         x.checks = options.checks;
         x.worker = worker;
+        if (x.checks) {
+            ws.barrier_paths.clear();
+            ws.race_log.begin_launch(races);
+            x.races = &ws.race_log;
+            std::lock_guard<std::mutex> lock(races.mutex);
+            races.logs.push_back(&ws.race_log);
+        }
         std::vector<InstructionCounts> counts;
         if (options.profile) {
             counts.assign(p.code.size(), InstructionCounts{});
@@ -156,6 +173,10 @@ LaunchOutcome run_launch(const LaunchSpec& spec, const RunOptions& options, cons
             }
             run_unit(x, ws, unit_blocks(spec, u));
             if (x.faulted) break;
+        }
+        if (x.checks && finished.fetch_add(1, std::memory_order_acq_rel) + 1 == workers &&
+            !L.stop.load(std::memory_order_relaxed) && !cancel.load(std::memory_order_relaxed)) {
+            check_global_races(x, races);
         }
         if (options.profile) {
             std::lock_guard<std::mutex> lock(L.profile_mutex);

@@ -1,4 +1,5 @@
 #include "memory_access.hpp"
+#include "barrier_divergence.hpp"
 #include "../check/shared_race.hpp"
 #include "race_clock.hpp"
 
@@ -111,6 +112,9 @@ void report_race(Exec& x, const RaceConflict& c, Access access, std::uint64_t of
     f.other_thread = {c.other_thread % b.x, (c.other_thread / b.x) % b.y, c.other_thread / (b.x * b.y)};
     const Site& s = x.program->sites[x.code[c.other_pc].site];
     f.other_where = x.location_of(s.loc);
+    if (const Cta* cta = cta_of_window(x, offset)) {
+        f.skipped_barrier = barrier_waited_at(x, static_cast<std::uint32_t>(cta - x.ctas->data()), c.other_thread);
+    }
     x.fail(std::move(f), lane, 1, CUDA_ERROR_LAUNCH_FAILED);
 }
 
@@ -153,6 +157,11 @@ std::byte* global_address_slow(Exec& x, std::uint64_t address, unsigned size, un
     if (address == 0) f.detail = "a null pointer";
     x.fail(std::move(f), lane, 1, CUDA_ERROR_ILLEGAL_ADDRESS);
     return nullptr;
+}
+
+Region global_region(const Exec& x, std::uint64_t address) {
+    if (const Allocation* a = x.launch->table->containing(address)) return region_of(x, *a, address);
+    return {};
 }
 
 std::byte* shared_address(Exec& x, std::uint64_t offset, unsigned size, unsigned lane, Access access,

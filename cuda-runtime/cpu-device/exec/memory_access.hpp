@@ -50,6 +50,10 @@ bool generic_store(Exec& x, std::uint64_t address, unsigned size, unsigned lane,
 // The kernel's parameter buffer (uniform), by offset.
 std::byte* kernel_param_address(Exec& x, std::uint64_t offset, unsigned size, unsigned lane, Access access);
 
+// The allocation holding a global address and which kernel parameter points into it, for reports
+// made after the access (the global-memory race check's).
+Region global_region(const Exec& x, std::uint64_t address);
+
 // Which space a generic address falls in for this lane (for isspacep and cvta.to).
 MemorySpace generic_space(const Exec& x, std::uint64_t address, unsigned lane);
 

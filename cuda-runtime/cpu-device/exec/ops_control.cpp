@@ -2,6 +2,7 @@
 // barriers, __syncwarp, trap, nanosleep. Their execution is the scheduler's (scheduler.cpp);
 // fences and the hints that order nothing here decode to no-ops.
 #include "decode.hpp"
+#include "global_race_notes.hpp"
 #include "lanes.hpp"
 
 #include <atomic>
@@ -163,7 +164,10 @@ bool decode_cluster_barrier(Emitter& e) {
     return true;
 }
 
-void fence(Exec&, const Inst&, U32) { std::atomic_thread_fence(std::memory_order_seq_cst); }
+void fence(Exec& x, const Inst&, U32) {
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    note_fence(x);  // a strong write after it releases what came before (happens_before.hpp)
+}
 void nothing(Exec&, const Inst&, U32) {}
 
 bool decode_fence(Emitter& e) {

@@ -53,6 +53,7 @@ public:
     DeviceMemory& memory() { return memory_; }
 
     RunOptions options;
+    bool cooperative = false;  // launches run as cuLaunchCooperativeKernel's (the whole grid together)
 
     // Packs `args` as the kernel's parameters say and runs the launch to its end.
     template <class... Args>
@@ -66,6 +67,7 @@ public:
         s.grid = grid;
         s.block = block;
         s.dynamic_shared_bytes = shared_bytes;
+        s.cooperative = cooperative;
         s.memory = &memory_;
         s.params.resize(s.kernel->param_bytes);
         std::size_t i = 0;
