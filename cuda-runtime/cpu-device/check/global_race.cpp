@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <memory>
 #include <optional>
+#include <unordered_map>
 
 namespace xcuda::cpu {
 
@@ -113,6 +114,30 @@ void GlobalRaceLog::note_warp(const Where& at, const std::uint64_t* addresses, s
     if (lanes == 0) return;
     flush();  // the log keeps each unit's accesses in the order they ran
     const GlobalAccess base = entry(at, kind);
+    if (lanes == ~std::uint32_t{0}) {
+        // The common cases first: runs of consecutive elements and no lane repeating the one
+        // before it (32 coalesced floats: one run; a 16-wide tile's two rows: two).
+        std::uint32_t next = 1, repeats = 0;  // bit l: lane l continues lane l - 1's run / repeats its address
+        for (unsigned l = 1; l < 32; ++l) {
+            next |= std::uint32_t{addresses[l] == addresses[l - 1] + size} << l;
+            repeats |= std::uint32_t{addresses[l] == addresses[l - 1]} << l;
+        }
+        if (repeats == 0) {
+            for (unsigned first = 0; first < 32;) {
+                // The lanes after `first` that start a run of their own.
+                const std::uint32_t rest = first + 1 < 32 ? ~next >> (first + 1) : 0;
+                const unsigned count = rest != 0 ? 1 + static_cast<unsigned>(__builtin_ctz(rest)) : 32 - first;
+                GlobalAccess run = base;
+                run.lo = addresses[first];
+                run.bytes = count * size;
+                run.elem = static_cast<std::uint8_t>(size);
+                run.lanes = (count == 32 ? ~std::uint32_t{0} : ((std::uint32_t{1} << count) - 1)) << first;
+                add(run);
+                first += count;
+            }
+            return;
+        }
+    }
     GlobalAccess run = base;
     bool open = false;
     std::uint64_t last = 0;
@@ -342,27 +367,21 @@ std::optional<Conflict> conflict_of(const Ref& x, const Ref& y) {
 // conflict (one of them writes or is atomic), until it returns true.
 template <class Pair>
 bool sweep(const std::vector<Ref>& refs, Pair&& pair) {
-    std::vector<std::size_t> writes, reads;  // active: positions in refs
-    auto expire = [&](std::vector<std::size_t>& active, std::uint64_t lo) {
-        active.erase(
-            std::remove_if(active.begin(), active.end(), [&](std::size_t i) { return refs[i].access().hi() <= lo; }),
-            active.end());
+    std::vector<std::size_t> active[3];  // by kind (read, write, atomic): positions in refs
+    auto expire = [&](std::vector<std::size_t>& list, std::uint64_t lo) {
+        list.erase(std::remove_if(list.begin(), list.end(), [&](std::size_t i) { return refs[i].access().hi() <= lo; }),
+                   list.end());
     };
     for (std::size_t i = 0; i < refs.size(); ++i) {
         const GlobalAccess& a = refs[i].access();
-        expire(writes, a.lo);
-        expire(reads, a.lo);
-        for (std::size_t j : writes) {
-            if (pair(refs[j], refs[i])) return true;
-        }
-        if (a.kind != GlobalAccessKind::read) {
-            for (std::size_t j : reads) {
+        for (unsigned k = 0; k < 3; ++k) {
+            expire(active[k], a.lo);
+            if (!conflicting(a.kind, static_cast<GlobalAccessKind>(k))) continue;
+            for (std::size_t j : active[k]) {
                 if (pair(refs[j], refs[i])) return true;
             }
-            writes.push_back(i);
-        } else {
-            reads.push_back(i);
         }
+        active[static_cast<unsigned>(a.kind)].push_back(i);
     }
     return false;
 }
@@ -528,44 +547,73 @@ GlobalRaceFound find_global_race(GlobalRaces& launch) {
             }
         }
     }
-    std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) { return a.lo < b.lo; });
-    // Which parts of which units overlap another unit's, one of the two writing.
-    std::vector<std::vector<std::pair<std::uint64_t, std::uint64_t>>> regions(units.size());
-    std::vector<std::size_t> active;
+    // The contested ranges: where spans of two units overlap, one of them writing (or one making
+    // atomics and the other reading). A sweep over the spans' ends: a range is contested when two
+    // units are present and one writes, or atomics and reads are both present (every atomic
+    // and read of one unit alone is no race between units).
+    struct End {
+        std::uint64_t at;
+        std::size_t span;
+        bool opens;
+    };
+    std::vector<End> ends;
+    ends.reserve(2 * spans.size());
     for (std::size_t i = 0; i < spans.size(); ++i) {
-        const Span& s = spans[i];
-        active.erase(std::remove_if(active.begin(), active.end(), [&](std::size_t j) { return spans[j].hi <= s.lo; }),
-                     active.end());
-        for (std::size_t j : active) {
-            const Span& t = spans[j];
-            if (t.unit == s.unit || !conflicting(t.kind, s.kind)) continue;
-            const std::uint64_t lo = s.lo, hi = std::min(s.hi, t.hi);
-            regions[s.unit].emplace_back(lo, hi);
-            regions[t.unit].emplace_back(lo, hi);
-        }
-        active.push_back(i);
+        ends.push_back({spans[i].lo, i, true});
+        ends.push_back({spans[i].hi, i, false});
     }
-    std::vector<Ref> refs;
-    for (std::size_t u = 0; u < units.size(); ++u) {
-        auto& r = regions[u];
-        if (r.empty()) continue;
-        std::sort(r.begin(), r.end());
-        std::vector<std::pair<std::uint64_t, std::uint64_t>> merged;
-        for (const auto& span : r) {
-            if (!merged.empty() && span.first <= merged.back().second) {
-                merged.back().second = std::max(merged.back().second, span.second);
+    std::sort(ends.begin(), ends.end(), [](const End& a, const End& b) {
+        return a.at != b.at ? a.at < b.at : a.opens < b.opens;  // a span closing before one opening there
+    });
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> contested;
+    std::unordered_map<std::size_t, unsigned> present;  // unit -> its open spans
+    unsigned open[3] = {0, 0, 0};                       // by kind
+    std::uint64_t from = 0;
+    for (const End& e : ends) {
+        const bool was = present.size() >= 2 && (open[1] > 0 || (open[0] > 0 && open[2] > 0));
+        if (was && e.at > from) {
+            if (!contested.empty() && contested.back().second >= from) {
+                contested.back().second = e.at;
             } else {
-                merged.push_back(span);
+                contested.emplace_back(from, e.at);
             }
         }
+        const Span& sp = spans[e.span];
+        if (e.opens) {
+            ++open[static_cast<unsigned>(sp.kind)];
+            ++present[sp.unit];
+        } else {
+            --open[static_cast<unsigned>(sp.kind)];
+            if (--present[sp.unit] == 0) present.erase(sp.unit);
+        }
+        from = e.at;
+    }
+    if (contested.empty()) return with_atomic;
+    auto contests = [&](std::uint64_t lo, std::uint64_t hi) {
+        auto it = std::upper_bound(
+            contested.begin(), contested.end(), lo,
+            [](std::uint64_t v, const std::pair<std::uint64_t, std::uint64_t>& m) { return v < m.second; });
+        return it != contested.end() && it->first < hi;
+    };
+    // The accesses there, of the units whose footprints reach them.
+    std::vector<Ref> refs;
+    for (std::size_t u = 0; u < units.size(); ++u) {
         const GlobalRaceLog& log = *units[u].log;
         const GlobalRaceLog::Unit& unit = log.units()[units[u].unit];
+        std::vector<bool> reaches(unit.footprints_end - unit.footprints_begin, false);
+        bool any = false;
+        for (std::size_t i = unit.footprints_begin; i < unit.footprints_end; ++i) {
+            const Footprint& f = log.footprints()[i];
+            const bool r = (f.read() && contests(f.read_lo, f.read_hi)) ||
+                           (f.written() && contests(f.write_lo, f.write_hi)) ||
+                           (f.atomics() && contests(f.atomic_lo, f.atomic_hi));
+            reaches[i - unit.footprints_begin] = r;
+            any = any || r;
+        }
+        if (!any) continue;
         for (std::size_t i = unit.accesses_begin; i < unit.accesses_end; ++i) {
             const GlobalAccess& a = log.accesses()[i];
-            auto it = std::upper_bound(
-                merged.begin(), merged.end(), a.lo,
-                [](std::uint64_t v, const std::pair<std::uint64_t, std::uint64_t>& m) { return v < m.second; });
-            if (it != merged.end() && it->first < a.hi()) refs.push_back({&log, units[u].unit, i});
+            if (reaches[a.footprint] && contests(a.lo, a.hi())) refs.push_back({&log, units[u].unit, i});
         }
     }
     sort_by_address(refs);

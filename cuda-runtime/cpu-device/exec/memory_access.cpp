@@ -122,6 +122,16 @@ Accessor accessor(const Exec& x, unsigned lane) { return {x.linear_thread(lane),
 
 }  // namespace
 
+bool cover_range(Exec& x, std::uint64_t lo, std::uint64_t end) {
+    if (!x.checks || end <= lo) return false;  // checks off: the fast paths know the whole arena already
+    const Allocation* a = x.launch->table->find(lo, end - lo);
+    if (a == nullptr) return false;
+    x.ok_begin = a->base;
+    x.ok_end = a->base + a->size;
+    x.ok_allocation = a;
+    return true;
+}
+
 std::byte* global_address_slow(Exec& x, std::uint64_t address, unsigned size, unsigned lane, Access access,
                                MemorySpace space) {
     const AllocationTable& table = *x.launch->table;

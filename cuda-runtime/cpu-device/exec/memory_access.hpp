@@ -10,6 +10,11 @@
 
 namespace xcuda::cpu {
 
+// Makes the live allocation holding all of [lo, end) the one the fast paths know (a warp's
+// accesses alternate between arrays: x[i], then y[i]); false, changing nothing and finding
+// nothing, when no one allocation holds it all (the per-lane path then says what is wrong).
+bool cover_range(Exec& x, std::uint64_t lo, std::uint64_t end);
+
 // Slow paths (memory_access.cpp): the allocation lookup, and the findings.
 std::byte* global_address_slow(Exec& x, std::uint64_t address, unsigned size, unsigned lane, Access access,
                                MemorySpace space);

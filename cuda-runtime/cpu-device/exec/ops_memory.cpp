@@ -163,6 +163,17 @@ void count_access(Exec& x, const Inst& in, U32 mask, unsigned size) {
     }
 }
 
+// Whether a store of `n` bytes of `value` at `p` would leave memory as it is (the race check's
+// benign same-value write); the common sizes compare without a call.
+inline bool same_bytes(const std::byte* p, const std::byte* value, unsigned n) {
+    switch (n) {
+        case 4: return std::memcmp(p, value, 4) == 0;
+        case 8: return std::memcmp(p, value, 8) == 0;
+        case 16: return std::memcmp(p, value, 16) == 0;
+        default: return std::memcmp(p, value, n) == 0;
+    }
+}
+
 // The global race check's part of a global (or generic) load that passed its checks: a plain
 // load is recorded, a strong one acquires.
 template <Where W, bool Ordered>
@@ -221,6 +232,17 @@ void load(Exec& x, const Inst& in, U32 mask) {
         if (load_shared_fast<N, R, S>(x, in, mask)) return;
     }
     const unsigned vec = in.sub & vector_bits;
+    if constexpr (W == Where::kernel_param) {
+        if (in.size == 0) {  // a parameter named by its symbol: the same bytes for every lane, checked once
+            const std::byte* p =
+                kernel_param_address(x, static_cast<U64>(in.imm), N * vec, first_lane(mask), Access::read);
+            if (p == nullptr) return;
+            for_lanes(mask, [&](unsigned l) {
+                for (unsigned i = 0; i < vec; ++i) to_register<N, R, S>(x.regs + in.op[i], l, p + i * N);
+            });
+            return;
+        }
+    }
     while (mask != 0) {
         const unsigned l = first_lane(mask);
         mask &= mask - 1;
@@ -256,7 +278,8 @@ bool load_global_fast(Exec& x, const Inst& in, U32 mask) {
         hi = a > hi ? a : hi;
         misaligned |= a & 3u;
     }
-    if (lo < x.ok_begin || hi > x.ok_end - 4 || (x.checks && misaligned != 0)) return false;
+    if ((lo < x.ok_begin || hi > x.ok_end - 4) && !cover_range(x, lo, hi + 4)) return false;
+    if (x.checks && misaligned != 0) return false;
     U32* d = x.reg<U32>(in.op[0]);
     for (unsigned l = 0; l < 32; ++l) std::memcpy(&d[l], reinterpret_cast<const void*>(addr[l] + disp), 4);
     if (x.races != nullptr) {
@@ -302,7 +325,8 @@ bool store_global_fast(Exec& x, const Inst& in, U32 mask) {
         hi = at[l] > hi ? at[l] : hi;
         misaligned |= at[l] & 3u;
     }
-    if (lo < x.ok_begin || hi > x.ok_end - 4 || (x.checks && misaligned != 0)) return false;
+    if ((lo < x.ok_begin || hi > x.ok_end - 4) && !cover_range(x, lo, hi + 4)) return false;
+    if (x.checks && misaligned != 0) return false;
     const std::byte* values = x.regs + in.op[0];
     if (x.races == nullptr) {
         for (unsigned l = 0; l < 32; ++l) std::memcpy(reinterpret_cast<void*>(at[l]), values + std::size_t{l} * R, 4);
@@ -345,7 +369,7 @@ void store(Exec& x, const Inst& in, U32 mask) {
                 (resolved_to_global(x, address) || generic_space(x, address, l) == MemorySpace::global)) {
                 std::byte* p = global_address(x, address, N * vec, l, Access::write, MemorySpace::generic);
                 if (p == nullptr) return;
-                note_global_write(x, address, N * vec, l, std::memcmp(p, value, N * vec) != 0);
+                note_global_write(x, address, N * vec, l, !same_bytes(p, value, N * vec));
                 std::memcpy(p, value, N * vec);
                 continue;
             }
@@ -362,7 +386,7 @@ void store(Exec& x, const Inst& in, U32 mask) {
                     note_global_strong_write(x, address, (in.sub & release_semantics) != 0);
             } else {
                 if constexpr (W == Where::global) {
-                    note_global_write(x, address, N * vec, l, std::memcmp(p, value, N * vec) != 0);
+                    if (x.races != nullptr) note_global_write(x, address, N * vec, l, !same_bytes(p, value, N * vec));
                 }
                 std::memcpy(p, value, N * vec);
             }
@@ -607,6 +631,10 @@ void cvta(Exec& x, const Inst& in, U32 m) {
     const bool to = in.size == 1;
     T* d = x.reg<T>(in.op[0]);
     const T* a = x.reg<T>(in.op[1]);
+    if (space != MemorySpace::shared && space != MemorySpace::local && space != MemorySpace::param) {
+        for_lanes(m, [&](unsigned l) { d[l] = a[l]; });  // global and const addresses are generic already
+        return;
+    }
     for_lanes(m, [&](unsigned l) {
         U64 base = 0;
         switch (space) {
