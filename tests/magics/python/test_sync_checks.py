@@ -38,6 +38,43 @@ extern "C" __global__ void skip_whole_warps(int* out) {
     __syncthreads();
     out[t] = sm[127 - t];
 }
+extern "C" __global__ void half_barrier(int* out) {
+    __shared__ int s[128];
+    int tid = threadIdx.x;
+    s[tid] = tid;
+    if (tid < 64) __syncthreads();
+    out[tid] = s[127 - tid];
+}
+extern "C" __global__ void flag_handoff(int* data, volatile int* flag, int* out, int fence) {
+    int t = threadIdx.x;
+    if (blockIdx.x == 0) {
+        data[t] = t + 1;
+        __syncthreads();
+        if (t == 0) {
+            if (fence) __threadfence();
+            *flag = 1;
+        }
+    } else {
+        if (t == 0) while (*flag == 0) { }
+        __syncthreads();
+        out[t] = data[t];
+    }
+}
+extern "C" __global__ void smooth(const float* in, float* out, int n, int steps) {
+    __shared__ float buf[2][130];
+    int t = threadIdx.x, i = blockIdx.x * blockDim.x + t;
+    buf[0][t + 1] = in[i];
+    if (t == 0) buf[0][0] = buf[1][0] = i > 0 ? in[i - 1] : 0.0f;
+    if (t == blockDim.x - 1) buf[0][t + 2] = buf[1][t + 2] = i + 1 < n ? in[i + 1] : 0.0f;
+    __syncthreads();
+    int cur = 0;
+    for (int s = 0; s < steps; ++s) {
+        buf[1 - cur][t + 1] = (buf[cur][t] + buf[cur][t + 1] + buf[cur][t + 2]) / 3.0f;
+        __syncthreads();
+        cur = 1 - cur;
+    }
+    out[i] = buf[cur][t + 1];
+}
 extern "C" __global__ void counter(int* count) {
     if (threadIdx.x == 0) count[0] = count[0] + 1;
 }
@@ -173,6 +210,30 @@ def test_whole_warps_skipping_a_barrier_are_blamed_at_the_next_one_naming_both(k
     skipped = line_of("if (t < 64) __syncthreads();")
     assert e.kind == "divergent_barrier" and e.line == skipped + 2 and e.other_line == skipped
     assert "Divergent thread(s) in block" in str(e) and "threads 64-127" in str(e), str(e)
+
+
+def test_a_race_under_a_barrier_some_warps_skip_names_that_barrier(k):
+    e = check_error(lambda: k["half_barrier"][1, 128](np.zeros(128, np.int32)))
+    assert e.kind == "shared_race" and e.line == line_of("out[tid] = s[127 - tid];")
+    assert e.other_line == line_of("s[tid] = tid;")
+    barrier = line_of("if (tid < 64) __syncthreads();")
+    assert f"waits at the barrier at line {barrier}" in str(e) and "did not reach" in str(e), str(e)
+
+
+def test_a_flag_set_after_a_threadfence_orders_the_data_and_without_the_fence_races(k):
+    out = np.zeros(64, np.int32)
+    k["flag_handoff"][2, 64](np.zeros(64, np.int32), np.zeros(1, np.int32), out, np.int32(1))
+    assert list(out) == list(range(1, 65))
+    e = check_error(lambda: k["flag_handoff"][2, 64](np.zeros(64, np.int32), np.zeros(1, np.int32), out,
+                                                     np.int32(0)))
+    assert e.kind == "global_race" and e.block != e.other_block
+    assert {e.line, e.other_line} == {line_of("data[t] = t + 1;"), line_of("out[t] = data[t];")}
+
+
+def test_double_buffering_in_shared_memory_runs_clean(k):
+    out = np.zeros(512, np.float32)
+    k["smooth"][4, 128](np.full(512, 3.0, np.float32), out, np.int32(512), np.int32(4))
+    assert np.allclose(out[4:-4], 3.0)  # four steps from the zero padding at the ends
 
 
 def test_a_counter_bumped_by_every_block_races_and_its_atomic_twin_does_not(k):
