@@ -9,8 +9,10 @@ namespace xcuda::cpu {
 
 // --- recording --------------------------------------------------------------------------------
 
-void GlobalRaceLog::begin_launch(GlobalRaces& launch) {
+void GlobalRaceLog::begin_launch(GlobalRaces& launch, std::size_t limit) {
     launch_ = &launch;
+    limit_ = limit;
+    limited_ = overflowed_ = false;
     units_.clear();
     accesses_.clear();
     events_.clear();
@@ -19,16 +21,15 @@ void GlobalRaceLog::begin_launch(GlobalRaces& launch) {
     pending_valid_ = false;
 }
 
-void GlobalRaceLog::begin_unit(std::uint64_t number, const std::vector<Dim3>& ctaids, std::uint32_t warps_per_cta) {
+void GlobalRaceLog::begin_unit(std::uint64_t number, std::size_t ctas, std::uint32_t warps_per_cta) {
     Unit u;
     u.number = number;
     u.accesses_begin = u.accesses_end = accesses_.size();
     u.events_begin = u.events_end = events_.size();
     u.footprints_begin = u.footprints_end = footprints_.size();
     u.ctas_begin = ctaids_.size();
-    ctaids_.insert(ctaids_.end(), ctaids.begin(), ctaids.end());
     units_.push_back(u);
-    clock_.begin(number, ctaids.size(), warps_per_cta);
+    clock_.begin(number, ctas, warps_per_cta);
     pending_valid_ = false;
     footprint_base_ = ~std::uint64_t{0};
     atomics_seen_.clear();
@@ -72,6 +73,11 @@ GlobalAccess GlobalRaceLog::entry(const Where& at, GlobalAccessKind kind) {
 
 void GlobalRaceLog::add(const GlobalAccess& a) {
     Footprint& f = footprints_[units_.back().footprints_begin + a.footprint];
+    if (accesses_.size() >= limit_ &&
+        ((a.kind == GlobalAccessKind::read && !f.written()) || accesses_.size() >= 2 * limit_)) {
+        limited_ = true;
+        return;
+    }
     const std::uint64_t hi = a.hi();
     switch (a.kind) {
         case GlobalAccessKind::read:
@@ -181,7 +187,14 @@ void GlobalRaceLog::note_atomic(const Where& at, std::uint64_t address, unsigned
     add(e);
 }
 
-void GlobalRaceLog::record(const SyncEvent& e) { events_.push_back(e); }
+void GlobalRaceLog::record(const SyncEvent& e) {
+    // An event left out could leave two ordered accesses unordered: past the limit, nothing is judged.
+    if (events_.size() >= max_events) {
+        overflowed_ = true;
+        return;
+    }
+    events_.push_back(e);
+}
 
 void GlobalRaceLog::fence(std::uint32_t cta, std::uint32_t warp) {
     flush();
@@ -466,6 +479,11 @@ void GlobalRaceLog::end_unit() {
 }
 
 GlobalRaceFound find_global_race(GlobalRaces& launch) {
+    for (const GlobalRaceLog* log : launch.logs) {
+        launch.limited = launch.limited || log->limited();
+        launch.overflowed = launch.overflowed || log->overflowed();
+    }
+    if (launch.overflowed) return {};
     std::vector<EventIndex::UnitEvents> all_events;
     struct UnitRef {
         const GlobalRaceLog* log;

@@ -74,10 +74,16 @@ public:
     static constexpr std::size_t max_footprints = 255;  // per unit; the last one takes every allocation after it
     static constexpr std::size_t max_atomics = 64;      // (address, warp) pairs per unit whose atomics are recorded
 
-    // A new launch: nothing recorded.
-    void begin_launch(GlobalRaces& launch);
-    // Unit `number` with these CTAs (their block indices) of `warps_per_cta` warps each.
-    void begin_unit(std::uint64_t number, const std::vector<Dim3>& ctaids, std::uint32_t warps_per_cta);
+    // A new launch: nothing recorded; at most about `limit` accesses will be (40 bytes each). Past
+    // it, reads of allocations the running unit has not written are left out, then past twice
+    // it every access: the check sees less (races through them go unseen), memory stays bounded.
+    void begin_launch(GlobalRaces& launch, std::size_t limit);
+    static constexpr std::size_t max_events = std::size_t{1} << 22;  // past this, the launch goes unjudged
+    bool limited() const { return limited_; }
+    bool overflowed() const { return overflowed_; }
+    // Unit `number` of `ctas` CTAs of `warps_per_cta` warps each; add_cta names each, in order.
+    void begin_unit(std::uint64_t number, std::size_t ctas, std::uint32_t warps_per_cta);
+    void add_cta(const Dim3& ctaid) { ctaids_.push_back(ctaid); }
     // The unit ended: its own accesses compared (a race needing other units to rule out is kept
     // for the launch's end).
     void end_unit();
@@ -145,6 +151,8 @@ private:
     bool global_key(std::uint64_t key) const { return (key & unit_local_key) == 0; }
 
     GlobalRaces* launch_ = nullptr;
+    std::size_t limit_ = 0;
+    bool limited_ = false, overflowed_ = false;
     std::vector<Unit> units_;
     std::vector<GlobalAccess> accesses_;
     std::vector<SyncEvent> events_;
@@ -175,6 +183,9 @@ struct GlobalRaces {
         std::size_t unit, a, b;  // unit index in log, access indices in log
     };
     std::vector<Pair> unresolved;
+    // Set by find_global_race: a log left accesses out (limited), or dropped events, so that the
+    // launch was not judged (overflowed).
+    bool limited = false, overflowed = false;
 };
 
 // What the launch's end found: the two accesses of the first race, in the units' terms.

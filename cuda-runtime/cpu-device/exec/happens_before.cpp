@@ -36,7 +36,7 @@ void UnitClock::begin(std::uint64_t unit_number, std::size_t ctas, std::uint32_t
     warps_per_cta = warps_in_cta;
     seg.assign(ctas, 0);
     warps.assign(ctas * warps_in_cta, WarpClock{});
-    local_releases.clear();
+    if (!local_releases.empty()) local_releases.clear();  // (clear() walks every bucket)
 }
 
 EventIndex::EventIndex(const std::vector<UnitEvents>& units) {

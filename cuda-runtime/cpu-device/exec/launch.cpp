@@ -16,6 +16,10 @@ namespace {
 
 std::uint32_t align16(std::uint64_t v) { return static_cast<std::uint32_t>((v + 15u) & ~std::uint64_t{15u}); }
 
+// The global race check's accesses per launch, shared out among its workers: 320 MiB of log at most
+// (a 512x512 SGEMM makes about a million; a 2048x2048 one sixty times as many).
+constexpr std::size_t race_log_accesses = std::size_t{1} << 23;
+
 // Local memory per thread: the kernel's own, plus room for every other function's once (a call
 // chain without recursion), plus headroom for recursion; a call beyond it is a stack overflow.
 std::uint32_t local_stride(const Program& p, const KernelInfo& k) {
@@ -139,6 +143,7 @@ LaunchOutcome run_launch(const LaunchSpec& spec, const RunOptions& options, cons
     races.table.clear();
     races.logs.clear();
     races.unresolved.clear();
+    races.limited = races.overflowed = false;
     std::atomic<unsigned> finished{0};
     const std::function<void(unsigned)> job = [&](unsigned worker) {
         thread_local WorkerState ws;
@@ -150,7 +155,7 @@ LaunchOutcome run_launch(const LaunchSpec& spec, const RunOptions& options, cons
         x.worker = worker;
         if (x.checks) {
             ws.barrier_paths.clear();
-            ws.race_log.begin_launch(races);
+            ws.race_log.begin_launch(races, race_log_accesses / workers);
             x.races = &ws.race_log;
             std::lock_guard<std::mutex> lock(races.mutex);
             races.logs.push_back(&ws.race_log);
@@ -187,6 +192,16 @@ LaunchOutcome run_launch(const LaunchSpec& spec, const RunOptions& options, cons
 
     if (L.grid_workspace != 0) spec.memory->free(L.grid_workspace);
     if (!L.printf_output.empty()) write_all(1, L.printf_output);
+    if (races.overflowed) {
+        write_all(2,
+                  "xcuda CPU device: this launch synchronised through memory more than the global-memory race check "
+                  "can follow; it was not checked for races on global memory\n");
+    } else if (races.limited) {
+        write_all(2, "xcuda CPU device: this launch made more global memory accesses than the race check keeps (" +
+                         std::to_string(race_log_accesses) +
+                         "); past them, reads of arrays a block did not write were not compared, and races through "
+                         "them may have gone unseen\n");
+    }
     if (L.printf_dropped > 0) {
         write_all(2, "xcuda CPU device: " + std::to_string(L.printf_dropped) +
                          " bytes of device printf output were dropped: the printf buffer (CU_LIMIT_PRINTF_FIFO_SIZE, " +

@@ -330,10 +330,8 @@ void run_unit(Exec& x, WorkerState& ws, const std::vector<std::uint64_t>& blocks
     x.ctas = &ws.ctas;
     x.epochs = &ws.epochs;
     if (x.races != nullptr) {
-        std::vector<Dim3> ctaids;
-        ctaids.reserve(n);
-        for (const Cta& cta : ws.ctas) ctaids.push_back(cta.ctaid);
-        x.races->begin_unit(blocks.front(), ctaids, wpc);  // a unit's first block names it
+        x.races->begin_unit(blocks.front(), n, wpc);  // a unit's first block names it
+        for (const Cta& cta : ws.ctas) x.races->add_cta(cta.ctaid);
     }
 
     for (;;) {

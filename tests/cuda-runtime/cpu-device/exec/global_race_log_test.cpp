@@ -13,9 +13,10 @@ namespace {
 struct Log {
     GlobalRaces launch;
     GlobalRaceLog log;
-    Log() {
-        log.begin_launch(launch);
-        log.begin_unit(0, {Dim3{}}, 1);
+    explicit Log(std::size_t limit = 1 << 20) {
+        log.begin_launch(launch, limit);
+        log.begin_unit(0, 1, 1);
+        log.add_cta(Dim3{});
     }
     static GlobalRaceLog::Where at() { return {7, 0, 0, 0, nullptr, 0x1000, 0x100000}; }
 };
@@ -80,6 +81,17 @@ TEST(GlobalRaceLog, OneLaneAtATimeExtendsTheRunItsInstructionBegan) {
     ASSERT_EQ(l.log.accesses().size(), 1u);
     EXPECT_EQ(l.log.accesses()[0].bytes, 128u);
     EXPECT_EQ(l.log.accesses()[0].lanes, 0x55555555u);
+}
+
+TEST(GlobalRaceLog, PastItsLimitItLeavesOutReadsOfWhatTheUnitDidNotWriteThenEverything) {
+    Log l(4);
+    for (unsigned i = 0; i < 6; ++i) l.log.note(Log::at(), 0x2000 + 64 * i, 4, 0, GlobalAccessKind::read);
+    EXPECT_TRUE(l.log.limited());
+    for (unsigned i = 0; i < 6; ++i) l.log.note(Log::at(), 0x9000 + 64 * i, 4, 0, GlobalAccessKind::write);
+    l.log.end_unit();
+    ASSERT_EQ(l.log.accesses().size(), 8u);  // 4 reads; writes until twice the limit
+    EXPECT_EQ(l.log.accesses()[3].kind, GlobalAccessKind::read);
+    EXPECT_EQ(l.log.accesses()[4].kind, GlobalAccessKind::write);
 }
 
 }  // namespace
