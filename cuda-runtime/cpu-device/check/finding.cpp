@@ -40,6 +40,8 @@ const char* space_text(MemorySpace s) {
     return "";
 }
 
+std::string ptx_where(const SourceLocation& at) { return at.str(); }
+
 std::string region_text(const Finding& f) {
     const Region& r = f.region;
     if (r.kind == Region::Kind::none) {
@@ -73,6 +75,49 @@ std::string region_text(const Finding& f) {
 
 }  // namespace
 
+std::string divergence_text(const Finding& f, const WhereText& where) {
+    const std::string block = " of block " + f.block.str();
+    const std::string other = f.other_where.file.empty() ? std::string() : where(f.other_where);
+    switch (f.divergence) {
+        case Divergence::warp:
+            if (f.absent_at_barrier) {
+                return "Divergent thread(s) in warp: " + f.waiting + block + " wait at this barrier while " + f.absent +
+                       " of their warp wait at the one at " + other;
+            }
+            return "Divergent thread(s) in warp: " + f.waiting + block + " wait at this barrier; " + f.absent +
+                   " of their warp did not arrive with them" +
+                   (other.empty() ? "" : " (they went on to " + other + ")");
+        case Divergence::block:
+            if (f.absent_at_barrier) {
+                return "Divergent thread(s) in block: " + f.waiting + block + " wait at this barrier while " +
+                       f.absent + " wait at the one at " + other;
+            }
+            return "Divergent thread(s) in block: " + f.waiting + block + " wait at this barrier, which " + f.absent +
+                   " never reach";
+        case Divergence::none: break;
+    }
+    return f.detail;
+}
+
+std::string unordered_text(const Finding& f, const WhereText& where) {
+    const bool same_block =
+        f.kind != FindingKind::global_race ||
+        (f.other_block.x == f.block.x && f.other_block.y == f.block.y && f.other_block.z == f.block.z);
+    std::string s;
+    if (!same_block) {
+        s = "they are in different blocks, and no release/acquire pair orders them (__syncthreads() orders only the "
+            "threads of one block; a flag written after __threadfence() and read with an atomic or volatile load, "
+            "or a grid sync, would)";
+    } else {
+        s = "with no __syncthreads() (or __syncwarp() within a warp) between them";
+    }
+    if (!f.skipped_barrier.file.empty()) {
+        s += "; thread " + f.other_thread.str() + " waits at the barrier at " + where(f.skipped_barrier) +
+             ", which thread " + f.thread.str() + " did not reach";
+    }
+    return s;
+}
+
 std::string Failure::report() const {
     const Finding& f = finding;
     std::ostringstream s;
@@ -91,10 +136,23 @@ std::string Failure::report() const {
             s << "Race on __shared__ memory: " << access_text(f.access) << " of size " << f.size << " bytes"
               << (f.region.variable.empty() ? "" : " in " + f.region.variable) << " by thread " << f.thread.str()
               << " conflicts with a " << access_text(f.other_access) << " by thread " << f.other_thread.str() << " at "
-              << f.other_where.str() << " with no barrier between";
+              << f.other_where.str() << ", " << unordered_text(f, ptx_where);
             break;
-        case FindingKind::divergent_barrier: s << "Divergent barrier: " << f.detail; break;
-        case FindingKind::collective_absent_lanes: s << "Warp collective with absent lanes: " << f.detail; break;
+        case FindingKind::global_race:
+            s << "Race on __global__ memory: " << access_text(f.access) << " of size " << f.size << " bytes at 0x"
+              << std::hex << f.address << std::dec << " (" << region_text(f) << ") by thread " << f.thread.str()
+              << " in block " << f.block.str() << " conflicts with a " << access_text(f.other_access) << " by thread "
+              << f.other_thread.str() << " in block " << f.other_block.str() << " at " << f.other_where.str() << ": "
+              << unordered_text(f, ptx_where);
+            break;
+        case FindingKind::divergent_barrier:
+            s << (f.divergence == Divergence::none ? "Divergent barrier: " : "Barrier error detected. ")
+              << divergence_text(f, ptx_where);
+            break;
+        case FindingKind::collective_absent_lanes:
+            s << "Warp collective with absent lanes: " << f.detail;
+            if (!f.absent.empty()) s << " (" << f.absent << " are at " << f.other_where.str() << ")";
+            break;
         case FindingKind::assertion: s << "Device assertion failed: " << f.detail; break;
         case FindingKind::trap: s << "Trap (__trap() or a trap instruction)"; break;
         case FindingKind::unsupported:

@@ -55,7 +55,7 @@ bool SharedShadow::write(std::uint32_t offset, unsigned size, const Accessor& wh
                          RaceConflict& conflict) {
     // Storing what is already there changes nothing another thread could see: no race with the
     // accesses before it. It is still a write that later reads must be ordered after.
-    const bool same = std::memcmp(current, value, size) == 0;
+    const bool same = size == 4 ? std::memcmp(current, value, 4) == 0 : std::memcmp(current, value, size) == 0;
     const auto thread = static_cast<std::uint16_t>(who.thread);
     const auto syncs = static_cast<std::uint16_t>(who.warp_syncs);
     bool raced = false;

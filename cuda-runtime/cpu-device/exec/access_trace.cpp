@@ -91,7 +91,9 @@ std::shared_ptr<AccessTrace> AccessRecorder::build(const LaunchState& L) {
     trace->grid = L.spec->grid;
     trace->block = L.spec->block;
     trace->truncated = truncated_;
-    for (const SharedVariable& v : p.shared) trace->shared_variables.push_back(v.name);
+    // The launched kernel's own window: a GPU gives each kernel only the variables it uses.
+    const std::vector<SharedVariable>& shared = L.shared_layout->variables;
+    for (const SharedVariable& v : shared) trace->shared_variables.push_back(v.name);
 
     Exec x;  // for location_of
     x.program = &p;
@@ -144,12 +146,12 @@ std::shared_ptr<AccessTrace> AccessRecorder::build(const LaunchState& L) {
         } else {
             const std::uint64_t within = r.address & ((std::uint64_t{1} << 24) - 1);
             int best = -1;
-            for (std::size_t i = 0; i < p.shared.size(); ++i) {
-                if (p.shared[i].offset <= within && (best < 0 || p.shared[i].offset >= p.shared[best].offset))
+            for (std::size_t i = 0; i < shared.size(); ++i) {
+                if (shared[i].offset <= within && (best < 0 || shared[i].offset >= shared[best].offset))
                     best = static_cast<int>(i);
             }
             m.shared_variable = best;
-            m.offset = static_cast<std::int64_t>(within - (best >= 0 ? p.shared[best].offset : 0));
+            m.offset = static_cast<std::int64_t>(within - (best >= 0 ? shared[best].offset : 0));
         }
         trace->accesses.push_back(m);
     }

@@ -2,6 +2,7 @@
 // (__assertfail) and the device heap (malloc, free); the device runtime's are device_runtime.cpp's.
 #include "device_heap.hpp"
 #include "device_runtime.hpp"
+#include "global_race_notes.hpp"
 #include "memory_access.hpp"
 #include "memory_checks.hpp"
 #include "scheduler.hpp"
@@ -285,8 +286,14 @@ void run_builtin(Exec& x, const CallSite& call, U32 mask) {
     switch (call.builtin) {
         case CallSite::Builtin::vprintf: device_printf(x, call, mask); return;
         case CallSite::Builtin::assertfail: assert_fail(x, call, mask); return;
-        case CallSite::Builtin::malloc: device_malloc(x, call, mask); return;
-        case CallSite::Builtin::free: device_free(x, call, mask); return;
+        case CallSite::Builtin::malloc:
+            device_malloc(x, call, mask);
+            note_heap_malloc(x);  // after the block is taken: it sees the free that gave it back
+            return;
+        case CallSite::Builtin::free:
+            note_heap_free(x);  // before the block goes back
+            device_free(x, call, mask);
+            return;
         case CallSite::Builtin::device_runtime: x.launch->device_runtime->call(x, call, mask); return;
         case CallSite::Builtin::none: return;
     }

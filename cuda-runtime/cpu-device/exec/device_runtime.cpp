@@ -11,6 +11,14 @@
 #include <string>
 
 namespace xcuda::cpu {
+
+namespace {
+
+// Where the running call is in the cell, for the heap's record of a block (its reports say where
+// a block was allocated and freed).
+SourceLocation call_site_location(const Exec& x) { return x.location_of(x.program->sites[x.code[x.pc].site].loc); }
+
+}  // namespace
 namespace {
 
 using U32 = std::uint32_t;
@@ -305,7 +313,7 @@ void DeviceRuntime::call(Exec& x, const CallSite& call, U32 mask) {
                 break;
             }
             case RuntimeEntry::malloc: {
-                const U64 p = DeviceHeap::instance().allocate(argument<U64>(x, call, 1, lane));
+                const U64 p = DeviceHeap::instance().blocks().allocate(argument<U64>(x, call, 1, lane), call_site_location(x));
                 if (!generic_store(x, argument<U64>(x, call, 0, lane), 8, lane, reinterpret_cast<const std::byte*>(&p)))
                     return;
                 if (p == 0) error = cuda_error_memory_allocation;
@@ -313,7 +321,10 @@ void DeviceRuntime::call(Exec& x, const CallSite& call, U32 mask) {
             }
             case RuntimeEntry::free: {
                 const U64 p = argument<U64>(x, call, 0, lane);
-                if (p != 0 && !DeviceHeap::instance().release(p)) error = cuda_error_invalid_value;
+                HeapBlock block;
+                if (p != 0 &&
+                    DeviceHeap::instance().blocks().release(p, call_site_location(x), block) != HeapBlocks::Freed::freed)
+                    error = cuda_error_invalid_value;
                 break;
             }
         }

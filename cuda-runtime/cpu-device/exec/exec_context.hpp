@@ -22,6 +22,7 @@ namespace xcuda::cpu {
 
 class SharedShadow;    // check/shared_race.hpp
 class SharedState;     // check/shared_state.hpp
+class GlobalRaceLog;   // check/global_race.hpp
 class DeviceRuntime;   // exec/device_runtime.hpp
 class AccessRecorder;  // access_trace.hpp
 
@@ -91,6 +92,7 @@ struct Exec {
     Cta* cta = nullptr;
     std::vector<Cta>* ctas = nullptr;    // the CTAs this worker runs together (a cluster, a cooperative grid)
     std::uint64_t* epochs = nullptr;     // the worker's race clock (race_clock.hpp)
+    GlobalRaceLog* races = nullptr;      // the worker's global-memory race log (nullptr: checks off)
     std::byte* regs = nullptr;           // the running group's frame
     std::uint32_t pc = 0;                // the instruction being executed (for reports)
     std::uint32_t frame_local_base = 0;  // the running frame's .local base

@@ -4,6 +4,7 @@
 #include "device_heap.hpp"
 #include "device_runtime.hpp"
 #include "../check/argument_extents.hpp"
+#include "global_race_notes.hpp"
 #include "scheduler.hpp"
 #include "worker_pool.hpp"
 
@@ -17,6 +18,10 @@ namespace xcuda::cpu {
 namespace {
 
 std::uint32_t align16(std::uint64_t v) { return static_cast<std::uint32_t>((v + 15u) & ~std::uint64_t{15u}); }
+
+// The global race check's accesses per launch, shared out among its workers: 320 MiB of log at most
+// (a 512x512 SGEMM makes about a million; a 2048x2048 one sixty times as many).
+constexpr std::size_t race_log_accesses = std::size_t{1} << 23;
 
 // Local memory per thread: the kernel's own, plus room for every other function's once (a call
 // chain without recursion), plus headroom for recursion; a call beyond it is a stack overflow.
@@ -152,6 +157,16 @@ LaunchOutcome run_launch(const LaunchSpec& spec, const RunOptions& options, cons
         options.deterministic || options.trace ? 1 : (options.workers != 0 ? options.workers : WorkerPool::cores());
     const auto workers = static_cast<unsigned>(std::min<std::uint64_t>(wanted, std::max<std::uint64_t>(units, 1)));
     std::atomic<std::uint64_t> next{0};
+    // The global-memory race check: the workers' logs, compared by the last worker to finish.
+    // Kept per calling thread (each stream's), so a launch allocates nothing for it; the workers
+    // reach it through this reference (a thread_local named in the job would be theirs).
+    thread_local GlobalRaces races_of_this_thread;
+    GlobalRaces& races = races_of_this_thread;
+    races.table.clear();
+    races.logs.clear();
+    races.unresolved.clear();
+    races.limited = races.overflowed = false;
+    std::atomic<unsigned> finished{0};
     const std::function<void(unsigned)> job = [&](unsigned worker) {
         thread_local WorkerState ws;
         Exec x;
@@ -161,6 +176,13 @@ LaunchOutcome run_launch(const LaunchSpec& spec, const RunOptions& options, cons
         x.checks = options.checks;
         x.worker = worker;
         x.trace = recorder.get();
+        if (x.checks) {
+            ws.barrier_paths.clear();
+            ws.race_log.begin_launch(races, race_log_accesses / workers);
+            x.races = &ws.race_log;
+            std::lock_guard<std::mutex> lock(races.mutex);
+            races.logs.push_back(&ws.race_log);
+        }
         std::vector<InstructionCounts> counts;
         if (profile) {
             counts.assign(p.code.size(), InstructionCounts{});
@@ -180,6 +202,10 @@ LaunchOutcome run_launch(const LaunchSpec& spec, const RunOptions& options, cons
             run_unit(x, ws, unit_blocks(spec, u));
             if (x.faulted) break;
         }
+        if (x.checks && finished.fetch_add(1, std::memory_order_acq_rel) + 1 == workers &&
+            !L.stop.load(std::memory_order_relaxed) && !cancel.load(std::memory_order_relaxed)) {
+            check_global_races(x, races);
+        }
         if (profile) {
             std::lock_guard<std::mutex> lock(L.profile_mutex);
             for (std::size_t i = 0; i < counts.size(); ++i) L.counts[i] += counts[i];
@@ -196,6 +222,16 @@ LaunchOutcome run_launch(const LaunchSpec& spec, const RunOptions& options, cons
         spec.memory->forget_unwritten();
     }
     if (!L.printf_output.empty()) write_all(1, L.printf_output);
+    if (races.overflowed) {
+        write_all(2,
+                  "xcuda CPU device: this launch synchronised through memory more than the global-memory race check "
+                  "can follow; it was not checked for races on global memory\n");
+    } else if (races.limited) {
+        write_all(2, "xcuda CPU device: this launch made more global memory accesses than the race check keeps (" +
+                         std::to_string(race_log_accesses) +
+                         "); past them, reads of arrays a block did not write were not compared, and races through "
+                         "them may have gone unseen\n");
+    }
     if (L.printf_dropped > 0) {
         write_all(2, "xcuda CPU device: " + std::to_string(L.printf_dropped) +
                          " bytes of device printf output were dropped: the printf buffer (CU_LIMIT_PRINTF_FIFO_SIZE, " +

@@ -1,4 +1,5 @@
 #include "memory_access.hpp"
+#include "barrier_divergence.hpp"
 #include "../check/shared_race.hpp"
 #include "../check/shared_state.hpp"
 #include "access_trace.hpp"
@@ -117,12 +118,25 @@ void report_race(Exec& x, const RaceConflict& c, Access access, std::uint64_t of
     f.other_thread = {c.other_thread % b.x, (c.other_thread / b.x) % b.y, c.other_thread / (b.x * b.y)};
     const Site& s = x.program->sites[x.code[c.other_pc].site];
     f.other_where = x.location_of(s.loc);
+    if (const Cta* cta = cta_of_window(x, offset)) {
+        f.skipped_barrier = barrier_waited_at(x, static_cast<std::uint32_t>(cta - x.ctas->data()), c.other_thread);
+    }
     x.fail(std::move(f), lane, 1, CUDA_ERROR_LAUNCH_FAILED);
 }
 
 Accessor accessor(const Exec& x, unsigned lane) { return {x.linear_thread(lane), x.warp->warp_syncs, x.pc}; }
 
 }  // namespace
+
+bool cover_range(Exec& x, std::uint64_t lo, std::uint64_t end) {
+    if (!x.checks || end <= lo) return false;  // checks off: the fast paths know the whole arena already
+    const Allocation* a = x.launch->table->find(lo, end - lo);
+    if (a == nullptr) return false;
+    x.ok_begin = a->base;
+    x.ok_end = a->base + a->size;
+    x.ok_allocation = a;
+    return true;
+}
 
 std::byte* global_address_slow(Exec& x, std::uint64_t address, unsigned size, unsigned lane, Access access,
                                MemorySpace space) {
@@ -160,6 +174,11 @@ std::byte* global_address_slow(Exec& x, std::uint64_t address, unsigned size, un
     }
     outside_every_allocation(x, address, size, lane, access, space);
     return nullptr;
+}
+
+Region global_region(const Exec& x, std::uint64_t address) {
+    if (const Allocation* a = x.launch->table->containing(address)) return region_of(x, *a, address);
+    return {};
 }
 
 std::byte* shared_address(Exec& x, std::uint64_t offset, unsigned size, unsigned lane, Access access,

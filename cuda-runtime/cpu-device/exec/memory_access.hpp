@@ -10,6 +10,11 @@
 
 namespace xcuda::cpu {
 
+// Makes the live allocation holding all of [lo, end) the one the fast paths know (a warp's
+// accesses alternate between arrays: x[i], then y[i]); false, changing nothing and finding
+// nothing, when no one allocation holds it all (the per-lane path then says what is wrong).
+bool cover_range(Exec& x, std::uint64_t lo, std::uint64_t end);
+
 // Slow paths (memory_access.cpp): the allocation lookup, and the findings.
 std::byte* global_address_slow(Exec& x, std::uint64_t address, unsigned size, unsigned lane, Access access,
                                MemorySpace space);
@@ -54,6 +59,10 @@ bool generic_store(Exec& x, std::uint64_t address, unsigned size, unsigned lane,
 
 // The kernel's parameter buffer (uniform), by offset.
 std::byte* kernel_param_address(Exec& x, std::uint64_t offset, unsigned size, unsigned lane, Access access);
+
+// The allocation holding a global address and which kernel parameter points into it, for reports
+// made after the access (the global-memory race check's).
+Region global_region(const Exec& x, std::uint64_t address);
 
 // Which space a generic address falls in for this lane (for isspacep and cvta.to).
 MemorySpace generic_space(const Exec& x, std::uint64_t address, unsigned lane);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "exec_context.hpp"
+#include "memory_access.hpp"
 
 #include <xcuda/cpu/finding.hpp>
 
@@ -13,10 +14,6 @@
 #include <cstdint>
 
 namespace xcuda::cpu {
-
-// A cluster's CTA windows are named by (rank + 1) << 24 | offset (memory_access.hpp).
-inline constexpr std::uint64_t cluster_rank_shift = 24;
-inline constexpr std::uint64_t window_offset_mask = (std::uint64_t{1} << cluster_rank_shift) - 1;
 
 // Helpers memory_access.cpp defines, for the findings both files make.
 Finding memory_finding(FindingKind kind, Access access, MemorySpace space, unsigned size, std::uint64_t address);

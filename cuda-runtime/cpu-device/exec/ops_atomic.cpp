@@ -3,6 +3,7 @@
 // operation and width); a CTA's shared memory belongs to one worker, where the same loop is
 // uncontended. The lanes of one warp instruction apply in lane order.
 #include "decode.hpp"
+#include "global_race_notes.hpp"
 #include "lanes.hpp"
 #include "memory_access.hpp"
 #include "memory_checks.hpp"
@@ -19,6 +20,10 @@ using U32 = std::uint32_t;
 using U64 = std::uint64_t;
 
 enum class Op : std::uint8_t { add, min, max, inc, dec, and_, or_, xor_, exch, cas };
+constexpr std::uint8_t op_bits = 0x0F;
+// In `sub` beside the Op: .release or .acq_rel semantics (the global race check's release; a
+// relaxed atomic releases only after a fence).
+constexpr std::uint8_t release_semantics = 0x80;
 enum class Kind : std::uint8_t { u32, s32, u64, s64, f32, f64, b16, f16, bf16 };
 enum class Where : std::uint8_t { global, shared, generic };
 
@@ -154,10 +159,10 @@ T atomic_rmw(std::byte* p, Op op, Kind kind, T b, T c) {
 
 // Layout: op[0] d (no_guard for red), op[1] b, op[2] c (cas), op[3] the address register,
 // size: the address register's bytes (0: an absolute address in imm), imm: displacement,
-// sub: Op, space: Where, target: Kind.
+// sub: Op (and release_semantics), space: Where, target: Kind.
 template <class T, Where W>
 void atom(Exec& x, const Inst& in, U32 mask) {
-    const auto op = static_cast<Op>(in.sub);
+    const auto op = static_cast<Op>(in.sub & op_bits);
     const auto kind = static_cast<Kind>(in.target);
     const T* b = x.reg<T>(in.op[1]);
     const T* c = in.op[2] != no_guard ? x.reg<T>(in.op[2]) : nullptr;
@@ -176,6 +181,9 @@ void atom(Exec& x, const Inst& in, U32 mask) {
         if constexpr (W == Where::shared) p = shared_address(x, address, sizeof(T), l, Access::atomic);
         if constexpr (W == Where::generic) p = generic_address(x, address, sizeof(T), l, Access::atomic);
         if (p == nullptr) return;
+        if (x.races != nullptr && (W == Where::global || (W == Where::generic && resolved_to_global(x, address)))) {
+            note_global_atomic(x, address, sizeof(T), l, (in.sub & release_semantics) != 0);
+        }
         const T old = atomic_rmw<T>(p, op, kind, b[l], c != nullptr ? c[l] : T{});
         if (d != nullptr) d[l] = old;
     }
@@ -249,7 +257,8 @@ bool decode_atomic(Emitter& e, bool has_result) {
     in.op[3] = a.base;
     in.size = static_cast<std::uint8_t>(a.base == no_guard ? 0 : a.base_bytes);
     in.imm = a.offset;
-    in.sub = static_cast<std::uint8_t>(op);
+    const bool releases = s.semantics == Semantics::release || s.semantics == Semantics::acq_rel;
+    in.sub = static_cast<std::uint8_t>(static_cast<std::uint8_t>(op) | (releases ? release_semantics : 0));
     in.space = static_cast<std::uint8_t>(where);
     in.target = static_cast<std::uint32_t>(kind);
     return true;

@@ -3,6 +3,7 @@
 // fences and the hints that order nothing here decode to no-ops.
 #include "decode.hpp"
 #include "device_runtime.hpp"
+#include "global_race_notes.hpp"
 #include "lanes.hpp"
 
 #include <atomic>
@@ -173,7 +174,10 @@ bool decode_cluster_barrier(Emitter& e) {
     return true;
 }
 
-void fence(Exec&, const Inst&, U32) { std::atomic_thread_fence(std::memory_order_seq_cst); }
+void fence(Exec& x, const Inst&, U32) {
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    note_fence(x);  // a strong write after it releases what came before (happens_before.hpp)
+}
 void nothing(Exec&, const Inst&, U32) {}
 
 bool decode_fence(Emitter& e) {

@@ -4,6 +4,7 @@
 // counts and phase (Barrier below). A CTA runs on one worker thread, so no host atomics are needed. A wait that
 // finds its phase incomplete marks the warp as polling, so its spin loop lets other warps run.
 #include "decode.hpp"
+#include "global_race_notes.hpp"
 #include "lanes.hpp"
 #include "memory_access.hpp"
 
@@ -168,12 +169,14 @@ void bulk_copy(Exec& x, const Inst& in, U32 mask) {
             const std::byte* from = to_shared ? global_address(x, src + at, n, l, Access::read)
                                               : shared_address(x, src + at, n, l, Access::read);
             if (from == nullptr) return;
+            if (to_shared) note_global_read(x, src + at, n, l);
             std::memcpy(piece, from, n);
             if (to_shared) {
                 if (!shared_store(x, dst + at, n, l, piece)) return;
             } else {
                 std::byte* into = global_address(x, dst + at, n, l, Access::write);
                 if (into == nullptr) return;
+                note_global_write(x, dst + at, n, l, std::memcmp(into, piece, n) != 0);
                 std::memcpy(into, piece, n);
             }
         }

@@ -4,6 +4,7 @@
 #include "../check/shared_race.hpp"
 #include "../check/shared_state.hpp"
 #include "decode.hpp"
+#include "global_race_notes.hpp"
 #include "lanes.hpp"
 #include "memory_access.hpp"
 #include "race_clock.hpp"
@@ -31,6 +32,9 @@ constexpr int address_operand = 4;
 // frame's .local base ([__local_depot0+8], as -G builds write).
 constexpr std::uint8_t frame_relative = 0x80;
 constexpr std::uint8_t vector_bits = 0x0F;
+// A strong store with .release semantics (the global race check's release; a volatile or relaxed
+// store releases only after a fence).
+constexpr std::uint8_t release_semantics = 0x40;
 
 inline U64 lane_address(const Exec& x, const Inst& in, unsigned l) {
     const auto disp = static_cast<U64>(in.imm) + ((in.sub & frame_relative) ? x.frame_local_base : 0u);
@@ -160,6 +164,29 @@ void count_access(Exec& x, const Inst& in, U32 mask, unsigned size) {
     }
 }
 
+// Whether a store of `n` bytes of `value` at `p` would leave memory as it is (the race check's
+// benign same-value write); the common sizes compare without a call.
+inline bool same_bytes(const std::byte* p, const std::byte* value, unsigned n) {
+    switch (n) {
+        case 4: return std::memcmp(p, value, 4) == 0;
+        case 8: return std::memcmp(p, value, 8) == 0;
+        case 16: return std::memcmp(p, value, 16) == 0;
+        default: return std::memcmp(p, value, n) == 0;
+    }
+}
+
+// The global race check's part of a global (or generic) load that passed its checks: a plain
+// load is recorded, a strong one acquires.
+template <Where W, bool Ordered>
+inline void race_load(Exec& x, U64 address, unsigned size, unsigned lane) {
+    if (x.races == nullptr || (W == Where::generic && !resolved_to_global(x, address))) return;
+    if constexpr (Ordered) {
+        note_global_acquire(x, address);
+    } else {
+        note_global_read(x, address, size, lane);
+    }
+}
+
 // A warp's shared loads at once, when every lane's access is in the CTA's own window, aligned and
 // word-sized (or a multiple): one bounds check for the warp, the race shadow inline. Anything else
 // (another CTA's window, a finding to report) takes the per-lane path, which says what is wrong.
@@ -215,12 +242,25 @@ void load(Exec& x, const Inst& in, U32 mask) {
         if (x.trace == nullptr && load_shared_fast<N, R, S>(x, in, mask)) return;
     }
     const unsigned vec = in.sub & vector_bits;
+    if constexpr (W == Where::kernel_param) {
+        if (in.size == 0) {  // a parameter named by its symbol: the same bytes for every lane, checked once
+            const std::byte* p =
+                kernel_param_address(x, static_cast<U64>(in.imm), N * vec, first_lane(mask), Access::read);
+            if (p == nullptr) return;
+            for_lanes(mask, [&](unsigned l) {
+                for (unsigned i = 0; i < vec; ++i) to_register<N, R, S>(x.regs + in.op[i], l, p + i * N);
+            });
+            return;
+        }
+    }
     while (mask != 0) {
         const unsigned l = first_lane(mask);
         mask &= mask - 1;
-        std::byte* p = resolve<W>(x, in, lane_address(x, in, l), N * vec, l, Access::read,
-                                  Ordered ? Strength::acquire : Strength::weak);
+        const U64 address = lane_address(x, in, l);
+        std::byte* p =
+            resolve<W>(x, in, address, N * vec, l, Access::read, Ordered ? Strength::acquire : Strength::weak);
         if (p == nullptr) return;
+        if constexpr (W == Where::global || W == Where::generic) race_load<W, Ordered>(x, address, N * vec, l);
         for (unsigned i = 0; i < vec; ++i) {
             if constexpr (Ordered) {
                 std::byte v[N];
@@ -248,9 +288,15 @@ bool load_global_fast(Exec& x, const Inst& in, U32 mask) {
         hi = a > hi ? a : hi;
         misaligned |= a & 3u;
     }
-    if (lo < x.ok_begin || hi > x.ok_end - 4 || (x.checks && misaligned != 0)) return false;
+    if ((lo < x.ok_begin || hi > x.ok_end - 4) && !cover_range(x, lo, hi + 4)) return false;
+    if (x.checks && misaligned != 0) return false;
     U32* d = x.reg<U32>(in.op[0]);
     for (unsigned l = 0; l < 32; ++l) std::memcpy(&d[l], reinterpret_cast<const void*>(addr[l] + disp), 4);
+    if (x.races != nullptr) {
+        U64 at[32];
+        for (unsigned l = 0; l < 32; ++l) at[l] = addr[l] + disp;
+        note_global_warp(x, at, all_lanes, 4, GlobalAccessKind::read);
+    }
     return true;
 }
 
@@ -272,10 +318,50 @@ inline void ordered_write(std::byte* p, const std::byte* v) {
     }
 }
 
+// The most common store: 32 lanes, one 4-byte global element each, within the allocation the
+// last access hit. Lanes store in lane order (the last of several to one address wins); with the
+// race check on, each lane's store is compared with what was there (an unchanged element is not
+// recorded) and the warp's stores are recorded as runs.
+template <unsigned R>
+bool store_global_fast(Exec& x, const Inst& in, U32 mask) {
+    if (mask != all_lanes || (in.sub & vector_bits) != 1 || in.size != 8) return false;
+    const U64* addr = x.reg<U64>(in.op[address_operand]);
+    const auto disp = static_cast<U64>(in.imm);
+    U64 at[32];
+    U64 lo = ~U64{0}, hi = 0, misaligned = 0;
+    for (unsigned l = 0; l < 32; ++l) {
+        at[l] = addr[l] + disp;
+        lo = at[l] < lo ? at[l] : lo;
+        hi = at[l] > hi ? at[l] : hi;
+        misaligned |= at[l] & 3u;
+    }
+    if ((lo < x.ok_begin || hi > x.ok_end - 4) && !cover_range(x, lo, hi + 4)) return false;
+    if (x.checks && misaligned != 0) return false;
+    const std::byte* values = x.regs + in.op[0];
+    if (x.races == nullptr) {
+        for (unsigned l = 0; l < 32; ++l) std::memcpy(reinterpret_cast<void*>(at[l]), values + std::size_t{l} * R, 4);
+        return true;
+    }
+    U32 changed = 0;
+    for (unsigned l = 0; l < 32; ++l) {
+        U32 value, old;
+        std::memcpy(&value, values + std::size_t{l} * R, 4);
+        std::memcpy(&old, reinterpret_cast<const void*>(at[l]), 4);
+        changed |= U32{value != old} << l;
+        std::memcpy(reinterpret_cast<void*>(at[l]), &value, 4);
+    }
+    note_global_warp(x, at, changed, 4, GlobalAccessKind::write);
+    return true;
+}
+
 template <Where W, unsigned N, unsigned R, bool Ordered>
 void store(Exec& x, const Inst& in, U32 mask) {
     const unsigned vec = in.sub & vector_bits;
-    if (x.counts != nullptr) count_access<W>(x, in, mask, N * vec);
+    if (x.counts != nullptr) {
+        count_access<W>(x, in, mask, N * vec);
+    } else if constexpr (W == Where::global && N == 4 && (R == 4 || R == 8) && !Ordered) {
+        if (store_global_fast<R>(x, in, mask)) return;
+    }
     while (mask != 0) {
         const unsigned l = first_lane(mask);
         mask &= mask - 1;
@@ -287,13 +373,31 @@ void store(Exec& x, const Inst& in, U32 mask) {
         if constexpr (W == Where::shared) {
             if (!shared_store(x, address, N * vec, l, value, strength)) return;
         } else if constexpr (W == Where::generic) {
+            // Global memory through a generic address, with the race check on: resolved here, to
+            // see what it held before the store.
+            if (!Ordered && x.races != nullptr &&
+                (resolved_to_global(x, address) || generic_space(x, address, l) == MemorySpace::global)) {
+                std::byte* p = global_address(x, address, N * vec, l, Access::write, MemorySpace::generic);
+                if (p == nullptr) return;
+                note_global_write(x, address, N * vec, l, !same_bytes(p, value, N * vec));
+                std::memcpy(p, value, N * vec);
+                continue;
+            }
             if (!generic_store(x, address, N * vec, l, value, strength)) return;
+            if (Ordered && x.races != nullptr && resolved_to_global(x, address)) {
+                note_global_strong_write(x, address, (in.sub & release_semantics) != 0);
+            }
         } else {
             std::byte* p = resolve<W>(x, in, address, N * vec, l, Access::write);
             if (p == nullptr) return;
             if constexpr (Ordered) {
                 for (unsigned i = 0; i < vec; ++i) ordered_write<N>(p + i * N, value + i * N);
+                if constexpr (W == Where::global)
+                    note_global_strong_write(x, address, (in.sub & release_semantics) != 0);
             } else {
+                if constexpr (W == Where::global) {
+                    if (x.races != nullptr) note_global_write(x, address, N * vec, l, !same_bytes(p, value, N * vec));
+                }
                 std::memcpy(p, value, N * vec);
             }
         }
@@ -520,6 +624,10 @@ bool decode_st(Emitter& e) {
     if (h == nullptr)
         e.error("no store of " + std::to_string(n) + " bytes from a " + std::to_string(r) + "-byte register");
     emit_access(e, h, regs, vec, a);
+    if (s.semantics == Semantics::release) {
+        Inst& in = e.program().code.back();
+        in.sub = static_cast<std::uint8_t>(in.sub | release_semantics);
+    }
     return true;
 }
 
@@ -533,6 +641,10 @@ void cvta(Exec& x, const Inst& in, U32 m) {
     const bool to = in.size == 1;
     T* d = x.reg<T>(in.op[0]);
     const T* a = x.reg<T>(in.op[1]);
+    if (space != MemorySpace::shared && space != MemorySpace::local && space != MemorySpace::param) {
+        for_lanes(m, [&](unsigned l) { d[l] = a[l]; });  // global and const addresses are generic already
+        return;
+    }
     for_lanes(m, [&](unsigned l) {
         U64 base = 0;
         switch (space) {
@@ -619,6 +731,7 @@ void cp_async(Exec& x, const Inst& in, U32 mask) {
         if (take > 0) {
             std::byte* p = global_address(x, src, cp, l, Access::read);
             if (p == nullptr) return;
+            note_global_read(x, src, take, l);
             std::memcpy(value, p, take);
         }
         if (!shared_store(x, dst, cp, l, value)) return;

@@ -1,6 +1,7 @@
 #include "race_clock.hpp"
 
 #include "../check/shared_race.hpp"
+#include "global_race_notes.hpp"
 
 namespace xcuda::cpu {
 
@@ -11,6 +12,7 @@ void synchronise_on(Exec& x, Cta& cta, std::uint32_t word, bool acquire, bool re
         if (released > x.warp->acquired_epoch) x.warp->acquired_epoch = released;
     }
     if (release) cta.shadow->release(word, ++*x.epochs);
+    note_shared_sync(x, static_cast<std::uint32_t>(&cta - x.ctas->data()), word, acquire, release);
 }
 
 }  // namespace xcuda::cpu

@@ -59,28 +59,8 @@ bool has_ready_group(const Warp& w) {
     return false;
 }
 
-std::string lanes_text(const Warp& w, U32 lanes) {
-    // "threads 32-47" / "thread 35" (linear thread indices in the block)
-    std::string s;
-    unsigned l = 0;
-    while (l < 32) {
-        if (!((lanes >> l) & 1u)) {
-            ++l;
-            continue;
-        }
-        unsigned e = l;
-        while (e + 1 < 32 && ((lanes >> (e + 1)) & 1u)) ++e;
-        if (!s.empty()) s += ", ";
-        s += std::to_string(w.first_thread + l);
-        if (e > l) s += "-" + std::to_string(w.first_thread + e);
-        l = e + 1;
-    }
-    return s;
-}
-
-std::string line_of(const Exec& x, std::uint32_t pc) {
-    const SourceLocation at = x.location_of(x.program->sites[x.code[pc].site].loc);
-    return at.file.empty() ? "PTX instruction `" + x.program->sites[x.code[pc].site].text + "`" : at.str();
+SourceLocation location_of_pc(const Exec& x, std::uint32_t pc) {
+    return x.location_of(x.program->sites[x.code[pc].site].loc);
 }
 
 U32 barrier_value(const Exec& x, const Warp& w, const Group& g, std::uint32_t reg, U32 fixed) {
@@ -122,43 +102,12 @@ bool complete_barriers(Exec& x, WorkerState& ws, std::vector<Cta>& ctas) {
         for (auto& [id, wt] : waiting) {
             BarrierState& state = cta.barriers[id];
             if (wt.threads + state.arrived < wt.expected) continue;
-            // Every thread expected is here. All at one barrier instruction?
+            // Every thread expected is here. Diverged, as synccheck judges it (with the checks on;
+            // a GPU runs on)?
             const std::uint32_t pc0 = wt.groups.front().first->groups[wt.groups.front().second].pc;
-            for (const auto& [w, gi] : wt.groups) {
-                const Group& g = w->groups[gi];
-                if (g.pc != pc0) {
-                    x.warp = w;
-                    Finding f;
-                    f.kind = FindingKind::divergent_barrier;
-                    f.detail = "threads of block " + cta.ctaid.str() + " wait at different barriers: " +
-                               lanes_text(*wt.groups.front().first,
-                                          wt.groups.front().first->groups[wt.groups.front().second].mask) +
-                               " at " + line_of(x, pc0) + ", " + lanes_text(*w, g.mask) + " at " + line_of(x, g.pc);
-                    x.pc = g.pc;
-                    x.fail(std::move(f), first_lane(g.mask), 1, CUDA_ERROR_LAUNCH_FAILED);
-                    return false;
-                }
-            }
             const BarrierSite& b = x.program->barriers[static_cast<std::size_t>(x.code[pc0].imm)];
-            if (b.aligned) {
-                // Lanes of a warp that were live when it arrived and still are, but wait elsewhere:
-                // bar.sync needs a warp's lanes to execute it together. (Lanes that exited meanwhile
-                // are not waited for, as on a GPU: `if (i >= n) return;` before a barrier works.)
-                for (const auto& [w, gi] : wt.groups) {
-                    const Group& g = w->groups[gi];
-                    const U32 absent = g.wait_mask & ~g.mask & w->live;
-                    if (absent == 0) continue;
-                    x.warp = w;
-                    x.pc = g.pc;
-                    Finding f;
-                    f.kind = FindingKind::divergent_barrier;
-                    f.detail = "threads " + lanes_text(*w, absent) + " of block " + cta.ctaid.str() +
-                               " did not reach the barrier at " + line_of(x, g.pc) + " that threads " +
-                               lanes_text(*w, g.mask) + " of their warp wait at";
-                    x.fail(std::move(f), first_lane(g.mask), 1, CUDA_ERROR_LAUNCH_FAILED);
-                    return false;
-                }
-            }
+            const bool whole_block = b.count_reg == no_guard && b.count == 0;
+            if (x.checks && divergent_at_barrier(x, cta, wt.groups, whole_block)) return false;
             if (b.kind != BarrierSite::Kind::sync) {  // bar.red: the reduction over every waiting thread
                 U32 popc = 0;
                 bool all = true, any = false;
@@ -193,6 +142,7 @@ bool complete_barriers(Exec& x, WorkerState& ws, std::vector<Cta>& ctas) {
             }
             state.arrived = 0;
             cta.barrier_epoch = ++ws.epochs;  // accesses on either side are ordered
+            if (x.races != nullptr) x.races->barrier_completed(static_cast<std::uint32_t>(&cta - ctas.data()));
             if (cta.shared_state != nullptr) {
                 report_held_read(x, cta);
                 if (x.faulted) return false;
@@ -234,6 +184,7 @@ bool complete_cluster_barriers(Exec& x, WorkerState& ws, std::vector<Cta>& ctas)
             }
             ctas[c].barrier_epoch = ++ws.epochs;
         }
+        if (x.races != nullptr) x.races->cluster_barrier_completed();
         progress = true;
     }
     return progress;
@@ -254,52 +205,51 @@ void report_stuck(Exec& x, WorkerState& ws, std::vector<Cta>& ctas) {
                     case GroupState::at_collective:
                     case GroupState::at_warp_sync: {
                         const U32 missing = g.wait_mask & ~g.mask;
-                        std::string where;
-                        for (const Group& o : w.groups) {
+                        for (const Group& o : w.groups) {  // where the first of them are
                             if (&o == &g || (o.mask & missing) == 0) continue;
-                            where += (where.empty() ? "" : "; ") + lanes_text(w, o.mask & missing) + " wait at " +
-                                     line_of(x, o.pc);
+                            f.absent = lanes_text(w, o.mask & missing);
+                            f.other_where = location_of_pc(x, o.pc);
+                            break;
                         }
+                        char mask[16];
+                        std::snprintf(mask, sizeof mask, "%08x", g.wait_mask);
                         f.kind = FindingKind::collective_absent_lanes;
                         f.detail =
                             std::string(g.state == GroupState::at_warp_sync ? "__syncwarp" : "a warp collective") +
-                            " with mask 0x" +
-                            [&] {
-                                char b[16];
-                                std::snprintf(b, sizeof b, "%08x", g.wait_mask);
-                                return std::string(b);
-                            }() +
-                            " waits for threads " + lanes_text(w, missing) + " of block " + cta.ctaid.str() +
-                            ", which never arrive" + (where.empty() ? "" : " (" + where + ")");
+                            " with mask 0x" + mask + " waits for " + lanes_text(w, missing) + " of block " +
+                            cta.ctaid.str() + ", which never arrive";
                         x.fail(std::move(f), first_lane(g.mask), 1, CUDA_ERROR_LAUNCH_FAILED);
                         return;
                     }
                     case GroupState::at_barrier: {
+                        // A barrier that can never complete: some threads wait at it that the
+                        // others will never reach.
                         const U32 elsewhere = w.live & ~g.mask;
                         f.kind = FindingKind::divergent_barrier;
+                        f.waiting = lanes_text(w, g.mask);
                         if (elsewhere != 0) {
-                            std::string where;
+                            f.divergence = Divergence::warp;
                             for (const Group& o : w.groups) {
-                                if (&o != &g)
-                                    where +=
-                                        (where.empty() ? "" : "; ") + lanes_text(w, o.mask) + " at " + line_of(x, o.pc);
+                                if (&o == &g) continue;
+                                f.absent = lanes_text(w, o.mask);
+                                f.absent_at_barrier = o.state == GroupState::at_barrier;
+                                f.other_where = location_of_pc(x, o.pc);
+                                break;
                             }
-                            f.detail = "threads " + lanes_text(w, g.mask) + " of block " + cta.ctaid.str() +
-                                       " wait at the barrier at " + line_of(x, g.pc) +
-                                       " while threads of their warp are elsewhere (" + where + ")";
                         } else {
-                            f.detail = "threads " + lanes_text(w, g.mask) + " of block " + cta.ctaid.str() +
-                                       " wait at the barrier at " + line_of(x, g.pc) + ", which the block's other " +
-                                       std::to_string(cta.live_threads - static_cast<U32>(__builtin_popcount(g.mask))) +
-                                       " live threads never reach";
+                            f.divergence = Divergence::block;
+                            const U32 others = cta.live_threads - static_cast<U32>(__builtin_popcount(g.mask));
+                            f.absent = "the block's other " + std::to_string(others) + " running thread" +
+                                       (others == 1 ? "" : "s");
                         }
-                        x.fail(std::move(f), first_lane(g.mask), 1, CUDA_ERROR_LAUNCH_FAILED);
+                        x.fail(std::move(f), first_lane(g.mask), static_cast<U32>(__builtin_popcount(g.mask)),
+                               CUDA_ERROR_LAUNCH_FAILED);
                         return;
                     }
                     case GroupState::at_cluster_barrier:
                         f.kind = FindingKind::divergent_barrier;
-                        f.detail = "threads wait at the cluster barrier at " + line_of(x, g.pc) +
-                                   ", which other threads of the cluster never reach";
+                        f.detail =
+                            "threads wait at this cluster barrier, which other threads of the cluster never reach";
                         x.fail(std::move(f), first_lane(g.mask), 1, CUDA_ERROR_LAUNCH_FAILED);
                         return;
                     case GroupState::ready: break;
@@ -390,6 +340,10 @@ void run_unit(Exec& x, WorkerState& ws, const std::vector<std::uint64_t>& blocks
     }
     x.ctas = &ws.ctas;
     x.epochs = &ws.epochs;
+    if (x.races != nullptr) {
+        x.races->begin_unit(blocks.front(), n, wpc);  // a unit's first block names it
+        for (const Cta& cta : ws.ctas) x.races->add_cta(cta.ctaid);
+    }
 
     for (;;) {
         bool ran = false, all_done = true;
@@ -419,6 +373,7 @@ void run_unit(Exec& x, WorkerState& ws, const std::vector<std::uint64_t>& blocks
         }
     }
     for (Warp& w : ws.warps) give_back_frames(x, ws, w);
+    if (x.races != nullptr && !x.faulted && !L.stop.load(std::memory_order_relaxed)) x.races->end_unit();
 }
 
 }  // namespace xcuda::cpu

@@ -2,7 +2,9 @@
 // found when they cannot all go on. Internal to the engine.
 #pragma once
 
+#include "barrier_divergence.hpp"
 #include "exec_context.hpp"
+#include "../check/global_race.hpp"
 #include "../check/shared_race.hpp"
 #include "../check/shared_state.hpp"
 
@@ -50,6 +52,8 @@ struct WorkerState {
     std::size_t local_bytes = 0;
     FramePool frames;
     std::uint64_t epochs = 0;  // the race clock (race_clock.hpp)
+    GlobalRaceLog race_log;    // this launch's units, for the global-memory race check
+    BarrierPaths barrier_paths;
 };
 
 enum class WarpStop : std::uint8_t {

@@ -39,7 +39,8 @@ struct Group {
     std::uint32_t mask = 0;
     std::uint16_t frame = 0;
     GroupState state = GroupState::ready;
-    std::uint32_t wait_mask = 0;  // at_warp_sync / at_collective: the lanes it needs
+    std::uint32_t wait_mask = 0;  // at_warp_sync / at_collective: the lanes it needs; at_barrier: the lanes it expects
+    std::uint32_t absent_pc = 0;  // at_barrier: where the lanes it expects but lacked were when it arrived
 };
 
 struct Warp {

@@ -336,8 +336,15 @@ After control(Exec& x, WorkerState& ws, Warp& w, const Inst& in, U32 m) {
             }
             g.mask = m;
             g.state = GroupState::at_barrier;
-            g.wait_mask = w.live;  // an aligned barrier expects these lanes to arrive with it
-            if (skip != 0) w.groups.push_back({pc + 1, skip, g.frame, GroupState::ready, 0});
+            if (skip != 0) w.groups.push_back({pc + 1, skip, w.groups[0].frame, GroupState::ready, 0});
+            // An aligned barrier expects the warp's lanes to arrive with it: with the checks on,
+            // those still running that will come back to where it leads (not those on their way
+            // out of the kernel: barrier_divergence.hpp).
+            Group& arrived = w.groups[0];
+            arrived.wait_mask = w.live;
+            if (x.checks && (w.live & ~arrived.mask) != 0) {
+                arrived.wait_mask = expected_at_barrier(x, ws.barrier_paths, w, arrived, arrived.absent_pc);
+            }
             return After::next;
         }
         case Flow::warp_sync: warp_sync(x, w, in, m); return After::next;

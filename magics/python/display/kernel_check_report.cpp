@@ -233,6 +233,40 @@ std::string location_line(const char* what, const cpu::SourceLocation& at) {
     return line > 0 ? std::string(what) + " at line " + std::to_string(line) : std::string();
 }
 
+// The element of a global race: "`count[0]`" when a parameter of known element type points into
+// it, else the variable or allocation and the byte offset.
+std::string element_text(const cpu::Finding& f, const KernelContext& k) {
+    const cpu::Region& r = f.region;
+    if (r.kind == cpu::Region::Kind::variable) {
+        return "`" + demangled(r.variable) + "`" + (r.offset != 0 ? " (byte " + std::to_string(r.offset) + ")" : "");
+    }
+    if (r.kind == cpu::Region::Kind::allocation && r.parameter >= 0 && k.decl != nullptr &&
+        static_cast<std::size_t>(r.parameter) < k.decl->params.size()) {
+        const compile::Param& p = k.decl->params[static_cast<std::size_t>(r.parameter)];
+        const std::string name = p.name.empty() ? "parameter " + std::to_string(r.parameter) : p.name;
+        const std::size_t element =
+            p.kind == compile::ParamKind::pointer && p.pointer_depth == 1 ? compile::scalar_size(p.scalar) : 0;
+        if (element > 0)
+            return "`" + name + "[" + std::to_string(static_cast<std::uint64_t>(r.offset) / element) + "]`";
+        return "byte " + std::to_string(r.offset) + " of `" + name + "`";
+    }
+    return "global memory at 0x" + [&] {
+        std::ostringstream hex;
+        hex << std::hex << f.address;
+        return hex.str();
+    }();
+}
+
+const char* present(cpu::Access a) {
+    switch (a) {
+        case cpu::Access::read: return "reads";
+        case cpu::Access::write: return "writes";
+        case cpu::Access::atomic: return "atomically updates";
+        case cpu::Access::none: break;
+    }
+    return "accesses";
+}
+
 std::string threads(const cpu::Finding& f) {
     std::string s = "thread " + f.thread.str() + " of block " + f.block.str();
     if (f.lanes > 1) s += " (and " + std::to_string(f.lanes - 1) + " more of its warp)";
@@ -246,6 +280,7 @@ std::string kernel_check_message(const cpu::Failure& failure, const KernelContex
     const std::string kernel = "kernel `" + (k.decl != nullptr ? k.decl->name : demangled(failure.kernel)) + "`";
     const std::string at = where_text(f.where, k);
     const bool in_heap = f.region.kind == cpu::Region::Kind::heap_block;
+    const cpu::WhereText cell_where = [&](const cpu::SourceLocation& l) { return where_text(l, k); };
     std::ostringstream s;
     switch (f.kind) {
         case cpu::FindingKind::out_of_bounds:
@@ -313,13 +348,22 @@ std::string kernel_check_message(const cpu::Failure& failure, const KernelContex
               << (f.region.variable.empty() ? "shared memory" : "`" + variable_name(f.region.variable) + "`") << " at "
               << at << "\n  after thread " << f.other_thread.str() << " "
               << (f.other_access == cpu::Access::write ? "wrote" : "read") << " it at " << where_text(f.other_where, k)
-              << ", with no __syncthreads() (or __syncwarp() within a warp) between";
+              << ", " << cpu::unordered_text(f, cell_where);
+            break;
+        case cpu::FindingKind::global_race:
+            s << "race on global memory in " << kernel << ": thread " << f.thread.str() << " of block " << f.block.str()
+              << " " << present(f.access) << " " << element_text(f, k) << " at " << at << "\n  and thread "
+              << f.other_thread.str() << " of block " << f.other_block.str() << " " << present(f.other_access)
+              << " it at " << where_text(f.other_where, k) << ":\n  " << cpu::unordered_text(f, cell_where);
             break;
         case cpu::FindingKind::divergent_barrier:
-            s << "divergent barrier in " << kernel << " at " << at << ": " << f.detail;
+            s << "divergent barrier in " << kernel << " at " << at << ":\n  "
+              << (f.divergence != cpu::Divergence::none ? "Barrier error detected. " : "")
+              << cpu::divergence_text(f, cell_where);
             break;
         case cpu::FindingKind::collective_absent_lanes:
             s << "warp collective with absent threads in " << kernel << " at " << at << ": " << f.detail;
+            if (!f.absent.empty()) s << " (" << f.absent << " are at " << where_text(f.other_where, k) << ")";
             break;
         case cpu::FindingKind::assertion:
             s << "device assertion failed in " << kernel << " at " << at << ": " << f.detail;

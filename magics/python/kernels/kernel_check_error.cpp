@@ -18,6 +18,7 @@ const char* kind_name(cpu::FindingKind k) {
         case cpu::FindingKind::misaligned: return "misaligned";
         case cpu::FindingKind::use_after_free: return "use_after_free";
         case cpu::FindingKind::shared_race: return "shared_race";
+        case cpu::FindingKind::global_race: return "global_race";
         case cpu::FindingKind::divergent_barrier: return "divergent_barrier";
         case cpu::FindingKind::collective_absent_lanes: return "collective_absent_lanes";
         case cpu::FindingKind::assertion: return "assertion";
@@ -62,6 +63,12 @@ void raise_kernel_check(const rt::KernelCheckError& e) {
     exc.attr("other_line") = other > 0 ? py::object(py::int_(other)) : py::none();
     exc.attr("thread") = dims(f.finding.thread);
     exc.attr("block") = dims(f.finding.block);
+    const bool race =
+        f.finding.kind == cpu::FindingKind::shared_race || f.finding.kind == cpu::FindingKind::global_race;
+    exc.attr("other_thread") = race ? py::object(dims(f.finding.other_thread)) : py::none();
+    exc.attr("other_block") = f.finding.kind == cpu::FindingKind::global_race ? py::object(dims(f.finding.other_block))
+                              : race                                          ? py::object(dims(f.finding.block))
+                                                                              : py::none();
     // The parameter whose array the access was in or beside, else the one it went through (a
     // null or wild pointer argument).
     py::object parameter = py::none();

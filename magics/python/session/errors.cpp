@@ -80,9 +80,10 @@ void define_errors(py::module_& m) {
     classes.kernel_check = new_class(
         m, "KernelCheckError",
         "A kernel launched on the CPU device failed one of its checks: an out-of-bounds, misaligned or freed "
-        "access, a shared-memory race, a divergent barrier, a warp collective with absent threads, a device assert "
-        "or trap, or an instruction it cannot run. The message says where in the cell's terms; .kind "
-        "('out_of_bounds', 'shared_race', ...), .line and .other_line (cell lines), .thread and .block (x, y, z), "
+        "access, a shared- or global-memory race, a divergent barrier, a warp collective with absent threads, a "
+        "device assert or trap, or an instruction it cannot run. The message says where in the cell's terms; .kind "
+        "('out_of_bounds', 'shared_race', 'global_race', 'divergent_barrier', ...), .line and .other_line (cell "
+        "lines), .thread and .block (x, y, z), .other_thread and .other_block (a race's other access, else None), "
         ".parameter (the array parameter's name), .report (the device's own words). Not sticky: the device stays "
         "usable.",
         py::make_tuple(classes.launch_error));

@@ -5,8 +5,8 @@ On a GPU with compute-sanitizer (the CUDA Toolkit's), each launch runs again in 
 under it (_sanitizer.py), so a wrong kernel never costs the notebook's context; with no findings
 the results come back into the cell's arrays. Elsewhere (no GPU, or no compute-sanitizer, which
 one line says how to get) the launches run on the CPU device with every check on: out of bounds,
-misaligned and freed accesses, shared-memory races, barriers not all threads reach and warp
-collectives with absent lanes (see cuda-runtime/cpu-device/DESIGN.md). The first finding stops
+misaligned and freed accesses, shared- and global-memory races, barriers not all threads reach and
+warp collectives with absent lanes (see cuda-runtime/cpu-device/DESIGN.md). The first finding stops
 the launch that made it, and with it the body; the arrays it was given stay as that launch left
 them.
 """
@@ -20,7 +20,7 @@ TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
 # What each compute-sanitizer tool looks for, as the CPU device checks it (all run at once).
 COVERS = {
     "memcheck": "out-of-bounds, misaligned and freed accesses, null pointers, device malloc/free errors",
-    "racecheck": "shared-memory races",
+    "racecheck": "shared- and global-memory races (a GPU's racecheck sees shared memory only)",
     "synccheck": "barriers and warp collectives not all threads reach",
     "initcheck": "reads of memory nothing wrote: xcuda.empty() arrays, shared memory",
 }

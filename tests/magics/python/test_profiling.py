@@ -129,9 +129,11 @@ def test_without_gpu_timeit_and_profile_raise_no_device_error(ip, capsys):
 # figures exact (driver.event_s) -----------------------------------------------------------------
 
 N = 1 << 20
+# One element per thread in 2D shapes too (the same index for threadIdx.y 0 and 1 would be two
+# threads scaling one element: a race the CPU device's checks report).
 SCALE = r'''
 extern "C" __global__ void scale_p(float* y, float s, int n) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int i = ((blockIdx.y * gridDim.x + blockIdx.x) * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
     if (i < n) y[i] *= s;
 }
 '''

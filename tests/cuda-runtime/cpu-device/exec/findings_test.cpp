@@ -89,8 +89,10 @@ extern "C" __global__ void half(int* out, int n) {
                                "half", {1, 1, 1}, {64, 1, 1}, 64, 1);
     ASSERT_NE(f, nullptr);
     EXPECT_EQ(f->finding.kind, FindingKind::divergent_barrier);
-    EXPECT_NE(f->finding.detail.find("cell.cu:4"), std::string::npos) << f->finding.detail;
-    EXPECT_NE(f->finding.detail.find("cell.cu:6"), std::string::npos) << f->finding.detail;
+    EXPECT_EQ(f->finding.divergence, Divergence::warp);  // threads 32-47 and 48-63 of one warp
+    EXPECT_EQ(f->finding.where.line, 6);
+    EXPECT_EQ(f->finding.other_where.line, 4);
+    EXPECT_NE(f->report().find("cell.cu:4"), std::string::npos) << f->report();
 }
 
 TEST(Findings, ThreadsThatReturnBeforeABarrierAreNotWaitedFor) {

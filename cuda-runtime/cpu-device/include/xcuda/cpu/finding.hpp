@@ -6,6 +6,7 @@
 #include <cuda.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,7 @@ enum class FindingKind : std::uint8_t {
     misaligned,         // an address not a multiple of the access size
     use_after_free,     // inside an allocation that was freed
     shared_race,        // two threads of a CTA, one writing, with no barrier between
+    global_race,        // two threads, one writing, neither atomic, that nothing orders (check/global_race.hpp)
     divergent_barrier,  // threads of a CTA (or a warp, for an aligned barrier) at different barriers, or some never
                         // arrive
     collective_absent_lanes,  // a warp collective (shfl/vote/match/redux/__syncwarp) whose mask names lanes that never
@@ -79,6 +81,11 @@ struct PointerSource {
     bool allocated = false;   // the value lies in an allocation (live or freed, device heap included)
 };
 
+// How a divergent barrier diverged, in compute-sanitizer synccheck's terms: lanes of one warp
+// that did not arrive together ("Divergent thread(s) in warp"), or threads of a block waiting at
+// different barrier instructions ("Divergent thread(s) in block").
+enum class Divergence : std::uint8_t { none, warp, block };
+
 struct Finding {
     FindingKind kind = FindingKind::trap;
     Access access = Access::none;
@@ -92,12 +99,33 @@ struct Finding {
     unsigned lanes = 1;       // lanes of that warp instruction that did the same
     Region region;
     PointerSource pointer;  // global accesses outside every allocation, when the code shows where the address came from
-    // shared_race: the earlier access it conflicts with
+    // shared_race, global_race: the access it conflicts with
     Access other_access = Access::none;
     Dim3 other_thread;
+    Dim3 other_block;  // global_race
     SourceLocation other_where;
+    // shared_race, global_race: a barrier the other thread waited at (or waits at) that this one
+    // never reached (empty file: none), so that "no __syncthreads() between" is not what a reader
+    // sees when the code has one under a condition.
+    SourceLocation skipped_barrier;
+    // divergent_barrier: which kind, the threads waiting at the barrier of `where` ("threads
+    // 0-15"), and those that did not wait with them ("threads 16-31"): at another barrier
+    // (`absent_at_barrier`; `other_where` is it) or gone past it (`other_where`: where they went,
+    // file empty when unknown).
+    Divergence divergence = Divergence::none;
+    std::string waiting, absent;
+    bool absent_at_barrier = false;
     std::string detail;  // kind-specific text: the assertion's message, which barrier each group waits at, ...
 };
+
+// The words of a divergent-barrier finding, after synccheck's ("Divergent thread(s) in warp: threads
+// 0-15 of block (0,0,0) wait at this barrier; ..."), with each location written by `where` (the
+// PTX's file:line in Failure::report, the cell's lines and code in the magics layer).
+using WhereText = std::function<std::string(const SourceLocation&)>;
+std::string divergence_text(const Finding& f, const WhereText& where);
+// A race's last clause: why nothing orders the two accesses (the same warp, block or not), and
+// the barrier the other thread waits at that this one skipped, when there is one.
+std::string unordered_text(const Finding& f, const WhereText& where);
 
 // A launch that failed: the driver-level code its synchronisation returns and what was found.
 struct Failure {

@@ -1,0 +1,78 @@
+// Where the global-memory race check (check/global_race.hpp) hears of accesses and
+// synchronisation: one call at each place an instruction touches global memory, fences or
+// synchronises, doing nothing while the checks are off (x.races is nullptr then).
+#pragma once
+
+#include "../check/global_race.hpp"
+#include "exec_context.hpp"
+
+#include <cstdint>
+
+namespace xcuda::cpu {
+
+inline GlobalRaceLog::Where race_site(const Exec& x) {
+    return {x.pc, x.warp->cta, x.warp->index, x.warp->warp_syncs, x.warp, x.ok_begin, x.ok_end};
+}
+
+// Whether `address`, just resolved by a generic access, is global memory (the allocation its
+// check found; shared and local windows lie outside device memory).
+inline bool resolved_to_global(const Exec& x, std::uint64_t address) {
+    return address - x.ok_begin < x.ok_end - x.ok_begin;
+}
+
+// A plain (weak) access by `lane`, after its checks passed. A write of the bytes already there
+// changes nothing and is not recorded: callers pass `changes` false for it.
+inline void note_global_read(Exec& x, std::uint64_t address, unsigned size, unsigned lane) {
+    if (x.races != nullptr) x.races->note(race_site(x), address, size, lane, GlobalAccessKind::read);
+}
+inline void note_global_write(Exec& x, std::uint64_t address, unsigned size, unsigned lane, bool changes) {
+    if (x.races != nullptr && changes) x.races->note(race_site(x), address, size, lane, GlobalAccessKind::write);
+}
+// A warp instruction's lanes at once: addresses[l] for each lane of `lanes`.
+inline void note_global_warp(Exec& x, const std::uint64_t* addresses, std::uint32_t lanes, unsigned size,
+                             GlobalAccessKind kind) {
+    if (x.races != nullptr) x.races->note_warp(race_site(x), addresses, lanes, size, kind);
+}
+
+// A strong read (volatile, relaxed or acquire load) of global memory: an acquire.
+inline void note_global_acquire(Exec& x, std::uint64_t address) {
+    if (x.races != nullptr) x.races->acquire(x.warp->cta, x.warp->index, address);
+}
+// A strong write: a release when `release` (.release semantics) or after a fence of its warp.
+inline void note_global_strong_write(Exec& x, std::uint64_t address, bool release) {
+    if (x.races != nullptr) x.races->release(x.warp->cta, x.warp->index, address, release);
+}
+// An atomic on global memory by `lane`: it acquires, releases as a strong write does, and is
+// recorded to race with plain accesses of the same bytes.
+inline void note_global_atomic(Exec& x, std::uint64_t address, unsigned size, unsigned lane, bool release) {
+    if (x.races == nullptr) return;
+    x.races->note_atomic(race_site(x), address, size, lane);
+    x.races->acquire(x.warp->cta, x.warp->index, address);
+    x.races->release(x.warp->cta, x.warp->index, address, release);
+}
+inline void note_fence(Exec& x) {
+    if (x.races != nullptr) x.races->fence(x.warp->cta, x.warp->index);
+}
+// A synchronising access of shared memory (word `word` of CTA `cta` of the unit): an object no
+// other unit reaches. Its releases are explicit: atomics and release stores.
+inline void note_shared_sync(Exec& x, std::uint32_t cta, std::uint32_t word, bool acquire, bool release) {
+    if (x.races == nullptr) return;
+    const std::uint64_t key = unit_local_key | std::uint64_t{cta} << 32 | word;
+    if (acquire) x.races->acquire(x.warp->cta, x.warp->index, key);
+    if (release) x.races->release(x.warp->cta, x.warp->index, key, true);
+}
+// Device malloc and free: a free releases the heap, a malloc acquires it, so a block freed and
+// handed out again within a launch is not two threads' race.
+inline constexpr std::uint64_t device_heap_key = std::uint64_t{1} << 62;
+inline void note_heap_free(Exec& x) {
+    if (x.races != nullptr) x.races->release(x.warp->cta, x.warp->index, device_heap_key, true);
+}
+inline void note_heap_malloc(Exec& x) {
+    if (x.races != nullptr) x.races->acquire(x.warp->cta, x.warp->index, device_heap_key);
+}
+
+// The launch's end (every unit done, nothing failed): the first race between units, or one
+// within a unit that only every unit's events could rule out, becomes the launch's finding.
+void check_global_races(Exec& x, GlobalRaces& races);
+
+}  // namespace xcuda::cpu
