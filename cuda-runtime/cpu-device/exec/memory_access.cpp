@@ -129,9 +129,12 @@ Accessor accessor(const Exec& x, unsigned lane) { return {x.linear_thread(lane),
 }  // namespace
 
 bool cover_range(Exec& x, std::uint64_t lo, std::uint64_t end) {
-    if (!x.checks || end <= lo) return false;  // checks off: the fast paths know the whole arena already
+    // Checks off: the fast paths know the whole arena already. A traced launch records every
+    // access on the slow path.
+    if (!x.checks || x.trace != nullptr || end <= lo) return false;
     const Allocation* a = x.launch->table->find(lo, end - lo);
-    if (a == nullptr) return false;
+    // The device heap's blocks and memory with unwritten bytes are checked access by access.
+    if (a == nullptr || a->kind == Allocation::Kind::device_heap || a->unwritten) return false;
     x.ok_begin = a->base;
     x.ok_end = a->base + a->size;
     x.ok_allocation = a;

@@ -235,7 +235,7 @@ std::string location_line(const char* what, const cpu::SourceLocation& at) {
 
 // The element of a global race: "`count[0]`" when a parameter of known element type points into
 // it, else the variable or allocation and the byte offset.
-std::string element_text(const cpu::Finding& f, const KernelContext& k) {
+std::string race_element_text(const cpu::Finding& f, const KernelContext& k) {
     const cpu::Region& r = f.region;
     if (r.kind == cpu::Region::Kind::variable) {
         return "`" + demangled(r.variable) + "`" + (r.offset != 0 ? " (byte " + std::to_string(r.offset) + ")" : "");
@@ -352,7 +352,7 @@ std::string kernel_check_message(const cpu::Failure& failure, const KernelContex
             break;
         case cpu::FindingKind::global_race:
             s << "race on global memory in " << kernel << ": thread " << f.thread.str() << " of block " << f.block.str()
-              << " " << present(f.access) << " " << element_text(f, k) << " at " << at << "\n  and thread "
+              << " " << present(f.access) << " " << race_element_text(f, k) << " at " << at << "\n  and thread "
               << f.other_thread.str() << " of block " << f.other_block.str() << " " << present(f.other_access)
               << " it at " << where_text(f.other_where, k) << ":\n  " << cpu::unordered_text(f, cell_where);
             break;
