@@ -12,6 +12,8 @@
 
 #include <cuda.h>
 
+#include <pybind11/stl.h>
+
 namespace py = pybind11;
 
 namespace xcuda::magics {
@@ -19,7 +21,10 @@ namespace {
 
 const compile::CommandSpec& info_spec() {
     static const auto s =
-        help_only_spec("%cuda_info", "%cuda_info", "Shows the CUDA devices, driver, NVRTC and toolkit.",
+        help_only_spec("%cuda_info", "%cuda_info",
+                       "Shows the device kernels run on (a GPU, the CPU device, or none and why), the driver, and "
+                       "where NVRTC, its headers, nvJitLink, CUPTI and compute-sanitizer came from, or the pip "
+                       "package that brings each missing one.",
                        compile::Positionals::none, "");
     return s;
 }
@@ -100,12 +105,17 @@ std::vector<report::Piece> toolkit_pieces() {
                                  " (only hardware counters, --lines and %%cuda_timeline on a GPU need it)"));
     }
     try {
-        const py::object tool = py::module_::import("xcuda._sanitizer").attr("find_tool")();
-        pieces.push_back(tool.is_none()
-                             ? missing("compute-sanitizer",
-                                       "%%cuda_check runs launches on the CPU device instead (compute-sanitizer "
-                                       "comes with the CUDA Toolkit; XCUDA_COMPUTE_SANITIZER names it)")
-                             : found("compute-sanitizer", py::str(tool).cast<std::string>()));
+        const py::object where = py::module_::import("xcuda._sanitizer").attr("where_tool")();
+        if (where.is_none()) {
+            pieces.push_back(missing("compute-sanitizer",
+                                     "pip install " + std::string(major < 13 ? "nvidia-cuda-sanitizer-api-cu" +
+                                                                                   std::to_string(major)
+                                                                             : "nvidia-cuda-sanitizer-api") +
+                                         " for %%cuda_check on a GPU (it runs launches on the CPU device instead)"));
+        } else {
+            const auto [path, origin] = where.cast<std::pair<std::string, std::string>>();
+            pieces.push_back(found("compute-sanitizer", path + " (from " + origin + ")"));
+        }
     } catch (const py::error_already_set& e) {
         pieces.push_back(missing("compute-sanitizer", e.what()));
     }

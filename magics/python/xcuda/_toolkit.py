@@ -33,6 +33,9 @@ WHEEL_LAYOUTS = {
          "cccl": "nvidia/cuda_cccl/include", "nvjitlink": "nvidia/nvjitlink/lib", "cupti": "nvidia/cuda_cupti/lib"},
 }
 LIBRARY_STEMS = {"nvrtc": "libnvrtc.so", "nvjitlink": "libnvJitLink.so", "cupti": "libcupti.so"}
+# compute-sanitizer from NVIDIA's nvidia-cuda-sanitizer-api wheels (CUDA 13's runs
+# nvidia/cu13/compute-sanitizer/ through this script).
+SANITIZER_IN_WHEELS = {13: "nvidia/cu13/bin/compute-sanitizer", 12: "nvidia/cuda_sanitizer_api/bin/compute-sanitizer"}
 RUNTIME_HEADER = "cuda_fp16.h"
 CCCL_HEADER = os.path.join("cuda", "std", "version")
 SYSTEM_ROOTS = ("/usr/local/cuda", "/usr/local/cuda-*", "/opt/cuda")
@@ -157,6 +160,29 @@ def find_places(environ=None, search_path=None, system_roots=SYSTEM_ROOTS):
             seen.add(key)
             places.append(place)
     return places
+
+
+def find_compute_sanitizer(environ=None, search_path=None, system_roots=SYSTEM_ROOTS):
+    """(path, origin) of compute-sanitizer, searched as find_places searches (a toolkit's bin/,
+    NVIDIA's nvidia-cuda-sanitizer-api wheels, conda's bin/), or None."""
+    environ = os.environ if environ is None else environ
+    search_path = sys.path if search_path is None else search_path
+    candidates = [(os.path.join(environ[var], "bin"), f"{var}={environ[var]}")
+                  for var in ("CUDA_HOME", "CUDA_PATH") if environ.get(var)]
+    for entry in search_path:
+        if isinstance(entry, str) and os.path.isdir(os.path.join(os.path.abspath(entry or os.curdir), "nvidia")):
+            site_dir = os.path.abspath(entry or os.curdir)
+            candidates += [(os.path.dirname(os.path.join(site_dir, *SANITIZER_IN_WHEELS[major].split("/"))),
+                            f"pip: NVIDIA's CUDA {major} wheels in {site_dir}")
+                           for major in sorted(SANITIZER_IN_WHEELS, reverse=True)]
+    if environ.get("CONDA_PREFIX"):
+        candidates.append((os.path.join(environ["CONDA_PREFIX"], "bin"), f"conda: CONDA_PREFIX={environ['CONDA_PREFIX']}"))
+    candidates += [(os.path.join(root, "bin"), f"system toolkit: {root}") for root in _system_roots(system_roots)]
+    for directory, origin in candidates:
+        tool = os.path.join(directory, "compute-sanitizer")
+        if os.path.isfile(tool) and os.access(tool, os.X_OK):
+            return tool, origin
+    return None
 
 
 def tell_the_loader(places=None):

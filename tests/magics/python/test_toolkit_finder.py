@@ -3,7 +3,7 @@ the order of preference: $CUDA_HOME, NVIDIA's wheels in sys.path (CUDA 13's nvid
 then CUDA 12's nvidia/<piece> one), $CONDA_PREFIX, a system toolkit. The trees here are made up in
 a temporary directory with the files the real wheels install (their RECORDs, 13.5 and 12.9), so
 nothing of the machine's own toolkit takes part."""
-from xcuda._toolkit import Place, find_places
+from xcuda._toolkit import Place, find_compute_sanitizer, find_places
 
 
 def touch(path, text=""):
@@ -143,3 +143,24 @@ def test_places_without_any_piece_are_left_out(tmp_path):
     empty_home.mkdir()
     (site / "nvidia" / "cublas" / "lib").mkdir(parents=True)  # another NVIDIA wheel, no NVRTC piece
     assert places(tmp_path, environ={"CUDA_HOME": str(empty_home)}, search_path=[site]) == []
+
+
+def executable(path):
+    touch(path, "#!/bin/sh\n")
+    path.chmod(0o755)
+    return str(path)
+
+
+def test_compute_sanitizer_is_found_in_the_same_places_in_the_same_order(tmp_path):
+    site = tmp_path / "site-packages"
+    cu12 = executable(site / "nvidia" / "cuda_sanitizer_api" / "bin" / "compute-sanitizer")
+    search = dict(search_path=[str(site)], system_roots=[])
+    assert find_compute_sanitizer(environ={}, **search) == (cu12, f"pip: NVIDIA's CUDA 12 wheels in {site}")
+    cu13 = executable(site / "nvidia" / "cu13" / "bin" / "compute-sanitizer")
+    assert find_compute_sanitizer(environ={}, **search) == (cu13, f"pip: NVIDIA's CUDA 13 wheels in {site}")
+    home = tmp_path / "cuda"
+    named = executable(home / "bin" / "compute-sanitizer")
+    assert find_compute_sanitizer(environ={"CUDA_HOME": str(home)}, **search) == (named, f"CUDA_HOME={home}")
+    (home / "bin" / "compute-sanitizer").chmod(0o644)  # not executable: not the tool
+    assert find_compute_sanitizer(environ={"CUDA_HOME": str(home)}, **search)[0] == cu13
+    assert find_compute_sanitizer(environ={}, search_path=[], system_roots=[]) is None
