@@ -55,6 +55,7 @@ std::string pip_package_for(const std::string& piece, int cuda_major) {
     if (piece == "cccl") return "nvidia-cuda-cccl" + suffix;
     if (piece == "nvjitlink") return "nvidia-nvjitlink" + suffix;
     if (piece == "cupti") return "nvidia-cuda-cupti" + suffix;
+    if (piece == "sanitizer") return "nvidia-cuda-sanitizer-api" + suffix;
     return {};
 }
 

@@ -91,6 +91,7 @@ TEST(NvrtcChoice, PipPackagesFollowTheCudaMajor) {
     EXPECT_EQ(pip_package_for("cccl", 12), "nvidia-cuda-cccl-cu12");
     EXPECT_EQ(pip_package_for("nvjitlink", 12), "nvidia-nvjitlink-cu12");
     EXPECT_EQ(pip_package_for("cupti", 13), "nvidia-cuda-cupti");
+    EXPECT_EQ(pip_package_for("sanitizer", 12), "nvidia-cuda-sanitizer-api-cu12");
     EXPECT_EQ(pip_extra_for(12), "xcuda[cuda12]");
     EXPECT_EQ(pip_extra_for(13), "xcuda[cuda13]");
 }

@@ -107,11 +107,9 @@ std::vector<report::Piece> toolkit_pieces() {
     try {
         const py::object where = py::module_::import("xcuda._sanitizer").attr("where_tool")();
         if (where.is_none()) {
-            pieces.push_back(missing("compute-sanitizer",
-                                     "pip install " + std::string(major < 13 ? "nvidia-cuda-sanitizer-api-cu" +
-                                                                                   std::to_string(major)
-                                                                             : "nvidia-cuda-sanitizer-api") +
-                                         " for %%cuda_check on a GPU (it runs launches on the CPU device instead)"));
+            pieces.push_back(missing("compute-sanitizer", "pip install " + rt::pip_package_for("sanitizer", major) +
+                                                              " for %%cuda_check on a GPU (it runs launches on the "
+                                                              "CPU device instead)"));
         } else {
             const auto [path, origin] = where.cast<std::pair<std::string, std::string>>();
             pieces.push_back(found("compute-sanitizer", path + " (from " + origin + ")"));

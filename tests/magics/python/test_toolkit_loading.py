@@ -109,7 +109,8 @@ def test_cuda_info_names_each_piece_and_where_it_came_from(pip_tree):
     suffix = "" if major >= 13 else f"-cu{major}"
     assert lines["nvJitLink"].startswith(f"nvJitLink: not found: pip install nvidia-nvjitlink{suffix}"), out
     assert lines["CUPTI"].startswith(f"CUPTI: not found: pip install nvidia-cuda-cupti{suffix}"), out
-    assert lines["compute-sanitizer"].startswith(("compute-sanitizer: /", "compute-sanitizer: not found: %%cuda_check")), out
+    assert lines["compute-sanitizer"].startswith(
+        ("compute-sanitizer: /", f"compute-sanitizer: not found: pip install nvidia-cuda-sanitizer-api{suffix} ")), out
     assert lines["Python"] == f"Python: {sys.executable} (pip installs go here: %pip install in a notebook cell)", out
 
 

@@ -59,7 +59,8 @@ std::string origin_of(const std::string& path);
 
 // What to pip install for a missing piece, from the place NVRTC came from (its CUDA major) or,
 // without one, for the CUDA major this library was built with: "nvidia-cuda-cccl" (CUDA 13),
-// "nvidia-cuda-cccl-cu12" (CUDA 12). `piece` is nvrtc, headers, cccl, nvjitlink or cupti.
+// "nvidia-cuda-cccl-cu12" (CUDA 12). `piece` is nvrtc, headers, cccl, nvjitlink, cupti or
+// sanitizer (compute-sanitizer).
 std::string pip_package_for(const std::string& piece, int cuda_major);
 // The extra that brings them all for `cuda_major`: "xcuda[cuda13]".
 std::string pip_extra_for(int cuda_major);
