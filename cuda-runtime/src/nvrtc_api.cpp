@@ -58,7 +58,7 @@ struct GpuNeeds {
 };
 
 std::optional<GpuNeeds> gpu_needs() {
-    if (!gpu_available()) return std::nullopt;
+    if (!gpu_available()) return std::nullopt;  // loads the driver (cuInit) the first time
     try {
         return GpuNeeds{driver_version(), Device(0).arch()};
     } catch (const CudaError&) {
@@ -95,10 +95,19 @@ std::string not_found_message(const std::string& tried) {
            "\"), or set XCUDA_NVRTC to a libnvrtc.so's full path, then restart the kernel";
 }
 
+// Whether the candidates may be of more than one CUDA major (a place's major, or the soname's):
+// only then is there a choice for the GPU's driver to make, and the driver worth loading now. A
+// process that compiles for a given arch and never launches keeps its start free of cuInit.
+bool choice_to_make(const std::vector<Candidate>& list) {
+    std::set<int> majors;
+    for (const auto& c : list) majors.insert(c.place.cuda_major != 0 ? c.place.cuda_major : built_major);
+    return majors.size() > 1;
+}
+
 NvrtcApi load() {
     const std::vector<Candidate> list = candidates();
     std::optional<GpuNeeds> gpu;
-    bool gpu_asked = false;
+    bool gpu_asked = !choice_to_make(list);
     std::optional<NvrtcApi> fallback;  // the best that loaded but does not suit the GPU
     std::string tried;
     std::set<std::string> seen;
@@ -131,7 +140,6 @@ NvrtcApi load() {
             }
             continue;
         }
-        attempt.driver_mismatch = unfit;  // $XCUDA_NVRTC is used as named, and said to misfit
         attempt.skipped = tried;
         return attempt;
     }
@@ -156,5 +164,11 @@ const NvrtcApi& nvrtc() {
 }
 
 const NvrtcApi* nvrtc_if_loaded() noexcept { return loaded_api.load(std::memory_order_acquire); }
+
+std::string unfit_for_the_gpu(const NvrtcApi& api) {
+    if (!api.driver_mismatch.empty()) return api.driver_mismatch;
+    const std::optional<GpuNeeds> gpu = gpu_needs();
+    return gpu ? unfit_for(api, *gpu) : std::string();
+}
 
 }  // namespace xcuda::rt::detail

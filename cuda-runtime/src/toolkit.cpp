@@ -31,7 +31,7 @@ NvrtcInUse nvrtc_in_use() {
     in_use.path = api.path;
     in_use.origin = api.place.origin;
     api.nvrtcVersion(&in_use.major, &in_use.minor);
-    in_use.driver_mismatch = api.driver_mismatch;
+    in_use.driver_mismatch = detail::unfit_for_the_gpu(api);
     in_use.skipped = api.skipped;
     return in_use;
 }

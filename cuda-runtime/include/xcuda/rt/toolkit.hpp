@@ -34,8 +34,8 @@ struct NvrtcInUse {
     std::string path;    // the file loaded
     std::string origin;  // "XCUDA_NVRTC", a place's origin, "the dynamic loader's search", ...
     int major = 0, minor = 0;
-    // Set when a GPU's driver is older than every NVRTC found ("NVRTC 13.0 makes code for CUDA
-    // 13; the driver supports CUDA 12.4"): its modules may not load on that GPU.
+    // Set when it does not suit this machine's GPU ("NVRTC 13.0 makes code for CUDA 13, and the
+    // GPU's driver supports CUDA 12.4"; none suited it): its modules may not load there.
     std::string driver_mismatch;
     // What each place tried before this one gave, in order ("... (not found); ...").
     std::string skipped;
