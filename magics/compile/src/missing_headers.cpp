@@ -10,14 +10,17 @@ namespace {
 
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
-// NVRTC: `could not open source file "cuda/std/cmath" (no directories in search list)`.
+// NVRTC 13.0: `could not open source file "cuda/std/cmath" (no directories in search list)`;
+// 13.5: `cannot open source file "cuda/std/cmath"`.
 std::string unopened_header(const std::string& message) {
-    const std::string_view marker = "could not open source file \"";
-    const auto at = message.find(marker);
-    if (at == std::string::npos) return {};
-    const auto start = at + marker.size();
-    const auto end = message.find('"', start);
-    return end == std::string::npos ? std::string() : message.substr(start, end - start);
+    for (const std::string_view marker : {"could not open source file \"", "cannot open source file \""}) {
+        const auto at = message.find(marker);
+        if (at == std::string::npos) continue;
+        const auto start = at + marker.size();
+        const auto end = message.find('"', start);
+        return end == std::string::npos ? std::string() : message.substr(start, end - start);
+    }
+    return {};
 }
 
 }  // namespace

@@ -33,6 +33,15 @@ TEST(MissingHeaders, ACcclHeaderNamesTheCcclWheelOfTheNvrtcsCuda) {
               std::string::npos);
 }
 
+TEST(MissingHeaders, NvrtcsOtherWordingIsReadToo) {
+    // NVRTC 13.5 (pip's nvidia-cuda-nvrtc) says it as a plain error.
+    const auto ds = parse_nvrtc_log(
+        "source(1): error: cannot open source file \"cuda/std/cmath\"\n  #include <cuda/std/cmath>\n"
+        "                           ^\n\n1 error detected in the compilation of \"source\".\n",
+        "#include <cuda/std/cmath>\n");
+    EXPECT_NE(missing_header_hint(ds, false, true, 13).find("pip install nvidia-cuda-cccl "), std::string::npos);
+}
+
 TEST(MissingHeaders, ARuntimeHeaderNamesTheRuntimeWheel) {
     const std::string hint = missing_header_hint(unopened("cuda_fp16.h"), true, false, 13);
     EXPECT_NE(hint.find("<cuda_fp16.h> is one of the CUDA runtime's headers"), std::string::npos) << hint;
