@@ -6,6 +6,7 @@
 #include <xcuda/rt/driver.hpp>
 #include <xcuda/rt/errors.hpp>
 #include <xcuda/rt/handle.hpp>
+#include <xcuda/rt/toolkit.hpp>
 
 #include <dlfcn.h>
 #include <sys/stat.h>
@@ -38,51 +39,86 @@ std::vector<std::string> split(const std::string& list, char sep) {
     return out;
 }
 
-std::vector<std::string> find_toolkit_includes() {
-    std::vector<std::string> candidates;
-    // The toolkit the running libnvrtc belongs to: <root>/lib64/libnvrtc.so -> <root>/include
-    // (also right for <root>/targets/<triple>/lib). The GPU machine's root may differ from ours.
-    if (const std::string& loaded = detail::nvrtc().path; !loaded.empty()) {
-        std::string dir = parent(loaded);
-        candidates.push_back(dir + "/../include");
-        if (char* real = ::realpath(loaded.c_str(), nullptr)) {
-            candidates.push_back(parent(real) + "/../include");
+bool has_runtime_headers(const std::string& dir) { return !dir.empty() && is_file(dir + "/cuda_fp16.h"); }
+bool has_cccl(const std::string& dir) { return !dir.empty() && is_file(dir + "/cuda/std/version"); }
+
+// A directory the headers may be in, and what to call it in %cuda_info.
+struct HeaderCandidate {
+    std::string dir, origin;
+};
+
+// Where a toolkit keeps the headers, when nothing but its NVRTC or its root is known:
+// <root>/lib64/libnvrtc.so -> <root>/include (also right for <root>/targets/<triple>/lib), and the
+// roots named by CUDA_HOME, CUDA_PATH, the build and /usr/local/cuda.
+std::vector<HeaderCandidate> fallback_header_dirs(const std::string& nvrtc_path) {
+    std::vector<HeaderCandidate> candidates;
+    if (!nvrtc_path.empty()) {
+        candidates.push_back({parent(nvrtc_path) + "/../include", "beside NVRTC"});
+        if (char* real = ::realpath(nvrtc_path.c_str(), nullptr)) {
+            candidates.push_back({parent(real) + "/../include", "beside NVRTC"});
             std::free(real);
         }
     }
     for (const char* var : {"CUDA_HOME", "CUDA_PATH"}) {
         if (const char* root = std::getenv(var); root != nullptr && *root != '\0') {
-            candidates.push_back(std::string(root) + "/include");
+            candidates.push_back({std::string(root) + "/include", var});
         }
     }
     for (const auto& dir : split(XCUDA_CONFIGURED_CUDA_INCLUDE_DIRS, ';')) {
-        candidates.push_back(dir);
+        candidates.push_back({dir, "the CUDA Toolkit xcuda was built with"});
     }
-    candidates.push_back("/usr/local/cuda/include");
-    std::vector<std::string> dirs;
-    for (const auto& dir : candidates) {
-        if (is_file(dir + "/cuda_fp16.h")) {
-            dirs.push_back(dir);
-            break;
+    candidates.push_back({"/usr/local/cuda/include", "/usr/local/cuda"});
+    return candidates;
+}
+
+HeadersInUse find_headers() {
+    const detail::NvrtcApi& api = detail::nvrtc();
+    HeadersInUse found;
+    // NVRTC's own place first: a wheel's or a toolkit's NVRTC with the headers of the same CUDA.
+    const ToolkitPlace& own = api.place;
+    if (has_runtime_headers(own.include_dir)) found = {own.include_dir, own.origin, {}, {}};
+    if (has_cccl(own.cccl_dir)) {
+        found.cccl_dir = own.cccl_dir;
+        found.cccl_origin = own.origin;
+    }
+    // Then the other places of the same CUDA major (nvidia-cuda-nvrtc in one site-packages,
+    // nvidia-cuda-cccl in another), then where a toolkit keeps them.
+    for (const auto& place : toolkit_places()) {
+        if (own.cuda_major != 0 && place.cuda_major != own.cuda_major) continue;
+        if (found.include_dir.empty() && has_runtime_headers(place.include_dir)) {
+            found.include_dir = place.include_dir;
+            found.include_origin = place.origin;
+        }
+        if (found.cccl_dir.empty() && has_cccl(place.cccl_dir)) {
+            found.cccl_dir = place.cccl_dir;
+            found.cccl_origin = place.origin;
         }
     }
-    if (dirs.empty()) return {};
+    const std::vector<HeaderCandidate> candidates = fallback_header_dirs(api.path);
+    for (const auto& c : candidates) {
+        if (!found.include_dir.empty()) break;
+        if (has_runtime_headers(c.dir)) found = {c.dir, c.origin, found.cccl_dir, found.cccl_origin};
+    }
     // CCCL (<cuda/std/...>): CUDA 13 keeps it in include/cccl, CUDA 12 in include itself. A pip
-    // wheel's NVRTC (nvidia/cu13, as PyTorch's venvs have) comes without it: then the first
+    // wheel's NVRTC (nvidia/cu13, as PyTorch's venvs have) may come without it: then the first
     // candidate that has it (a system toolkit) serves, after the NVRTC's own headers.
-    if (!is_file(dirs[0] + "/cuda/std/version")) {
-        for (const auto& dir : candidates) {
-            if (is_file(dir + "/cccl/cuda/std/version")) {
-                dirs.push_back(dir + "/cccl");
+    if (found.cccl_dir.empty() && !found.include_dir.empty()) {
+        std::vector<HeaderCandidate> cccl_candidates{{found.include_dir, found.include_origin}};
+        cccl_candidates.insert(cccl_candidates.end(), candidates.begin(), candidates.end());
+        for (const auto& c : cccl_candidates) {
+            if (has_cccl(c.dir + "/cccl")) {
+                found.cccl_dir = c.dir + "/cccl";
+                found.cccl_origin = c.origin;
                 break;
             }
-            if (is_file(dir + "/cuda/std/version")) {
-                dirs.push_back(dir);
+            if (has_cccl(c.dir)) {
+                found.cccl_dir = c.dir;
+                found.cccl_origin = c.origin;
                 break;
             }
         }
     }
-    return dirs;
+    return found;
 }
 
 struct ProgramDestroy {
@@ -136,8 +172,16 @@ std::string default_arch() {
     return Device::current().arch();
 }
 
+HeadersInUse headers_in_use() {
+    static const HeadersInUse found = find_headers();
+    return found;
+}
+
 std::vector<std::string> toolkit_include_dirs() {
-    static const std::vector<std::string> dirs = find_toolkit_includes();
+    const HeadersInUse& found = headers_in_use();
+    std::vector<std::string> dirs;
+    if (!found.include_dir.empty()) dirs.push_back(found.include_dir);
+    if (!found.cccl_dir.empty() && found.cccl_dir != found.include_dir) dirs.push_back(found.cccl_dir);
     return dirs;
 }
 

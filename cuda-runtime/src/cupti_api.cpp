@@ -4,6 +4,7 @@
 #include "nvrtc_api.hpp"
 
 #include <xcuda/rt/profiler_errors.hpp>
+#include <xcuda/rt/toolkit.hpp>
 
 #include <cuda.h>
 
@@ -16,24 +17,36 @@
 namespace xcuda::rt::detail {
 namespace {
 
-const std::string soname = "libcupti.so." + std::to_string(CUDA_VERSION / 1000);
-
 std::string directory_of(const std::string& path) {
     const auto slash = path.rfind('/');
     return slash == std::string::npos ? std::string(".") : path.substr(0, slash);
 }
 
-std::vector<std::string> candidates() {
+std::vector<std::string> candidates(int& major) {
+    major = CUDA_VERSION / 1000;
     if (const char* path = std::getenv("XCUDA_CUPTI"); path != nullptr && *path != '\0') return {path};
-    std::vector<std::string> names{soname};
-    // A PyTorch venv brings CUPTI in the same wheel folder as its NVRTC (nvidia/cu13/lib); a
-    // toolkit keeps it in lib64 or, in older layouts, extras/CUPTI/lib64 beside the NVRTC's lib64.
+    std::vector<std::string> names;
+    // The NVRTC's own place first (a wheel's nvidia/cu13/lib, a toolkit's), then the other places of
+    // its CUDA major, the loader's search, and a toolkit's lib64 or, in older layouts,
+    // extras/CUPTI/lib64 beside the NVRTC's lib64.
+    std::string nvrtc_dir;
     try {
-        const std::string nvrtc_dir = directory_of(nvrtc().path);
-        names.push_back(nvrtc_dir + "/" + soname);
-        names.push_back(nvrtc_dir + "/../extras/CUPTI/lib64/" + soname);
+        const NvrtcApi& api = nvrtc();
+        int minor = 0;
+        api.nvrtcVersion(&major, &minor);
+        if (!api.place.cupti.empty()) names.push_back(api.place.cupti);
+        nvrtc_dir = directory_of(api.path);
     } catch (const std::exception&) {
         // No NVRTC: the loader's search and the configured path remain.
+    }
+    for (const auto& place : toolkit_places()) {
+        if (place.cuda_major == major && !place.cupti.empty()) names.push_back(place.cupti);
+    }
+    const std::string soname = "libcupti.so." + std::to_string(major);
+    names.push_back(soname);
+    if (!nvrtc_dir.empty()) {
+        names.push_back(nvrtc_dir + "/" + soname);
+        names.push_back(nvrtc_dir + "/../extras/CUPTI/lib64/" + soname);
     }
     if (*XCUDA_CONFIGURED_CUPTI_LIBRARY != '\0') names.emplace_back(XCUDA_CONFIGURED_CUPTI_LIBRARY);
     return names;
@@ -41,16 +54,18 @@ std::vector<std::string> candidates() {
 
 CuptiApi load() {
     CuptiApi api;
+    int major = 0;
+    const std::vector<std::string> names = candidates(major);
     std::string loaded, tried;
-    void* lib = open_first_complete(candidates(), XCUDA_TABLE_RESOLVER(api, XCUDA_CUPTI_FUNCTIONS), loaded, tried);
+    void* lib = open_first_complete(names, XCUDA_TABLE_RESOLVER(api, XCUDA_CUPTI_FUNCTIONS), loaded, tried);
     if (lib == nullptr) {
         throw ProfilerUnavailable(ProfilerUnavailable::Why::no_cupti,
-                                  "CUPTI, CUDA's profiling library, could not be loaded: tried " + tried +
-                                      ". Install the CUDA Toolkit's CUPTI (CUDA " +
-                                      std::to_string(CUDA_VERSION / 1000) +
-                                      ", or `pip install nvidia-cuda-cupti`), or set XCUDA_CUPTI to libcupti's path");
+                                  "CUPTI, CUDA's profiling library, was not found: tried " + tried +
+                                      ". Install it into the kernel's Python environment: pip install " +
+                                      pip_package_for("cupti", major) + " (CUDA " + std::to_string(major) +
+                                      "), or set XCUDA_CUPTI to libcupti.so's full path");
     }
-    api.path = loaded;
+    api.path = loaded_file(reinterpret_cast<const void*>(api.cuptiGetResultString), loaded);
     api.handle = lib;
     return api;
 }
@@ -132,3 +147,5 @@ void check_cupti(CUptiResult result, const char* call) {
 }
 
 }  // namespace xcuda::rt::detail
+
+std::string xcuda::rt::cupti_in_use() { return detail::cupti().path; }

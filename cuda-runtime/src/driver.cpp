@@ -36,18 +36,32 @@ void load_gpu(Backend& s) {
     // Never dlclose'd: function pointers live as long as the process.
     void* handle = dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (handle == nullptr) {
-        const char* err = dlerror();
+        const char* error = dlerror();
+        const std::string err = error != nullptr ? error : "unknown";
         s.why = NoDeviceError::Why::no_driver_library;
-        s.reason = "no CUDA driver: cannot load " + lib + " (" + (err != nullptr ? err : "unknown") +
-                   "); install the NVIDIA driver, or run on a machine with a GPU";
+        // The loader's message names the file again; on a machine with no driver (a laptop, CI)
+        // that is all there is to say.
+        s.reason = "no CUDA driver: cannot load " + lib + " (" +
+                   (err.find("cannot open shared object file") != std::string::npos
+                        ? std::string("no NVIDIA driver is installed here")
+                        : err) +
+                   ")";
         return;
     }
-    const char* missing = nullptr;
-#define XCUDA_RESOLVE(fn)                                                          \
-    s.api.fn = reinterpret_cast<decltype(s.api.fn)>(dlsym(handle, XCUDA_STR(fn))); \
-    if (s.api.fn == nullptr && missing == nullptr) missing = XCUDA_STR(fn);
+#define XCUDA_RESOLVE(fn) s.api.fn = reinterpret_cast<decltype(s.api.fn)>(dlsym(handle, XCUDA_STR(fn)));
     XCUDA_DRIVER_FUNCTIONS(XCUDA_RESOLVE)
 #undef XCUDA_RESOLVE
+    // CUDA 12.8 added cuEventElapsedTime_v2, which cuda.h now names, with the same signature and
+    // meaning; a driver for CUDA 12.3-12.7 (Colab's and Kaggle's among them) has only the first.
+    if (s.api.cuEventElapsedTime == nullptr) {
+        s.api.cuEventElapsedTime =
+            reinterpret_cast<decltype(s.api.cuEventElapsedTime)>(dlsym(handle, "cuEventElapsedTime"));
+    }
+    const char* missing = nullptr;
+#define XCUDA_FIND_MISSING(fn) \
+    if (s.api.fn == nullptr && missing == nullptr) missing = XCUDA_STR(fn);
+    XCUDA_DRIVER_FUNCTIONS(XCUDA_FIND_MISSING)
+#undef XCUDA_FIND_MISSING
     if (s.api.cuDriverGetVersion != nullptr) {
         s.api.cuDriverGetVersion(&s.version);
     }
@@ -55,8 +69,8 @@ void load_gpu(Backend& s) {
         s.why = NoDeviceError::Why::driver_too_old;
         s.reason = "CUDA driver too old: " + lib + " (CUDA " + std::to_string(s.version / 1000) + "." +
                    std::to_string(s.version % 1000 / 10) + ") lacks " + missing +
-                   "; this build needs a driver for CUDA " + std::to_string(CUDA_VERSION / 1000) + "." +
-                   std::to_string(CUDA_VERSION % 1000 / 10) + " or newer: update the NVIDIA driver";
+                   "; xcuda needs a driver for CUDA 12.3 or newer (the newest entry point it uses, " +
+                   "cuStreamGetCaptureInfo_v3, came with 12.3): update the NVIDIA driver";
         return;
     }
     s.loaded = true;

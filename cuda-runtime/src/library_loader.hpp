@@ -10,6 +10,15 @@
 
 namespace xcuda::rt::detail {
 
+// Opens `name`; `resolve(handle)` fills the caller's table and returns the name of an entry point
+// it lacks (nullptr when complete). Returns the handle, kept open for the life of the process, or
+// nullptr with `why` saying what went wrong ("not found", "lacks nvrtcX: too old").
+void* open_complete(const std::string& name, const std::function<const char*(void*)>& resolve, std::string& why);
+
+// The file a loaded library's `symbol` lies in (the loader's search resolved "libx.so.13" to a
+// path), or `name` when the loader cannot say.
+std::string loaded_file(const void* symbol, const std::string& name);
+
 // Opens each of `names` in turn; `resolve(handle)` fills the caller's table and returns the
 // name of an entry point it lacks (nullptr when complete). Returns the first complete library's
 // handle, kept open for the life of the process, and sets `loaded` to the file's name; nullptr

@@ -4,6 +4,7 @@
 
 #include <xcuda/rt/handle.hpp>
 #include <xcuda/rt/linker.hpp>
+#include <xcuda/rt/toolkit.hpp>
 
 #include <cuda.h>
 
@@ -18,31 +19,44 @@ namespace fs = std::filesystem;
 namespace detail {
 namespace {
 
-std::string nvrtc_dir() {
+// nvJitLink of the NVRTC's own place, then of another place of its CUDA major, then the loader's
+// search and the NVRTC's folder (a toolkit's lib64, a wheel's lib).
+std::vector<std::string> candidates(int& major) {
+    major = CUDA_VERSION / 1000;
+    if (const char* path = std::getenv("XCUDA_NVJITLINK"); path != nullptr && *path != '\0') return {path};
+    std::vector<std::string> names;
+    std::string nvrtc_dir;
     try {
-        return fs::path(nvrtc().path).parent_path().string();
+        const NvrtcApi& api = nvrtc();
+        int minor = 0;
+        api.nvrtcVersion(&major, &minor);
+        if (!api.place.nvjitlink.empty()) names.push_back(api.place.nvjitlink);
+        nvrtc_dir = fs::path(api.path).parent_path().string();
     } catch (const CudaError&) {
-        return {};
+        // No NVRTC: the loader's search remains.
     }
+    for (const auto& place : toolkit_places()) {
+        if (place.cuda_major == major && !place.nvjitlink.empty()) names.push_back(place.nvjitlink);
+    }
+    const std::string so = "libnvJitLink.so." + std::to_string(major);
+    names.push_back(so);
+    if (!nvrtc_dir.empty()) names.push_back(nvrtc_dir + "/" + so);
+    return names;
 }
 
 NvJitLinkApi load() {
-    std::vector<std::string> names;
-    if (const char* path = std::getenv("XCUDA_NVJITLINK"); path != nullptr && *path != '\0') {
-        names = {path};
-    } else {
-        const std::string so = "libnvJitLink.so." + std::to_string(CUDA_VERSION / 1000);
-        names = {so};
-        if (std::string dir = nvrtc_dir(); !dir.empty()) names.push_back(dir + "/" + so);
-    }
+    int major = 0;
+    const std::vector<std::string> names = candidates(major);
     NvJitLinkApi api;
     std::string tried;
     void* lib = open_first_complete(names, XCUDA_TABLE_RESOLVER(api, XCUDA_NVJITLINK_FUNCTIONS), api.path, tried);
     if (lib == nullptr) {
-        throw CudaError("nvJitLink, CUDA's device linker (needed for -dc/-rdc cells), could not be loaded: tried " +
-                        tried + ". Install the CUDA Toolkit's nvJitLink (CUDA " + std::to_string(CUDA_VERSION / 1000) +
-                        "), add its lib64 directory to LD_LIBRARY_PATH, or set XCUDA_NVJITLINK to the library's path");
+        throw CudaError("nvJitLink, CUDA's device linker (needed for -dc/-rdc cells), was not found: tried " + tried +
+                        ". Install it into the kernel's Python environment: pip install " +
+                        pip_package_for("nvjitlink", major) + " (CUDA " + std::to_string(major) +
+                        "), or set XCUDA_NVJITLINK to libnvJitLink.so's full path");
     }
+    api.path = loaded_file(reinterpret_cast<const void*>(api.nvJitLinkVersion), api.path);
     return api;
 }
 
@@ -54,6 +68,8 @@ const NvJitLinkApi& nvjitlink() {
 }
 
 }  // namespace detail
+
+std::string nvjitlink_in_use() { return detail::nvjitlink().path; }
 
 namespace {
 
@@ -77,9 +93,20 @@ std::string read_log(nvJitLinkHandle h, decltype(&::nvJitLinkGetErrorLogSize) si
 LinkError::LinkError(std::string log) : CudaError("device link failed:\n" + log), log_(std::move(log)) {}
 
 std::string cudadevrt_path() {
+    // Beside NVRTC (a toolkit's lib64, CUDA 13's wheel folder nvidia/cu13/lib), beside the runtime's
+    // headers (CUDA 12's nvidia/cuda_runtime/lib), then the toolkits'.
     std::vector<fs::path> dirs;
-    if (std::string dir = detail::nvrtc_dir(); !dir.empty()) dirs.emplace_back(dir);
-    if (const char* home = std::getenv("CUDA_HOME"); home && *home) dirs.push_back(fs::path(home) / "lib64");
+    try {
+        const detail::NvrtcApi& api = detail::nvrtc();
+        dirs.push_back(fs::path(api.path).parent_path());
+        if (!api.place.include_dir.empty()) dirs.push_back(fs::path(api.place.include_dir).parent_path() / "lib");
+    } catch (const CudaError&) {
+        // No NVRTC: the toolkits' folders remain.
+    }
+    if (const char* home = std::getenv("CUDA_HOME"); home && *home) {
+        dirs.push_back(fs::path(home) / "lib64");
+        dirs.push_back(fs::path(home) / "lib");
+    }
     dirs.emplace_back("/usr/local/cuda/lib64");
     for (const auto& d : dirs) {
         std::error_code ec;

@@ -1,10 +1,12 @@
 #include "driver_api.hpp"
 #include "interrupted_work_marks.hpp"
 #include "launch_config.hpp"
+#include "nvrtc_api.hpp"
 
 #include <xcuda/cpu/cpu_device.hpp>
 #include <xcuda/rt/cubin.hpp>
 #include <xcuda/rt/module.hpp>
+#include <xcuda/rt/toolkit.hpp>
 
 #include <vector>
 
@@ -23,6 +25,37 @@ const char* attribute_name(CUfunction_attribute a) {
         default: return "function attribute";
     }
 }
+
+// Why a GPU's driver refused code that NVRTC made, when that NVRTC is newer than the driver
+// (pip's CUDA 13 NVRTC under Colab's CUDA 12 driver), and what to do; "" otherwise.
+std::string newer_nvrtc_advice(CUresult rc, bool ptx) {
+    if (detail::current_backend().cpu) return {};
+    switch (rc) {
+        case CUDA_ERROR_UNSUPPORTED_PTX_VERSION:
+        case CUDA_ERROR_NO_BINARY_FOR_GPU:
+        case CUDA_ERROR_INVALID_PTX:
+        case CUDA_ERROR_INVALID_IMAGE:
+        case CUDA_ERROR_INVALID_SOURCE: break;
+        default: return {};
+    }
+    const detail::NvrtcApi* api = detail::nvrtc_if_loaded();
+    if (api == nullptr) return {};
+    int major = 0, minor = 0;
+    api->nvrtcVersion(&major, &minor);
+    const int driver = detail::current_backend().version;
+    if (major * 1000 + minor * 10 <= driver) return {};
+    const std::string versions = "this code comes from NVRTC " + std::to_string(major) + "." + std::to_string(minor) +
+                                 " (" + api->path + "), and the GPU's driver supports CUDA " +
+                                 std::to_string(driver / 1000) + "." + std::to_string(driver % 1000 / 10);
+    if (major > driver / 1000) {
+        return versions + ": install the NVRTC for the driver's CUDA into the kernel's environment, pip install \"" +
+               pip_extra_for(driver / 1000) + "\", and restart the kernel (or update the NVIDIA driver)";
+    }
+    return versions + (ptx ? ": compile for the GPU's own arch (leave out --arch, or pass its sm_XX), so the driver "
+                             "gets machine code instead of PTX newer than it"
+                           : ": update the NVIDIA driver, or install an NVRTC as old as the driver's CUDA");
+}
+
 }  // namespace
 
 Module Module::from_cubin(std::string_view cubin) { return load(cubin, false, nullptr); }
@@ -50,7 +83,12 @@ Module Module::load(std::string_view image, bool nul_terminate, const cpu::Regis
     m.module_ = detail::Handle<CUmodule, detail::ModuleUnload>(nullptr, {{detail::current_backend_pointer()}});
     const CUresult rc = d.cuModuleLoadDataEx(m.module_.put(), data.data(), registers != nullptr ? 3 : 2, keys, values);
     const std::string log(error.data());
-    check(rc, "cuModuleLoadDataEx", log.empty() ? std::string() : "JIT log: " + log);
+    std::string detail = log.empty() ? std::string() : "JIT log: " + log;
+    if (std::string advice = rc != CUDA_SUCCESS ? newer_nvrtc_advice(rc, nul_terminate) : std::string();
+        !advice.empty()) {
+        detail += (detail.empty() ? "" : "; ") + advice;
+    }
+    check(rc, "cuModuleLoadDataEx", detail);
     return m;
 }
 

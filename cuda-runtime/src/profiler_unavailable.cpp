@@ -4,6 +4,7 @@
 
 #include <xcuda/rt/counters.hpp>
 #include <xcuda/rt/pc_sampling.hpp>
+#include <xcuda/rt/toolkit.hpp>
 
 namespace xcuda::rt {
 namespace {
@@ -15,6 +16,7 @@ namespace {
 
 }  // namespace
 
+std::string cupti_in_use() { unavailable(); }
 std::string chip_name(int) { unavailable(); }
 std::vector<std::string> supported_chips() { unavailable(); }
 std::vector<std::string> base_metrics(const std::string&) { unavailable(); }

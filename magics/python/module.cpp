@@ -16,12 +16,14 @@
 #include "profiling/timeline_recording.hpp"
 #include "session/errors.hpp"
 #include "session/interrupt.hpp"
+#include "session/toolkit_places.hpp"
 
 namespace xcuda::magics {
 
 void define_module(pybind11::module_& m) {
     m.doc() = "CUDA kernels compiled with NVRTC and launched through the driver API";
     define_errors(m);
+    define_toolkit_places(m);
     define_rich_output(m);
     define_grading_report(m);
     define_device_objects(m);

@@ -17,14 +17,17 @@ std::string expected() {
 
 TEST(FakeDriver, DriverSideCallsThrowNoDeviceErrorWithTheRightReason) {
     const std::string kind = expected();
-    ASSERT_TRUE(kind == "no-device" || kind == "too-old") << "run through ctest (XCUDA_FAKE_EXPECT unset)";
+    ASSERT_TRUE(kind == "no-device" || kind == "too-old" || kind == "cuda12-5")
+        << "run through ctest (XCUDA_FAKE_EXPECT unset)";
     EXPECT_FALSE(driver_available());
     try {
         Device d(0);
         FAIL() << "Device(0) did not throw";
     } catch (const NoDeviceError& e) {
         const std::string what = e.what();
-        if (kind == "no-device") {
+        // A CUDA 12.5 driver has cuEventElapsedTime only: it loads, and its cuInit is what says
+        // there is no device.
+        if (kind == "no-device" || kind == "cuda12-5") {
             EXPECT_EQ(e.why(), NoDeviceError::Why::no_device) << what;
             EXPECT_NE(what.find("no CUDA device"), std::string::npos) << what;
         } else {
@@ -39,6 +42,6 @@ TEST(FakeDriver, DriverSideCallsThrowNoDeviceErrorWithTheRightReason) {
 }
 
 TEST(FakeDriver, DriverVersionIsReadableWhenTheLibraryLoads) {
-    if (expected() != "no-device") GTEST_SKIP() << "only the no-device stand-in resolves every symbol";
-    EXPECT_EQ(driver_version(), 13000);
+    if (expected() == "too-old") GTEST_SKIP() << "the too-old stand-in lacks an entry point: it never loads";
+    EXPECT_EQ(driver_version(), expected() == "cuda12-5" ? 12050 : 13000);
 }

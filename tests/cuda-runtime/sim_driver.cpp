@@ -8,15 +8,16 @@
 // variables the .global/.const lines of PTX; an image starting with "bad" fails to load with a
 // JIT error log. Stream capture records launches as graph nodes; a graph launch runs them
 // ("cuGraphLaunch <name> ... arg0=<first int parameter>"). The device is an sm_90 with 132 SMs, or the compute
-// capability in $XCUDA_SIM_COMPUTE_CAPABILITY ("80"). xcuda_sim_last_launch() describes the last launch. "add_bytes"
-// (const unsigned char* x, unsigned char* y, unsigned long long n) is the one kernel that touches memory: y[i] += x[i],
-// then it scribbles 0xEE over x (a const argument must not come back). An asynchronous copy from or to pinned memory
-// (cuMemHostAlloc) happens only when something waits for its stream (a query, a synchronisation, a later launch or
-// copy), as a DMA may: pinned memory reused before the wait shows in the data. The calls that
-// synchronise implicitly on a real driver wait, uninterruptibly, while a "spin" runs: cuMemFree,
-// cuMemFreeHost, cuModuleUnload, cuCtxSynchronize and cuDevicePrimaryCtxRelease for every stream,
-// the synchronous copies and memsets for the legacy stream (and the blocking streams it waits
-// for). On the H200 those calls never return while a kernel spins.
+// capability in $XCUDA_SIM_COMPUTE_CAPABILITY ("80"); its driver is for CUDA 13.0, or the version in
+// $XCUDA_SIM_DRIVER_VERSION ("12040"), and refuses PTX newer than that CUDA (.version 9.x needs
+// CUDA 13) with UNSUPPORTED_PTX_VERSION, as a real driver does. xcuda_sim_last_launch() describes the last launch.
+// "add_bytes" (const unsigned char* x, unsigned char* y, unsigned long long n) is the one kernel that touches memory:
+// y[i] += x[i], then it scribbles 0xEE over x (a const argument must not come back). An asynchronous copy from or to
+// pinned memory (cuMemHostAlloc) happens only when something waits for its stream (a query, a synchronisation, a later
+// launch or copy), as a DMA may: pinned memory reused before the wait shows in the data. The calls that synchronise
+// implicitly on a real driver wait, uninterruptibly, while a "spin" runs: cuMemFree, cuMemFreeHost, cuModuleUnload,
+// cuCtxSynchronize and cuDevicePrimaryCtxRelease for every stream, the synchronous copies and memsets for the legacy
+// stream (and the blocking streams it waits for). On the H200 those calls never return while a kernel spins.
 #include <cuda.h>
 
 #include <algorithm>
@@ -238,6 +239,7 @@ CUresult cuGetErrorName(CUresult error, const char** str) {
         case CUDA_ERROR_OUT_OF_MEMORY: *str = "CUDA_ERROR_OUT_OF_MEMORY"; break;
         case CUDA_ERROR_INVALID_DEVICE: *str = "CUDA_ERROR_INVALID_DEVICE"; break;
         case CUDA_ERROR_INVALID_PTX: *str = "CUDA_ERROR_INVALID_PTX"; break;
+        case CUDA_ERROR_UNSUPPORTED_PTX_VERSION: *str = "CUDA_ERROR_UNSUPPORTED_PTX_VERSION"; break;
         case CUDA_ERROR_INVALID_HANDLE: *str = "CUDA_ERROR_INVALID_HANDLE"; break;
         case CUDA_ERROR_NOT_FOUND: *str = "CUDA_ERROR_NOT_FOUND"; break;
         case CUDA_ERROR_NOT_READY: *str = "CUDA_ERROR_NOT_READY"; break;
@@ -261,8 +263,13 @@ CUresult cuGetErrorString(CUresult error, const char** str) {
     return CUDA_SUCCESS;
 }
 
+int simulated_driver_version() {
+    const char* v = std::getenv("XCUDA_SIM_DRIVER_VERSION");
+    return v != nullptr && *v != '\0' ? std::atoi(v) : CUDA_VERSION;
+}
+
 CUresult cuDriverGetVersion(int* v) {
-    *v = CUDA_VERSION;
+    *v = simulated_driver_version();
     return CUDA_SUCCESS;
 }
 CUresult cuInit(unsigned) {
@@ -370,6 +377,10 @@ CUresult cuModuleLoadDataEx(CUmodule* m, const void* image, unsigned n, CUjit_op
                 std::strcpy(static_cast<char*>(values[i]), "ptxas fatal: bad image");
         }
         return CUDA_ERROR_INVALID_PTX;
+    }
+    // PTX ISA 8.x comes with CUDA 12, 9.x with CUDA 13: a driver JIT-compiles none newer than its own.
+    if (const char* version = std::strstr(text, "\n.version "); version != nullptr) {
+        if (std::atoi(version + 10) > simulated_driver_version() / 1000 - 4) return CUDA_ERROR_UNSUPPORTED_PTX_VERSION;
     }
     *m = new CUmod_st{text, {}};
     ++g_modules;

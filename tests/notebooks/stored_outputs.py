@@ -61,9 +61,28 @@ def structure_differences(stored, fresh):
     return problems
 
 
+def device_line(label):
+    """The line of a notebook's first cell that says where its stored outputs come from."""
+    return (f"*Stored outputs: from a run on {label}. Run it yourself and `%cuda_info` says which device ran "
+            "yours (a GPU, or the CPU device).*")
+
+
+def names_its_device(nb):
+    """Whether the first cell says the device of the run whose outputs are stored."""
+    label = nb.metadata.get("xcuda", {}).get("outputs_from")
+    return label is None or (bool(nb.cells) and device_line(label) in nb.cells[0].source)
+
+
 def store(executed, label):
     """The executed notebook as it is kept: each code cell's outputs keyed to its source, the
-    run's label in the notebook's metadata, nbclient's per-cell timings dropped."""
+    run's label in the notebook's metadata and in its first cell's device line, nbclient's
+    per-cell timings dropped."""
+    if executed.cells and executed.cells[0].cell_type == "markdown":
+        first = executed.cells[0]
+        kept = [line for line in first.source.rstrip("\n").split("\n") if not line.startswith("*Stored outputs:")]
+        while kept and not kept[-1].strip():
+            kept.pop()
+        first.source = "\n".join(kept) + "\n\n" + device_line(label)
     for cell in executed.cells:
         if cell.cell_type != "code":
             continue

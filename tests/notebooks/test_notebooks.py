@@ -22,7 +22,7 @@ import pytest
 from nbclient import NotebookClient
 
 from notebook_checks import check_notebook, needs_gpu, output_text, skipped_cells, tag_problems
-from stored_outputs import stale_cells, structure_differences
+from stored_outputs import names_its_device, stale_cells, structure_differences
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 NOTEBOOK_DIR = pathlib.Path(os.environ.get("XCUDA_NOTEBOOK_DIR", ROOT / "notebooks"))
@@ -51,8 +51,11 @@ def execute(nb, workdir, what):
     # Every cell runs whatever an earlier one raised: check_notebook judges each error.
     client = NotebookClient(nb, kernel_name=KERNEL, timeout=CELL_TIMEOUT_S, startup_timeout=60, allow_errors=True,
                             resources={"metadata": {"path": str(workdir)}})
+    # ipykernel forwards C-level output (os.write(1), printf, device printf) to the notebook only
+    # when PYTEST_CURRENT_TEST is unset; a user's kernel never runs under pytest.
+    env = {k: v for k, v in os.environ.items() if k != "PYTEST_CURRENT_TEST"}
     with deadline(NOTEBOOK_TIMEOUT_S, what):
-        client.execute()
+        client.execute(env=env)
     return nb
 
 
@@ -83,6 +86,8 @@ def test_notebook_is_for_the_xcuda_kernel_and_its_stored_outputs_belong_to_its_c
     nb = nbformat.read(path, as_version=4)
     nbformat.validate(nb)
     assert nb.metadata.get("kernelspec", {}).get("name") == "xcuda"
+    assert names_its_device(nb), (f"{path.name}'s first cell does not name the device its stored outputs come from "
+                                  f"({nb.metadata['xcuda']['outputs_from']}): tests/notebooks/stored_outputs.py writes it")
     stale = stale_cells(nb)
     assert not stale, (f"cells {stale} were edited after their outputs were stored: run the notebooks on the GPU "
                        "machine again and store them (tests/notebooks/stored_outputs.py), or clear those outputs")

@@ -3,7 +3,9 @@ outputs were stored is found; a fresh run is compared by the kinds of output, no
 import nbformat
 from nbformat.v4 import new_code_cell, new_notebook, new_output
 
-from stored_outputs import stale_cells, store, structure, structure_differences
+from nbformat.v4 import new_markdown_cell
+
+from stored_outputs import device_line, names_its_device, stale_cells, store, structure, structure_differences
 
 
 def executed(source, *outputs):
@@ -36,3 +38,14 @@ def test_a_fresh_run_differs_only_when_its_kinds_of_output_do():
     assert structure_differences(stored, same) == []
     assert "this run [('error', 'NoDeviceError')]" in structure_differences(stored, other)[0]
     nbformat.validate(stored)
+
+
+def test_storing_writes_the_runs_device_into_the_first_cell_once():
+    nb = new_notebook(cells=[new_markdown_cell("# Title\n\nWhat it is."), executed("x = 1")])
+    store(nb, "an H100, today")
+    assert nb.cells[0].source == "# Title\n\nWhat it is.\n\n" + device_line("an H100, today")
+    assert names_its_device(nb)
+    store(nb, "an H200, tomorrow")
+    assert nb.cells[0].source == "# Title\n\nWhat it is.\n\n" + device_line("an H200, tomorrow")
+    nb.metadata["xcuda"]["outputs_from"] = "somewhere else"
+    assert not names_its_device(nb)

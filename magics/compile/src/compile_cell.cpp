@@ -2,11 +2,14 @@
 
 #include "binding_plan.hpp"
 #include "cache_key.hpp"
+#include "missing_headers.hpp"
 #include "module_build.hpp"
 #include "nvrtc_call.hpp"
 #include "rerun_memo.hpp"
 
+#include "xcuda/rt/compiler.hpp"
 #include "xcuda/rt/driver.hpp"
+#include "xcuda/rt/toolkit.hpp"
 
 #include <chrono>
 
@@ -127,8 +130,18 @@ CompileOutcome CompileSession::compile_cell(std::string_view source, const CellO
                 r = run_compiler();
             }
         } catch (const rt::CompileError& e) {
-            throw CellCompileError(e.program_name(), e.options(), e.log(),
-                                   detail::cell_diagnostics(e.log(), source, cell_label), cell_label);
+            auto diagnostics = detail::cell_diagnostics(e.log(), source, cell_label);
+            std::string hint;
+            try {
+                const rt::HeadersInUse found = rt::headers_in_use();
+                hint = detail::missing_header_hint(diagnostics, !found.cccl_dir.empty(), !found.include_dir.empty(),
+                                                   rt::nvrtc_version().first);
+            } catch (const rt::CudaError&) {
+                // A compiler stand-in without NVRTC: no hint.
+            }
+            throw CellCompileError(
+                e.program_name(), e.options(), e.log(), diagnostics, cell_label,
+                hint.empty() ? std::string() : compile_error_text(diagnostics, e.log()) + "\n" + hint);
         }
         auto p = std::make_shared<CachePayload>();
         p->cubin = std::move(r.cubin);

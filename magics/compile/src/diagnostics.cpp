@@ -66,11 +66,9 @@ bool header_line(std::string_view l, Diagnostic& d) {
     struct {
         std::string_view word;
         Severity sev;
-    } kinds[] = {{"catastrophic error", Severity::error},
-                 {"internal error", Severity::error},
-                 {"error", Severity::error},
-                 {"warning", Severity::warning},
-                 {"remark", Severity::remark}};
+    } kinds[] = {
+        {"catastrophic error", Severity::error}, {"internal error", Severity::error}, {"error", Severity::error},
+        {"warning", Severity::warning},          {"remark", Severity::remark},        {"note", Severity::note}};
     for (const auto& k : kinds) {
         if (!starts_with(rest, k.word)) continue;
         std::string_view after = rest.substr(k.word.size());
@@ -99,8 +97,49 @@ const char* severity_word(Severity s) {
         case Severity::error: return "error";
         case Severity::warning: return "warning";
         case Severity::remark: return "remark";
+        case Severity::note: return "note";
     }
     return "error";
+}
+
+}  // namespace
+
+namespace {
+
+// The lines after a diagnostic's first: more message, then the quoted source line and the caret
+// line under it, then perhaps more ("detected during instantiation of ..."). The quote is the
+// line just above the caret: message lines are indented too ("operand types are: ...").
+void read_body(const std::vector<std::string_view>& body, const std::vector<std::string_view>& src_lines,
+               Diagnostic& d) {
+    std::size_t caret = 0, caret_at = body.size();
+    for (std::size_t k = 1; k < body.size(); ++k) {
+        if (caret_line(body[k], caret)) {
+            caret_at = k;
+            break;
+        }
+    }
+    auto add_message = [&](std::string_view l) {
+        const std::size_t start = l.find_first_not_of(" \t");
+        if (start != std::string_view::npos) d.message += "\n    " + std::string(l.substr(start));
+    };
+    if (caret_at == body.size()) {
+        for (std::string_view l : body) add_message(l);
+        return;
+    }
+    for (std::size_t k = 0; k + 1 < caret_at; ++k) add_message(body[k]);
+    const std::string_view quoted = body[caret_at - 1];
+    std::size_t indent = nvrtc_quote_indent;
+    std::string_view own = quoted.substr(std::min(quoted.size(), nvrtc_quote_indent));
+    if (d.line >= 1 && std::size_t(d.line) <= src_lines.size()) {
+        std::string_view s = src_lines[d.line - 1];
+        if (quoted.size() >= s.size() && quoted.substr(quoted.size() - s.size()) == s) {
+            indent = quoted.size() - s.size();
+            own = s;
+        }
+    }
+    d.source_line = std::string(own);
+    d.column = caret >= indent ? int(caret - indent) + 1 : 1;
+    for (std::size_t k = caret_at + 1; k < body.size(); ++k) add_message(body[k]);
 }
 
 }  // namespace
@@ -113,36 +152,19 @@ std::vector<Diagnostic> parse_nvrtc_log(std::string_view log, std::string_view s
     for (std::size_t i = 0; i < lines.size(); ++i) {
         Diagnostic d;
         if (!header_line(lines[i], d)) continue;
-        // Then, until a blank line: more message text ("detected during ..."), the quoted
-        // source line and the caret line.
-        std::string_view quoted;
+        std::vector<std::string_view> body;
         std::size_t j = i + 1;
         for (; j < lines.size() && !blank(lines[j]); ++j) {
             Diagnostic next;
             if (header_line(lines[j], next)) break;
-            std::size_t caret = 0;
-            if (caret_line(lines[j], caret) && !quoted.empty()) {
-                std::size_t indent = nvrtc_quote_indent;
-                std::string_view own = quoted.substr(std::min(quoted.size(), nvrtc_quote_indent));
-                if (d.line >= 1 && std::size_t(d.line) <= src_lines.size()) {
-                    std::string_view s = src_lines[d.line - 1];
-                    if (quoted.size() >= s.size() && quoted.substr(quoted.size() - s.size()) == s) {
-                        indent = quoted.size() - s.size();
-                        own = s;
-                    }
-                }
-                d.source_line = std::string(own);
-                d.column = caret >= indent ? int(caret - indent) + 1 : 1;
-                quoted = {};
-            } else if (quoted.empty() && d.source_line.empty() && starts_with(lines[j], "  ")) {
-                quoted = lines[j];
-            } else {
-                d.message += "\n" + std::string(lines[j]);
-            }
+            body.push_back(lines[j]);
         }
-        if (!quoted.empty() && d.source_line.empty())
-            d.source_line = std::string(quoted.substr(std::min(quoted.size(), nvrtc_quote_indent)));
-        out.push_back(std::move(d));
+        read_body(body, src_lines, d);
+        if (d.severity == Severity::note && !out.empty()) {
+            out.back().notes.push_back(std::move(d));
+        } else {
+            out.push_back(std::move(d));
+        }
         i = j - 1;
     }
     return out;
@@ -164,7 +186,21 @@ std::string format_diagnostic(const Diagnostic& d) {
             s += '^';
         }
     }
+    for (const auto& note : d.notes) {
+        Diagnostic shown = note;
+        if (shown.file == d.file && shown.line == d.line && shown.source_line == d.source_line) {
+            shown.source_line.clear();  // the line is just above
+        }
+        s += "\n" + format_diagnostic(shown);
+    }
     return s;
+}
+
+void relabel(std::vector<Diagnostic>& ds, const std::string& from, const std::string& to) {
+    for (auto& d : ds) {
+        if (d.file == from) d.file = to;
+        relabel(d.notes, from, to);
+    }
 }
 
 std::string format_diagnostics(const std::vector<Diagnostic>& ds) {
@@ -196,9 +232,7 @@ std::string user_log(std::string_view log) {
     return first == std::string::npos ? std::string() : squeezed.substr(first);
 }
 
-namespace {
-
-std::string compile_error_message(const std::vector<Diagnostic>& ds, const std::string& log) {
+std::string compile_error_text(const std::vector<Diagnostic>& ds, const std::string& log) {
     std::vector<Diagnostic> ordered;
     for (const auto& d : ds)
         if (d.severity == Severity::error) ordered.push_back(d);
@@ -211,14 +245,12 @@ std::string compile_error_message(const std::vector<Diagnostic>& ds, const std::
     return format_diagnostics(ordered);
 }
 
-}  // namespace
-
 CellCompileError::CellCompileError(std::string program_name, std::vector<std::string> options, std::string log,
                                    std::vector<Diagnostic> diagnostics, const std::string& cell_label,
                                    std::string message)
     : rt::CompileError(std::move(program_name), std::move(options), log),
       diagnostics_(std::move(diagnostics)),
-      message_(message.empty() ? compile_error_message(diagnostics_, log) : std::move(message)) {
+      message_(message.empty() ? compile_error_text(diagnostics_, log) : std::move(message)) {
     for (const auto& d : diagnostics_)
         if (d.severity == Severity::error && d.file == cell_label) {
             line_ = d.line;

@@ -63,8 +63,7 @@ std::shared_ptr<CompiledModule> build_module(std::string_view source, const std:
 
 std::vector<Diagnostic> cell_diagnostics(std::string_view log, std::string_view source, const std::string& label) {
     auto ds = parse_nvrtc_log(log, source);
-    for (auto& d : ds)
-        if (d.file == cell_program_name) d.file = label;
+    relabel(ds, cell_program_name, label);
     return ds;
 }
 

@@ -36,8 +36,7 @@ std::shared_ptr<const CompiledModule> CompileSession::memoised(const std::string
     auto m = std::static_pointer_cast<const CompiledModule>(memo);
     if (m->cell_label != cell_label && !m->warnings.empty()) {
         auto relabelled = std::make_shared<CompiledModule>(*m);
-        for (auto& d : relabelled->warnings)
-            if (d.file == m->cell_label) d.file = cell_label;
+        relabel(relabelled->warnings, m->cell_label, cell_label);
         relabelled->cell_label = cell_label;
         m = relabelled;
     }

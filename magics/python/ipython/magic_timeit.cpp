@@ -3,7 +3,10 @@
 #include "ipython/magic_support.hpp"
 #include "kernels/kernel_benchmark.hpp"
 #include "kernels/launch_recorder.hpp"
+#include "session/device_state.hpp"
 #include "session/errors.hpp"
+
+#include <xcuda/rt/device.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -119,6 +122,7 @@ py::object time_statement(const std::string& stmt, py::object globals, int numbe
         result.timings.push_back(take_gpu_seconds(recorder) / number);
     }
     result.summary = report::summarize_timing(result.timings, number);
+    result.summary.emulated = current_device() == rt::cpu_device_ordinal;
     return py::cast(std::move(result));
 }
 

@@ -12,10 +12,17 @@ namespace py = pybind11;
 namespace xcuda::magics {
 namespace {
 
+// Said once, at the first launch on the CPU device: where kernels run, in one line. Why there is no
+// GPU (the driver's message) is %cuda_info's to say; on a laptop it is only "no driver".
 void announce() {
-    std::string text = "xcuda: kernels run on the CPU device: emulated sm_90, slower than a GPU, ";
-    text += cpu::checks() ? "checks every access" : "checks off (xcuda.cpu_checks(True) turns them on)";
-    if (!rt::gpu_available()) text += "; no GPU here (" + rt::gpu_unavailable_reason() + ")";
+    const std::string checks =
+        cpu::checks() ? "every access checked" : "checks off: xcuda.cpu_checks(True) turns them on";
+    const std::string text =
+        rt::gpu_available()
+            ? "xcuda: kernels run on the CPU device (emulated sm_90, slower than a GPU, " + checks +
+                  "; %cuda_device 0 goes back to the GPU)"
+            : "xcuda: no NVIDIA GPU here: kernels run on the CPU device (emulated sm_90, slower than a GPU, " + checks +
+                  "; %cuda_info says more)";
     py::module_::import("sys").attr("stdout").attr("write")(text + "\n");
 }
 

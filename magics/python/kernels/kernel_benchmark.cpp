@@ -123,6 +123,7 @@ py::object benchmark_kernel(Kernel& k, py::args args, py::kwargs kwargs) {
         result.timings.push_back(time_launches(f, g, b, shared_mem, stream, options, packed, number) / number);
     }
     result.summary = report::summarize_timing(result.timings, number);
+    result.summary.emulated = current_device() == rt::cpu_device_ordinal;
     unstage_host_arrays(packed, stream, current_device());
     return py::cast(std::move(result));
 }

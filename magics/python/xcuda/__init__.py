@@ -18,6 +18,12 @@ for _value in vars(_core).values():
         _value.__module__ = __name__
 del _value
 
+# Where NVRTC and its headers are (NVIDIA's wheels, conda, a toolkit), told to the C++ loader
+# before anything compiles; nothing is loaded until something does.
+from xcuda import _toolkit  # noqa: E402
+
+_toolkit.tell_the_loader()
+
 from xcuda._cuda_check import CheckReport  # noqa: E402  (Python, over the names above)
 from xcuda._cuda_check import kernel_check as _kernel_check  # noqa: E402
 

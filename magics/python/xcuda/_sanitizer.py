@@ -18,7 +18,6 @@ The launch is diverted (xcuda._core._divert_launches) to launch_in_child(), whic
    variables without pointers), so the rest of the cell sees the results; with findings, they
    stay as they were and the cell stops.
 """
-import glob
 import os
 import pickle
 import shutil
@@ -28,12 +27,12 @@ import sys
 import tempfile
 
 import xcuda
-from xcuda import _sanitizer_report
+from xcuda import _sanitizer_report, _toolkit
 
 TOOL_ENV = "XCUDA_COMPUTE_SANITIZER"
-HOW_TO_GET = ("compute-sanitizer was not found (it comes with the CUDA Toolkit, in its bin/ folder; on Debian or "
-              "Ubuntu with NVIDIA's repository: apt install cuda-sanitizer-<version>); set "
-              f"{TOOL_ENV}=/path/to/compute-sanitizer if it is installed elsewhere")
+HOW_TO_GET = ("compute-sanitizer was not found: pip install nvidia-cuda-sanitizer-api into the kernel's environment "
+              "(nvidia-cuda-sanitizer-api-cu12 for CUDA 12; in a notebook: %pip install ...), or install the CUDA "
+              f"Toolkit, whose bin/ folder has it; {TOOL_ENV}=/path/to/compute-sanitizer names one installed elsewhere")
 # One child's budget: Python, xcuda and the tool start in seconds; a kernel that never ends is
 # stopped by an interrupt (Ctrl-C / the stop button), which ends the child.
 EXIT_FINDINGS = 86  # --error-exitcode: the tool found something
@@ -43,25 +42,26 @@ class UnsupportedArgument(TypeError):
     pass
 
 
-def find_tool():
-    """compute-sanitizer's path, or None: $XCUDA_COMPUTE_SANITIZER, PATH, the CUDA Toolkit's bin/
-    ($CUDA_HOME, $CUDA_PATH, /usr/local/cuda, the newest /usr/local/cuda-*)."""
+def where_tool():
+    """(compute-sanitizer's path, where it came from), or None: $XCUDA_COMPUTE_SANITIZER, PATH, then
+    the places NVRTC is looked for (xcuda._toolkit: $CUDA_HOME, NVIDIA's wheels, conda, the
+    toolkits under /usr/local)."""
     named = os.environ.get(TOOL_ENV)
     if named:
         if not (os.path.isfile(named) and os.access(named, os.X_OK)):
             raise FileNotFoundError(f"{TOOL_ENV}={named}: no executable there; point it at compute-sanitizer "
                                     "(in the CUDA Toolkit's bin/) or unset it")
-        return named
+        return named, TOOL_ENV
     found = shutil.which("compute-sanitizer")
     if found:
-        return found
-    roots = [os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"]
-    roots += sorted(glob.glob("/usr/local/cuda-*"), reverse=True)
-    for root in filter(None, roots):
-        candidate = os.path.join(root, "bin", "compute-sanitizer")
-        if os.access(candidate, os.X_OK):
-            return candidate
-    return None
+        return found, "PATH"
+    return _toolkit.find_compute_sanitizer()
+
+
+def find_tool():
+    """compute-sanitizer's path, or None (where_tool says where it came from)."""
+    where = where_tool()
+    return where[0] if where else None
 
 
 def _python():

@@ -17,11 +17,11 @@ std::string format_cuda_version(int version) {
 }
 
 Rich device_info_report(const SystemInfo& info) {
-    std::vector<std::pair<std::string, std::string>> facts;
-    facts.emplace_back("Driver", info.driver_version ? "CUDA " + format_cuda_version(*info.driver_version)
-                                                     : std::string("not loaded"));
-    facts.emplace_back("NVRTC", std::to_string(info.nvrtc_major) + "." + std::to_string(info.nvrtc_minor));
-    facts.emplace_back("Toolkit", info.toolkit_path.empty() ? std::string("not found") : info.toolkit_path);
+    std::vector<Piece> facts;
+    facts.push_back({"Driver",
+                     info.driver_version ? "CUDA " + format_cuda_version(*info.driver_version) : std::string("none"),
+                     false});
+    facts.insert(facts.end(), info.pieces.begin(), info.pieces.end());
 
     Rich r;
     std::string body;
@@ -29,7 +29,7 @@ Rich device_info_report(const SystemInfo& info) {
         const std::string reason =
             info.no_device_reason.empty() ? std::string("no device reported") : info.no_device_reason;
         const std::string msg =
-            "No CUDA GPU: " + reason + "." +
+            "No NVIDIA GPU here: " + reason + "." +
             (info.cpu.current ? std::string(" Kernels run on the CPU device.")
              : info.cpu.available
                  ? std::string(" Cells still compile; launches raise NoDeviceError (XCUDA_DEVICE=none); "
@@ -77,9 +77,11 @@ Rich device_info_report(const SystemInfo& info) {
         body += "<p class=\"xcuda-line xcuda-note\">" + html_escape(line) + "</p>";
     }
     body += "<table class=\"xcuda-table\"><tbody>";
-    for (const auto& [k, v] : facts) {
-        r.plain += k + ": " + v + "\n";
-        body += "<tr><th>" + html_escape(k) + "</th><td>" + html_escape(v) + "</td></tr>";
+    for (const auto& fact : facts) {
+        r.plain += fact.name + ": " + fact.text + "\n";
+        body += "<tr><th>" + html_escape(fact.name) + "</th><td" +
+                (fact.missing ? std::string(" class=\"xcuda-warn\"") : std::string()) + ">" + html_escape(fact.text) +
+                "</td></tr>";
     }
     body += "</tbody></table>";
     r.html = wrap_report(body);

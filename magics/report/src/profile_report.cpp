@@ -44,6 +44,9 @@ Rich profile_report(const std::vector<ProfiledLaunch>& launches) {
 
     double total_ms = 0.0;
     for (const auto& l : launches) total_ms += l.gpu_ms;
+    // On the CPU device the times are how long the emulation took, not what a GPU would take.
+    const bool emulated = std::all_of(launches.begin(), launches.end(), [](const auto& l) { return l.device < 0; });
+    const std::string time_word = emulated ? "Device time (emulated)" : "GPU time";
     const auto totals = totals_by_kernel(launches);
 
     Table summary({{"Kernel"},
@@ -51,7 +54,7 @@ Rich profile_report(const std::vector<ProfiledLaunch>& launches) {
                    {"Total", Align::right},
                    {"Mean", Align::right},
                    {"Share", Align::right}},
-                  "GPU time per kernel: " + std::to_string(launches.size()) +
+                  time_word + " per kernel: " + std::to_string(launches.size()) +
                       (launches.size() == 1 ? " launch, " : " launches, ") + ms(total_ms) + " in all");
     std::vector<Bar> bars;
     for (const auto& t : totals) {
@@ -69,7 +72,7 @@ Rich profile_report(const std::vector<ProfiledLaunch>& launches) {
                  {"Regs", Align::right},
                  {"Shared", Align::right},
                  {"Occupancy", Align::right},
-                 {"GPU time", Align::right},
+                 {emulated ? "Device time (emulated)" : "GPU time", Align::right},
                  {"Bandwidth", Align::right}},
                 "Launches in order");
     for (std::size_t i = 0; i < listed; ++i) {
@@ -87,16 +90,18 @@ Rich profile_report(const std::vector<ProfiledLaunch>& launches) {
             std::to_string(launches.size() - listed) + " more launches are not listed; the totals above include them.";
 
     BarChartOptions chart;
-    chart.title = "GPU time per kernel (total over launches)";
+    chart.title = time_word + " per kernel (total over launches)";
     r.svg = horizontal_bar_chart(bars, chart);
 
     r.plain = summary.plain() + "\n" + table.plain();
     if (!more.empty()) r.plain += more + "\n";
     std::string body = summary.html() + r.svg + table.html();
     if (!more.empty()) body += "<p class=\"xcuda-line xcuda-note\">" + html_escape(more) + "</p>";
-    body +=
-        "<p class=\"xcuda-line xcuda-note\">GPU time from CUDA events around each launch; occupancy is "
-        "theoretical; bandwidth counts the bytes of the array arguments.</p>";
+    body += emulated ? "<p class=\"xcuda-line xcuda-note\">Device time (emulated): how long the CPU device took to "
+                       "run each launch on this machine's cores, not what a GPU would take; occupancy is the "
+                       "emulated sm_90's; bandwidth counts the bytes of the array arguments.</p>"
+                     : "<p class=\"xcuda-line xcuda-note\">GPU time from CUDA events around each launch; occupancy "
+                       "is theoretical; bandwidth counts the bytes of the array arguments.</p>";
     r.html = wrap_report(body);
     return r;
 }

@@ -38,7 +38,8 @@ std::string timeit_line(const TimingSummary& s, const std::string& per) {
     const std::string plural = per.empty() ? per : (per.back() == 'h' ? per + "es" : per + "s");
     return format_duration(s.median) + " ± " + format_duration_as(s.stdev, s.median) + " per " + per + " (median of " +
            std::to_string(s.repeats) + (s.repeats == 1 ? " run, " : " runs, ") + std::to_string(s.number) + " " +
-           (s.number == 1 ? per : plural) + " each; CUDA events)";
+           (s.number == 1 ? per : plural) + " each; " +
+           (s.emulated ? "device time (emulated) on the CPU device)" : "CUDA events)");
 }
 
 Rich timing_report(const TimingSummary& s, const std::string& label, const std::string& per) {

@@ -121,6 +121,37 @@ TEST(Diagnostics, RealTemplateErrorKeepsTheInstantiationContext) {
         << ds[0].message;
 }
 
+TEST(Diagnostics, RealNotesFollowTheirErrorAfterItsOperandTypesUnderTheCellsName) {
+    const std::string cell =
+        "extern \"C\" __global__ void k(float* y) {\n"
+        "    int i = blockIdx.x;\n"
+        "    unsigned j = i + threadIdx;\n"
+        "    y[j] = 1;\n"
+        "}\n";
+    auto ds = parse_nvrtc_log(real_log(cell), cell);
+    relabel(ds, "cell.cu", "cell_6");
+    ASSERT_EQ(ds.size(), 1u);
+    EXPECT_EQ(ds[0].message, "no operator \"+\" matches these operands\n    operand types are: int + const uint3");
+    EXPECT_EQ(ds[0].source_line, "    unsigned j = i + threadIdx;");
+    EXPECT_EQ(ds[0].column, 20);  // the +
+    ASSERT_EQ(ds[0].notes.size(), 3u);
+    EXPECT_EQ(ds[0].notes[0].severity, Severity::note);
+    EXPECT_EQ(ds[0].notes[0].file, "cell_6");
+    // As nvcc prints it: the error, its operand types, the line, then the notes, one file name.
+    const std::string shown = format_diagnostic(ds[0]);
+    EXPECT_EQ(shown.substr(0, shown.find("\ncell_6:3:20: note")),
+              "cell_6:3:20: error: no operator \"+\" matches these operands\n"
+              "    operand types are: int + const uint3\n"
+              "        unsigned j = i + threadIdx;\n"
+              "                       ^");
+    EXPECT_NE(shown.find("cell_6:3:20: note #3328-D: built-in operator+(<promoted arithmetic>, <promoted arithmetic>) "
+                         "does not match because argument #2 does not match parameter"),
+              std::string::npos)
+        << shown;
+    EXPECT_EQ(shown.find("cell.cu"), std::string::npos) << shown;
+    EXPECT_EQ(shown.find("unsigned j", shown.find("note")), std::string::npos) << "a note repeats the line: " << shown;
+}
+
 TEST(Diagnostics, UserLogDropsPtxasAndSummaryNoise) {
     std::string log =
         "cell.cu(2): warning #177-D: variable \"u\" was declared but never referenced\n"

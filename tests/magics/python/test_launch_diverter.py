@@ -2,14 +2,13 @@
 (a launch handed to Python instead of made), the kernel compiled again with line information for
 the checking process, the DeviceArray's "nothing wrote it yet" flag that initcheck relies on, and
 how compute-sanitizer is found or said missing."""
-import glob
 import pickle
 
 import numpy as np
 import pytest
 
 import xcuda
-from xcuda import _sanitizer
+from xcuda import _sanitizer, _toolkit
 
 needs_a_device = pytest.mark.skipif(not xcuda.device_available() and not xcuda.gpu_available(),
                                     reason="no device in this run (XCUDA_DEVICE=none)")
@@ -84,8 +83,9 @@ def test_without_compute_sanitizer_the_message_says_where_it_comes_from(monkeypa
     monkeypatch.setenv("PATH", str(tmp_path))
     for name in ("CUDA_HOME", "CUDA_PATH"):
         monkeypatch.setenv(name, str(tmp_path))
-    installed = glob.glob("/usr/local/cuda*/bin/compute-sanitizer")
+    installed = _toolkit.find_compute_sanitizer()  # a toolkit's, or one of NVIDIA's wheels in sys.path
     if installed:
-        pytest.skip(f"this machine has {installed[0]}")
+        pytest.skip(f"this machine has {installed[0]} ({installed[1]})")
     assert _sanitizer.find_tool() is None
     assert "CUDA Toolkit" in _sanitizer.HOW_TO_GET and _sanitizer.TOOL_ENV in _sanitizer.HOW_TO_GET
+    assert "pip install nvidia-cuda-sanitizer-api " in _sanitizer.HOW_TO_GET

@@ -37,8 +37,10 @@ def test_a_missing_nvrtc_is_a_clear_error_and_the_module_stays_usable():
     ''', XCUDA_NVRTC="/nonexistent/libnvrtc.so.13")
     errors = [line for line in out.splitlines() if line.startswith("error:")]
     assert len(errors) == 2, out
-    assert "NVRTC, CUDA's runtime compiler, could not be loaded: tried /nonexistent/libnvrtc.so.13" in errors[0]
-    assert "set XCUDA_NVRTC to the library's path" in errors[0]
+    assert "NVRTC, CUDA's runtime compiler, was not found: tried /nonexistent/libnvrtc.so.13" in errors[0]
+    assert 'pip install "xcuda[cuda13]"' in errors[0] and "pip install nvidia-cuda-nvrtc " in errors[0], errors[0]
+    assert "set XCUDA_NVRTC to a libnvrtc.so's full path" in errors[0]
+    assert "lib64" not in errors[0]
     assert "still usable: DeviceArray" in out
 
 

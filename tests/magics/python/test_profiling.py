@@ -144,6 +144,11 @@ def kernels(driver):
     return xcuda.compile(SAXPY, arch=driver.arch).saxpy, xcuda.compile(SCALE, arch=driver.arch).scale_p
 
 
+def timed_by(driver):
+    """How the timeit line names its clock: a GPU's events, or the CPU device's emulated time."""
+    return "device time (emulated) on the CPU device" if driver.name == "cpu" else "CUDA events"
+
+
 @pytest.fixture
 def ns(kernels):
     saxpy, scale = kernels
@@ -157,7 +162,7 @@ def test_benchmark_divides_each_runs_event_time_by_its_launches(driver, kernels,
     assert isinstance(r, xcuda.BenchmarkResult)
     assert (r.number, r.repeat, r.per, r.label) == (10, 3, "launch", "saxpy")
     assert len(r.timings) == 3 and 0 < r.min <= r.median <= r.max
-    assert repr(r) == str(r) and "per launch (median of 3 runs, 10 launches each; CUDA events)" in repr(r)
+    assert repr(r) == str(r) and f"per launch (median of 3 runs, 10 launches each; {timed_by(driver)})" in repr(r)
     bundle = r._repr_mimebundle_()
     assert bundle["text/plain"].rstrip("\n") == repr(r) and "<table" in bundle["text/html"]
     assert "<table" in r._repr_html_()
@@ -225,7 +230,7 @@ def test_cuda_timeit_magic_prints_the_timeit_line_and_returns_the_result_with_o(
     assert isinstance(r, xcuda.BenchmarkResult)
     assert (r.number, r.repeat, r.per, r.label) == (20, 3, "launch", statement)
     out = capsys.readouterr().out
-    assert "per launch (median of 3 runs, 20 launches each; CUDA events)" in out
+    assert f"per launch (median of 3 runs, 20 launches each; {timed_by(driver)})" in out
     if driver.event_s is not None:
         assert r.median == pytest.approx(driver.event_s) and f"{driver.event_s * 1e3:.2f} ms ± " in out
 

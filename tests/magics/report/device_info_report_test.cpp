@@ -7,16 +7,40 @@ using namespace xcuda::report;
 TEST(DeviceInfoReport, NoGpuIsSaidPlainly) {
     SystemInfo info;
     info.no_device_reason = "libcuda.so.1 not found (no NVIDIA driver)";
-    info.nvrtc_major = 13;
-    info.toolkit_path = "/usr/local/cuda";
+    info.pieces = {
+        {"NVRTC", "13.0, /usr/local/cuda/lib64/libnvrtc.so.13 (from system toolkit: /usr/local/cuda)", false}};
     Rich r = device_info_report(info);
-    EXPECT_EQ(r.plain.find("No CUDA GPU: libcuda.so.1 not found (no NVIDIA driver). Cells still compile; launches "
-                           "raise NoDeviceError.\n"),
+    EXPECT_EQ(r.plain.find("No NVIDIA GPU here: libcuda.so.1 not found (no NVIDIA driver). Cells still compile; "
+                           "launches raise NoDeviceError.\n"),
               0u)
         << r.plain;
-    EXPECT_NE(r.plain.find("Driver: not loaded"), std::string::npos);
-    EXPECT_NE(r.plain.find("NVRTC: 13.0"), std::string::npos);
-    EXPECT_NE(r.plain.find("Toolkit: /usr/local/cuda"), std::string::npos);
+    EXPECT_NE(r.plain.find("Driver: none"), std::string::npos);
+    EXPECT_NE(r.plain.find("NVRTC: 13.0, /usr/local/cuda/lib64/libnvrtc.so.13 (from system toolkit: /usr/local/cuda)"),
+              std::string::npos);
+}
+
+TEST(DeviceInfoReport, OnTheCpuDeviceItSaysWhereKernelsRun) {
+    SystemInfo info;
+    info.no_device_reason = "no CUDA driver: cannot load libcuda.so.1 (no NVIDIA driver is installed here)";
+    info.cpu = {true, true, "sm_90", 8ULL << 30, 2, true};
+    Rich r = device_info_report(info);
+    EXPECT_EQ(
+        r.plain.find("No NVIDIA GPU here: no CUDA driver: cannot load libcuda.so.1 (no NVIDIA driver is installed "
+                     "here). Kernels run on the CPU device.\n"),
+        0u)
+        << r.plain;
+    EXPECT_NE(r.plain.find("CPU device (current): emulated sm_90"), std::string::npos) << r.plain;
+}
+
+TEST(DeviceInfoReport, AMissingPieceIsAWarningWithWhatToInstall) {
+    SystemInfo info;
+    info.pieces = {{"CCCL", "not found: <cuda/std/...>, cub and thrust: pip install nvidia-cuda-cccl", true}};
+    Rich r = device_info_report(info);
+    EXPECT_NE(r.plain.find("CCCL: not found: <cuda/std/...>, cub and thrust: pip install nvidia-cuda-cccl\n"),
+              std::string::npos)
+        << r.plain;
+    EXPECT_NE(r.html.find("<th>CCCL</th><td class=\"xcuda-warn\">not found: &lt;cuda/std/...&gt;"), std::string::npos)
+        << r.html;
 }
 
 TEST(DeviceInfoReport, ListsDevicesWithTheirFigures) {
@@ -34,7 +58,6 @@ TEST(DeviceInfoReport, ListsDevicesWithTheirFigures) {
     d.current = true;
     info.devices = {d};
     info.driver_version = 13000;
-    info.nvrtc_major = 13;
     Rich r = device_info_report(info);
     EXPECT_NE(r.plain.find("NVIDIA H200 <NVL>"), std::string::npos);
     EXPECT_NE(r.html.find("NVIDIA H200 &lt;NVL&gt;"), std::string::npos);
@@ -44,7 +67,7 @@ TEST(DeviceInfoReport, ListsDevicesWithTheirFigures) {
     EXPECT_NE(r.plain.find("60 MiB"), std::string::npos);
     EXPECT_NE(r.plain.find("Driver: CUDA 13.0"), std::string::npos);
     EXPECT_NE(r.plain.find("0 *"), std::string::npos);
-    EXPECT_EQ(r.plain.find("No CUDA GPU"), std::string::npos);
+    EXPECT_EQ(r.plain.find("No NVIDIA GPU"), std::string::npos);
 }
 
 TEST(FormatCudaVersion, SplitsMajorAndMinor) {

@@ -59,6 +59,22 @@ TEST(ProfileReport, TableListsEveryLaunchWithBandwidthWhenBytesAreKnown) {
     EXPECT_NE(r.html.find("<svg"), std::string::npos);  // the chart is inline in the HTML too
 }
 
+TEST(ProfileReport, OnTheCpuDeviceTheTimesAreCalledEmulatedDeviceTime) {
+    ProfiledLaunch l = launch("k", 1.0);
+    l.device = -1;  // the CPU device
+    Rich r = profile_report({l, l});
+    EXPECT_NE(r.plain.find("Device time (emulated) per kernel: 2 launches, 2.00 ms in all"), std::string::npos)
+        << r.plain;
+    EXPECT_NE(r.plain.find("Device time (emulated)  Bandwidth"), std::string::npos) << r.plain;
+    EXPECT_EQ(r.plain.find("GPU time"), std::string::npos) << r.plain;
+    EXPECT_EQ(r.html.find("GPU time"), std::string::npos);
+    EXPECT_EQ(r.html.find("CUDA events"), std::string::npos);
+    EXPECT_NE(r.html.find("not what a GPU would take"), std::string::npos);
+    // One GPU launch among them: GPU time again.
+    Rich mixed = profile_report({l, launch("g", 1.0)});
+    EXPECT_NE(mixed.plain.find("GPU time per kernel"), std::string::npos) << mixed.plain;
+}
+
 TEST(ProfileReport, EscapesKernelNamesInHtmlAndSvg) {
     Rich r = profile_report({launch("<script>alert(1)</script>", 1.0)});
     EXPECT_EQ(r.html.find("<script>"), std::string::npos);

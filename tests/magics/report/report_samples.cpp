@@ -189,8 +189,12 @@ int main(int argc, char** argv) {
 
     SystemInfo none;
     none.no_device_reason = "libcuda.so.1 not found (no NVIDIA driver on this machine)";
-    none.nvrtc_major = 13;
-    none.toolkit_path = "/usr/local/cuda";
+    none.pieces = {
+        {"NVRTC", "13.0, /usr/local/cuda/lib64/libnvrtc.so.13 (from system toolkit: /usr/local/cuda)", false},
+        {"CUPTI",
+         "not found: pip install nvidia-cuda-cupti (only hardware counters, --lines and "
+         "%%cuda_timeline on a GPU need it)",
+         true}};
     sample(dir, "device_info_nogpu", device_info_report(none));
     SystemInfo h200 = none;
     h200.devices = {{0, "NVIDIA H200", 9, 0, 132, 150754820096ULL, 1980000, 3201000, 6144, 60ULL << 20, true}};

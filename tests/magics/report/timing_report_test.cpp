@@ -38,6 +38,9 @@ TEST(TimeitLine, ReadsLikeIPythonTimeit) {
     s.repeats = 1;
     s.number = 1;
     EXPECT_EQ(timeit_line(s, "loop"), "12.3 µs ± 0.4 µs per loop (median of 1 run, 1 loop each; CUDA events)");
+    s.emulated = true;  // the CPU device: its time, not a GPU's
+    EXPECT_EQ(timeit_line(s, "loop"),
+              "12.3 µs ± 0.4 µs per loop (median of 1 run, 1 loop each; device time (emulated) on the CPU device)");
 }
 
 TEST(TimingReport, HtmlEscapesTheStatementAndHasAStatsTable) {

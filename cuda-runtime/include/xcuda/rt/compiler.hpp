@@ -69,8 +69,8 @@ std::pair<int, int> nvrtc_version();
 std::vector<std::string> supported_archs();
 // The arch compile() uses for an empty CompileOptions::arch.
 std::string default_arch();
-// The CUDA Toolkit include dirs found next to the loaded libnvrtc (then $CUDA_HOME, then the
-// ones this library was configured with), CCCL's included where present. Empty if none found.
+// The include dirs NVRTC's programs get: the runtime's headers (cuda_fp16.h) and CCCL's, from
+// the loaded NVRTC's own place first (toolkit.hpp: headers_in_use). Empty if none found.
 std::vector<std::string> toolkit_include_dirs();
 
 }  // namespace xcuda::rt

@@ -1,4 +1,6 @@
-// `%cuda_info`: devices, driver, NVRTC and toolkit; the no-GPU case said plainly.
+// `%cuda_info`: devices, driver, and each piece of CUDA that xcuda loads (NVRTC, headers,
+// nvJitLink, CUPTI, compute-sanitizer) with where it came from or what to install; the no-GPU
+// case said plainly.
 #pragma once
 
 #include <cstdint>
@@ -33,17 +35,25 @@ struct CpuDeviceInfo {
     bool checks = true;
 };
 
+// One piece of CUDA as found: "NVRTC" -> "13.0: /path/libnvrtc.so.13 (from ...)", or what is
+// missing and how to get it ("not found: pip install ...").
+struct Piece {
+    std::string name;
+    std::string text;
+    bool missing = false;  // shown as a warning
+};
+
 struct SystemInfo {
     std::vector<DeviceInfo> devices;
     CpuDeviceInfo cpu;
     std::optional<int> driver_version;  // cuDriverGetVersion form: 13000 -> "13.0"
     std::string no_device_reason;       // why there is no GPU, when devices is empty
-    int nvrtc_major = 0, nvrtc_minor = 0;
-    std::string toolkit_path;  // e.g. /usr/local/cuda
+    std::vector<Piece> pieces;          // in the order shown, after the driver's line
 };
 
-// A table of devices, a line for the CPU device, then driver / NVRTC / toolkit lines. With no GPU:
-// "No CUDA GPU: <reason>." and where kernels run instead (the CPU device, or nowhere).
+// A table of devices, a line for the CPU device, then a line for the driver and one per piece.
+// With no GPU: "No NVIDIA GPU here: <reason>." and where kernels run instead (the CPU device, or
+// nowhere).
 Rich device_info_report(const SystemInfo& info);
 
 // 13000 -> "13.0", 12040 -> "12.4".

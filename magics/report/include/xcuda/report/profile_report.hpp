@@ -40,7 +40,8 @@ struct KernelTotal {
 std::vector<KernelTotal> totals_by_kernel(const std::vector<ProfiledLaunch>& launches);
 
 // Table of launches in order (#, kernel, device, grid, block, regs, shared, occupancy,
-// GPU time, GB/s) + a per-kernel summary; svg = bar chart of total time per kernel.
+// GPU time, GB/s) + a per-kernel summary; svg = bar chart of total time per kernel. When every
+// launch ran on the CPU device, its times are called "Device time (emulated)".
 // No launches: a one-line report saying the cell launched no kernels, and no svg.
 Rich profile_report(const std::vector<ProfiledLaunch>& launches);
 

@@ -1,5 +1,5 @@
-// `%cuda_timeit` and Kernel.benchmark(): GPU time from CUDA events, summarised like
-// IPython's %timeit.
+// `%cuda_timeit` and Kernel.benchmark(): device time from CUDA events (a GPU's, or the CPU
+// device's emulated time), summarised like IPython's %timeit.
 #pragma once
 
 #include <string>
@@ -16,14 +16,16 @@ struct TimingSummary {
     double min = 0.0;
     double max = 0.0;
     double mean = 0.0;
-    double stdev = 0.0;  // sample standard deviation (n-1); 0 for one run
+    double stdev = 0.0;     // sample standard deviation (n-1); 0 for one run
+    bool emulated = false;  // timed on the CPU device: how long the emulation took, not a GPU's time
 };
 
 // per_launch_seconds: one value per run (run time / number). Throws std::invalid_argument
 // when empty or when number < 1.
 TimingSummary summarize_timing(const std::vector<double>& per_launch_seconds, int number);
 
-// "12.3 µs ± 0.41 µs per launch (median of 7 runs, 1000 launches each; CUDA events)".
+// "12.3 µs ± 0.41 µs per launch (median of 7 runs, 1000 launches each; CUDA events)"; on the CPU
+// device "...; device time (emulated) on the CPU device)".
 // `per` names one timed unit ("launch", or "loop" for a statement with several launches).
 std::string timeit_line(const TimingSummary& summary, const std::string& per = "launch");
 
