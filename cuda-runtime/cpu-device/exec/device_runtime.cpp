@@ -1,6 +1,7 @@
 #include "device_runtime.hpp"
 
 #include "device_heap.hpp"
+#include "global_race_notes.hpp"
 #include "memory_access.hpp"
 #include "../driver/emulated_device.hpp"
 
@@ -166,12 +167,13 @@ void DeviceRuntime::set_error(Exec& x, unsigned lane, int error) {
 // and becomes the thread's last error), then queues the grid to run after this one.
 int DeviceRuntime::launch(Exec& x, unsigned lane, U64 buffer, U64 stream, const DeviceLaunch* shape) {
     DeviceLaunch d;
+    U32 index = 0;
     {
         std::lock_guard<std::mutex> lock(mutex_);
         if (buffer < region_ || (buffer - region_) % slot_bytes_ != 0 ||
             (buffer - region_) / slot_bytes_ >= slots_.size())
             return cuda_error_invalid_value;
-        const auto index = static_cast<U32>((buffer - region_) / slot_bytes_);
+        index = static_cast<U32>((buffer - region_) / slot_bytes_);
         Slot& slot = slots_[index];
         if (!slot.in_use || (shape == nullptr && !slot.has_kernel)) return cuda_error_invalid_value;
         d = shape != nullptr ? *shape : slot.launch;
@@ -183,6 +185,7 @@ int DeviceRuntime::launch(Exec& x, unsigned lane, U64 buffer, U64 stream, const 
     d.parameters.assign(k->param_bytes, std::byte{0});
     std::memcpy(d.parameters.data(), reinterpret_cast<const void*>(buffer),
                 std::min<std::size_t>(k->param_bytes, slot_bytes_));
+    note_parameter_buffer_launched(x, index);
     if (const int error = check_shape(*k, d); error != cuda_success) return error;
     if (x.launch->spec->depth + 1 > max_nesting_depth) return cuda_error_launch_max_depth_exceeded;
     // A child cannot reach its parent's shared or local memory (the Programming Guide calls passing
@@ -239,6 +242,7 @@ void DeviceRuntime::call(Exec& x, const CallSite& call, U32 mask) {
                         error = cuda_error_invalid_value;
                 }
                 U64 buffer = 0;
+                U32 taken = 0;
                 if (error == cuda_success) {
                     std::lock_guard<std::mutex> lock(mutex_);
                     if (free_slots_.empty()) {
@@ -250,8 +254,10 @@ void DeviceRuntime::call(Exec& x, const CallSite& call, U32 mask) {
                         slots_[index] = wanted;
                         buffer = region_ + U64{index} * slot_bytes_;
                         std::memset(reinterpret_cast<void*>(buffer), 0, slot_bytes_);
+                        taken = index;
                     }
                 }
+                if (buffer != 0) note_parameter_buffer_taken(x, taken);
                 result<U64>(x, call, lane, buffer);
                 if (error != cuda_success) set_error(x, lane, error);
                 return;

@@ -100,6 +100,9 @@ struct Exec {
     // The last global allocation an access hit: [ok_begin, ok_end) is known to be live.
     std::uint64_t ok_begin = 1, ok_end = 0;
     const Allocation* ok_allocation = nullptr;
+    // The allocation of the last access checked access by access without being cached above (the
+    // device heap, memory with unwritten bytes): the race check's footprint for that access.
+    std::uint64_t unchecked_begin = 0, unchecked_end = 0;  // empty
 
     bool faulted = false;                 // a finding stopped the current instruction
     InstructionCounts* counts = nullptr;  // per pc, when profiling (this worker's)

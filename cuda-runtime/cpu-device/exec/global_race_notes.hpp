@@ -10,28 +10,33 @@
 
 namespace xcuda::cpu {
 
-inline GlobalRaceLog::Where race_site(const Exec& x) {
-    return {x.pc, x.warp->cta, x.warp->index, x.warp->warp_syncs, x.warp, x.ok_begin, x.ok_end};
+// The access at `address`, just checked: its allocation is the cached one, else the one checked
+// access by access (the device heap, unwritten bytes).
+inline GlobalRaceLog::Where race_site(const Exec& x, std::uint64_t address) {
+    if (address - x.ok_begin < x.ok_end - x.ok_begin)
+        return {x.pc, x.warp->cta, x.warp->index, x.warp->warp_syncs, x.warp, x.ok_begin, x.ok_end};
+    return {x.pc, x.warp->cta, x.warp->index, x.warp->warp_syncs, x.warp, x.unchecked_begin, x.unchecked_end};
 }
 
 // Whether `address`, just resolved by a generic access, is global memory (the allocation its
 // check found; shared and local windows lie outside device memory).
 inline bool resolved_to_global(const Exec& x, std::uint64_t address) {
-    return address - x.ok_begin < x.ok_end - x.ok_begin;
+    return address - x.ok_begin < x.ok_end - x.ok_begin ||
+           address - x.unchecked_begin < x.unchecked_end - x.unchecked_begin;
 }
 
 // A plain (weak) access by `lane`, after its checks passed. A write of the bytes already there
 // changes nothing and is not recorded: callers pass `changes` false for it.
 inline void note_global_read(Exec& x, std::uint64_t address, unsigned size, unsigned lane) {
-    if (x.races != nullptr) x.races->note(race_site(x), address, size, lane, GlobalAccessKind::read);
+    if (x.races != nullptr) x.races->note(race_site(x, address), address, size, lane, GlobalAccessKind::read);
 }
 inline void note_global_write(Exec& x, std::uint64_t address, unsigned size, unsigned lane, bool changes) {
-    if (x.races != nullptr && changes) x.races->note(race_site(x), address, size, lane, GlobalAccessKind::write);
+    if (x.races != nullptr && changes) x.races->note(race_site(x, address), address, size, lane, GlobalAccessKind::write);
 }
 // A warp instruction's lanes at once: addresses[l] for each lane of `lanes`.
 inline void note_global_warp(Exec& x, const std::uint64_t* addresses, std::uint32_t lanes, unsigned size,
                              GlobalAccessKind kind) {
-    if (x.races != nullptr) x.races->note_warp(race_site(x), addresses, lanes, size, kind);
+    if (x.races != nullptr && lanes != 0) x.races->note_warp(race_site(x, addresses[__builtin_ctz(lanes)]), addresses, lanes, size, kind);
 }
 
 // A strong read (volatile, relaxed or acquire load) of global memory: an acquire.
@@ -46,7 +51,7 @@ inline void note_global_strong_write(Exec& x, std::uint64_t address, bool releas
 // recorded to race with plain accesses of the same bytes.
 inline void note_global_atomic(Exec& x, std::uint64_t address, unsigned size, unsigned lane, bool release) {
     if (x.races == nullptr) return;
-    x.races->note_atomic(race_site(x), address, size, lane);
+    x.races->note_atomic(race_site(x, address), address, size, lane);
     x.races->acquire(x.warp->cta, x.warp->index, address);
     x.races->release(x.warp->cta, x.warp->index, address, release);
 }
@@ -69,6 +74,17 @@ inline void note_heap_free(Exec& x) {
 }
 inline void note_heap_malloc(Exec& x) {
     if (x.races != nullptr) x.races->acquire(x.warp->cta, x.warp->index, device_heap_key);
+}
+
+// A launch from the device copies its parameter buffer, whose slot the next launch may be handed
+// (another block's, at once): the launch releases the slot, taking it acquires it, so the two
+// threads' writes of the same slot are ordered as the device runtime orders them.
+inline constexpr std::uint64_t parameter_buffer_key = std::uint64_t{1} << 61;
+inline void note_parameter_buffer_taken(Exec& x, std::uint32_t slot) {
+    if (x.races != nullptr) x.races->acquire(x.warp->cta, x.warp->index, parameter_buffer_key | slot);
+}
+inline void note_parameter_buffer_launched(Exec& x, std::uint32_t slot) {
+    if (x.races != nullptr) x.races->release(x.warp->cta, x.warp->index, parameter_buffer_key | slot, true);
 }
 
 // The launch's end (every unit done, nothing failed): the first race between units, or one

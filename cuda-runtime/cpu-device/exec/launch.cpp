@@ -195,6 +195,8 @@ LaunchOutcome run_launch(const LaunchSpec& spec, const RunOptions& options, cons
             if (x.checks || x.trace != nullptr) {
                 x.ok_begin = ~std::uint64_t{0};  // nothing known to be live yet (tracing: never)
                 x.ok_end = 0;
+                x.unchecked_begin = 0;
+                x.unchecked_end = 0;
             } else {
                 x.ok_begin = spec.memory->arena_begin();
                 x.ok_end = spec.memory->arena_end();

@@ -161,6 +161,10 @@ std::byte* global_address_slow(Exec& x, std::uint64_t address, unsigned size, un
         return nullptr;
     }
     if (const Allocation* a = table.find(address, size)) {
+        if (a->kind == Allocation::Kind::device_heap || a->unwritten) {
+            x.unchecked_begin = a->base;
+            x.unchecked_end = a->base + a->size;
+        }
         if (a->kind == Allocation::Kind::device_heap) return heap_access(x, address, size, lane, access, space);
         if (a->unwritten) return unwritten_access(x, *a, address, size, lane, access, space);
         if (x.trace != nullptr) return reinterpret_cast<std::byte*>(address);  // the next access must come here too
