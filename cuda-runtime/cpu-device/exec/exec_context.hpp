@@ -21,6 +21,7 @@
 namespace xcuda::cpu {
 
 class SharedShadow;  // check/shared_race.hpp
+class DebugSession;  // xcuda/cpu/debugger.hpp
 
 // One launch, as every worker sees it.
 struct LaunchState {
@@ -36,6 +37,7 @@ struct LaunchState {
     std::uint32_t local_stride = 0;           // bytes of local memory per thread
     std::uint64_t grid_workspace = 0;         // cooperative launches: cooperative_groups' grid barrier word
     std::uint32_t threads_per_cta = 0, warps_per_cta = 0;
+    DebugSession* debug = nullptr;  // a debugger's launch (debug_session.hpp): one worker, stops at lines
 
     // The first failure stops everything.
     std::atomic<bool> stop{false};

@@ -1,5 +1,6 @@
 // run_launch: one kernel launch, from its parameters to its last block, device printf and the
 // line profile.
+#include "debug_session.hpp"
 #include "device_heap.hpp"
 #include "scheduler.hpp"
 #include "worker_pool.hpp"
@@ -125,9 +126,24 @@ LaunchOutcome run_launch(const LaunchSpec& spec, const RunOptions& options, cons
     L.local_stride = local_stride(p, *spec.kernel);
     if (options.profile) L.counts.assign(p.code.size(), InstructionCounts{});
 
+    // A debugger's launch runs its copy of the code on one worker: a stopped thread holds the rest.
+    const std::shared_ptr<DebugSession> debug = take_debug_session(spec);
+    const Inst* const code = debug ? debug_launch_begin(*debug, L) : p.code.data();
+    L.debug = debug.get();
+    struct DebugLaunchEnd {  // the controller waits for the end, however the launch ends
+        DebugSession* session;
+        bool aborted = false;
+        void finish() {
+            if (session != nullptr) aborted = debug_launch_end(*session);
+            session = nullptr;
+        }
+        ~DebugLaunchEnd() { finish(); }
+    } debug_end{debug.get()};
+
     const std::uint64_t units =
         spec.cooperative ? 1 : spec.grid.count() / std::max<std::uint64_t>(1, spec.cluster.count());
-    const unsigned wanted = options.deterministic ? 1 : (options.workers != 0 ? options.workers : WorkerPool::cores());
+    const unsigned wanted =
+        options.deterministic || debug ? 1 : (options.workers != 0 ? options.workers : WorkerPool::cores());
     const auto workers = static_cast<unsigned>(std::min<std::uint64_t>(wanted, std::max<std::uint64_t>(units, 1)));
     std::atomic<std::uint64_t> next{0};
     const std::function<void(unsigned)> job = [&](unsigned worker) {
@@ -135,7 +151,7 @@ LaunchOutcome run_launch(const LaunchSpec& spec, const RunOptions& options, cons
         Exec x;
         x.launch = &L;
         x.program = &p;
-        x.code = p.code.data();
+        x.code = code;
         x.checks = options.checks;
         x.worker = worker;
         std::vector<InstructionCounts> counts;
@@ -163,6 +179,7 @@ LaunchOutcome run_launch(const LaunchSpec& spec, const RunOptions& options, cons
         }
     };
     WorkerPool::instance().run(workers, job);
+    debug_end.finish();
 
     if (L.grid_workspace != 0) spec.memory->free(L.grid_workspace);
     if (!L.printf_output.empty()) write_all(1, L.printf_output);
@@ -174,7 +191,7 @@ LaunchOutcome run_launch(const LaunchSpec& spec, const RunOptions& options, cons
     LaunchOutcome out;
     out.status = L.status;
     out.failure = L.failure;
-    out.cancelled = L.status == CUDA_SUCCESS && cancel.load();
+    out.cancelled = L.status == CUDA_SUCCESS && (cancel.load() || debug_end.aborted);
     if (options.profile) out.profile = build_profile(L);
     return out;
 }
