@@ -141,13 +141,16 @@ std::vector<bool> line_starts(const Program& p) {
     }
     for (const FunctionInfo& f : p.functions) {
         if (f.is_extern || f.entry_pc >= f.end_pc) continue;
-        // The function's first line starts after its prologue (the loads of its parameters, at the
-        // declaration's line), where the parameters' registers hold their values, as gdb stops.
+        // The function's first line starts after its prologue (its declaration's line: the loads
+        // of its parameters), where they hold their values, as gdb stops; a function written on
+        // one line starts after the loads of its parameters.
+        const int entry_line = p.sites[p.code[f.entry_pc].site].loc.line;
         std::uint32_t first = f.entry_pc;
-        const ptx::Loc& entry = p.sites[p.code[f.entry_pc].site].loc;
-        while (first + 1 < f.end_pc && p.sites[p.code[first].site].opcode.rfind("ld.param", 0) == 0 &&
-               p.sites[p.code[first].site].loc.line == entry.line)
-            ++first;
+        while (first < f.end_pc && p.sites[p.code[first].site].loc.line == entry_line) ++first;
+        if (first == f.end_pc || p.code[first].flow == Flow::ret || p.code[first].flow == Flow::exit) {
+            first = f.entry_pc;
+            while (first + 1 < f.end_pc && p.sites[p.code[first].site].opcode.rfind("ld.param", 0) == 0) ++first;
+        }
         for (std::uint32_t pc = first; pc < f.end_pc; ++pc) {
             const ptx::Loc& loc = p.sites[p.code[pc].site].loc;
             if (loc.file == 0 || loc.line == 0) continue;
