@@ -95,11 +95,22 @@ namespace xcuda::kernel
         m_sink->parent_header = header;
     }
 
-    std::optional<nl::json> device_debugger::handle(const nl::json& request)
+    std::optional<nl::json> device_debugger::handle(const nl::json& request, const std::set<int>& stopped_threads)
     {
         py::gil_scoped_acquire acquire;
         py::object glue = device_glue();
-        py::object message = py::cast(request);
+        nl::json retargeted = request;
+        if (request.value("command", "") == "continue")
+        {
+            const int device_thread = glue.attr("DEVICE_THREAD").cast<int>();
+            const nl::json& arguments = request.contains("arguments") ? request["arguments"] : nl::json::object();
+            const int thread = arguments.is_object() ? arguments.value("threadId", 0) : 0;
+            if (stopped_threads.count(thread) == 0 && stopped_threads.count(device_thread) != 0)
+            {
+                retargeted["arguments"]["threadId"] = device_thread;
+            }
+        }
+        py::object message = py::cast(retargeted);
         if (!glue.attr("owns")(message).cast<bool>())
         {
             return std::nullopt;

@@ -3,6 +3,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -38,7 +39,10 @@ namespace xcuda::kernel
         void set_parent_header(const nl::json& header);
 
         // The reply to `request` when it is the device's (its thread, frames or variables).
-        std::optional<nl::json> handle(const nl::json& request);
+        // `stopped_threads`: the threads xeus knows stopped. JupyterLab's Continue forgets the
+        // stopped thread before it names one (it sends its default, 1): a `continue` for a thread
+        // that is not stopped while the device thread is, is the device thread's.
+        std::optional<nl::json> handle(const nl::json& request, const std::set<int>& stopped_threads);
 
         // setBreakpoints: on a %%cuda cell, the device's reply instead of debugpy's.
         nl::json set_breakpoints(const nl::json& request, const nl::json& debugpy_reply);

@@ -7,6 +7,7 @@
 #include <iostream>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <utility>
@@ -147,7 +148,7 @@ namespace xcuda::kernel
                     register_request_handler(
                         command,
                         [this](const nl::json& m) {
-                            if (auto reply = m_device->handle(m))
+                            if (auto reply = m_device->handle(m, stopped_threads()))
                             {
                                 return *reply;
                             }
@@ -166,6 +167,9 @@ namespace xcuda::kernel
             // Why `initialize` failed, for the reply (xeus's own says only success false).
             const std::string& start_failure() const { return m_start_failure; }
 
+            // A copy: xeus changes the set on the client's thread as debugpy's events come.
+            std::set<int> stopped_threads() const { return get_stopped_threads(); }
+
             // The debug_request being answered: the device's events name it as their parent.
             void note_request_header(const nl::json& header) { m_device->set_parent_header(header); }
 
@@ -181,7 +185,7 @@ namespace xcuda::kernel
             // (IPython's run_cell, xcuda's __main__...), which a user cannot act on.
             nl::json stack_trace(const nl::json& message)
             {
-                if (auto reply = m_device->handle(message))
+                if (auto reply = m_device->handle(message, stopped_threads()))
                 {
                     return *reply;
                 }
@@ -226,7 +230,7 @@ namespace xcuda::kernel
                 // Stopped at a breakpoint, the value lives in a frame only debugpy can reach:
                 // it evaluates the formatting there and the text comes back here to be read.
                 // Only a name is formatted in the frame: anything else would run as code there.
-                if (auto reply = m_device->handle(message))
+                if (auto reply = m_device->handle(message, stopped_threads()))
                 {
                     return *reply;
                 }
@@ -256,7 +260,7 @@ namespace xcuda::kernel
 
             nl::json variables_request_impl(const nl::json& message) override
             {
-                if (auto reply = m_device->handle(message))
+                if (auto reply = m_device->handle(message, stopped_threads()))
                 {
                     return *reply;
                 }

@@ -250,22 +250,22 @@ def handle(request):
     arguments = request.get("arguments") or {}
     with _state.lock:
         stop = _state.stop
-        if command in _STEPS or command == "pause":
+        if command not in _STEPS and command != "pause":
             if stop is None:
-                return _reply(request, success=False,
-                              message="the device thread is not stopped" if command != "pause" else
-                              "a running kernel thread cannot be paused; set a breakpoint in its %%cuda cell")
-            _state.commands.put(_STEPS[command])
-            _state.stop = None
-        elif stop is None:
-            return _reply(request, success=False, message="the device thread is not stopped, so it has no "
-                                                          "frames or variables now")
-        else:
+                return _reply(request, success=False, message="the device thread is not stopped, so it has no "
+                                                              "frames or variables now")
             try:
                 return _answer(request, command, arguments, stop)
             except Exception as e:  # a request we cannot answer must still get its reply
                 return _reply(request, success=False, message=f"{type(e).__name__}: {e}")
+        if stop is None:
+            return _reply(request, success=False,
+                          message="the device thread is not stopped" if command != "pause" else
+                          "a running kernel thread cannot be paused; set a breakpoint in its %%cuda cell")
+        _state.stop = None
+    # `continued` goes out before the thread moves: the `stopped` of a step must follow it.
     _publish("continued", {"threadId": DEVICE_THREAD, "allThreadsContinued": False})
+    _state.commands.put(_STEPS[command])
     return _reply(request, {"allThreadsContinued": False} if command == "continue" else {})
 
 
