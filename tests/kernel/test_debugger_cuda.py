@@ -136,15 +136,25 @@ def test_a_gutter_breakpoint_stops_the_first_thread_and_steps_into_and_out_of_a_
     assert shell_reply(kc, msg_id, timeout=60)["content"]["status"] == "ok"
 
 
+# The arrays on the notebook's device: on a GPU machine a GPU's, copied to the CPU device and back.
+LAUNCH_ON_DEVICE = textwrap.dedent("""\
+    import numpy as np, xcuda
+    x = xcuda.to_device(np.arange(64, dtype=np.float32))
+    y = xcuda.to_device(np.ones(64, np.float32))
+    saxpy[2, 32](np.float32(2), x, y, np.int32(64))
+    print("y[39] =", y.get()[39])""")
+
+
 @needs_debugpy
-def test_a_hit_count_skips_the_first_arrivals(debugged_kernel):
+def test_a_hit_count_skips_the_first_arrivals_and_device_arrays_get_their_results(debugged_kernel):
     _, kc = debugged_kernel
     compile_and_break(kc, [{"line": LINE_Y, "hitCondition": "40"}])  # the 40th thread to reach the line
-    msg_id = kc.execute(LAUNCH)
+    msg_id = kc.execute(LAUNCH_ON_DEVICE)
     _, frames = stopped_frames(kc)
     assert variables_of(kc, frames[0]["id"])["Locals"]["i"]["value"] == "39"
     assert debug(kc, "continue", {"threadId": DEVICE_THREAD})["success"]
     assert shell_reply(kc, msg_id, timeout=60)["content"]["status"] == "ok"
+    assert "y[39] = 79.0" in stream_text(collect(kc, msg_id))
 
 
 @needs_debugpy

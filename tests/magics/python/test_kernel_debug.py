@@ -206,3 +206,26 @@ def test_evaluate_names_what_is_not_in_scope(saxpy):
     assert "nothing is not a variable in scope" in errors[1] and "threadIdx" in errors[1]
     assert "element 64 is outside the memory" in errors[2]
     assert "division by zero" in errors[3]
+
+
+@pytest.mark.skipif(not xcuda.device_available() or xcuda.get_device() == "cpu", reason=(
+    "needs a GPU selected (the launch moves to the CPU device with its arrays copied): ctest's "
+    "magics.python.sim-driver runs it against the simulated driver, the GPU machine on its GPU"))
+def test_on_a_gpu_the_launch_runs_on_the_cpu_device_with_its_arrays_copied_and_back(saxpy):
+    gpu = xcuda.get_device()
+    x = xcuda.to_device(np.arange(64, dtype=np.float32))
+    y = xcuda.to_device(np.ones(64, np.float32))
+    assert y.device == gpu
+    lines, text = trace(saxpy, np.float32(2.0), x, y, np.int32(64), grid=2, block=32, thread=(5, 1), line=LINE_Y,
+                        steps=1)
+    assert lines[0][2]["t"] == "74.0"
+    np.testing.assert_array_equal(y.get(), 2.0 * np.arange(64, dtype=np.float32) + 1.0)
+    assert xcuda.get_device() == gpu  # the notebook's device again
+
+
+def test_the_note_on_a_gpu_says_where_the_launch_runs(saxpy, capsys):
+    launch = _kernel_debug.DebugLaunch(saxpy, [], 1, 1)
+    if xcuda.get_device() == "cpu" or not xcuda.device_available():
+        assert launch.note is None
+    else:
+        assert "on the CPU device" in launch.note and "copied back" in launch.note
