@@ -4,6 +4,7 @@ the device thread, its stack (device frames above the launching cell's), scopes,
 evaluate, next, stepIn, stepOut, continue. The launch runs on the CPU device (on a GPU machine
 too), so these run on CI."""
 
+import queue
 import textwrap
 import time
 
@@ -232,3 +233,36 @@ def test_python_breakpoints_still_work_beside_cuda_ones(debugged_kernel):
     assert frames[0]["name"] == "twice"
     assert debug(kc, "continue", {"threadId": stopped["body"]["threadId"]})["success"]
     assert shell_reply(kc, msg_id, timeout=30)["content"]["status"] == "ok"
+
+
+@needs_debugpy
+def test_debug_thread_chooses_the_thread_a_gutter_breakpoint_stops(debugged_kernel):
+    _, kc = debugged_kernel
+    reply, _ = execute(kc, "import xcuda\nxcuda.debug_thread(thread=5, block=1)")
+    assert reply["content"]["status"] == "ok"
+    compile_and_break(kc, [{"line": LINE_Y}])
+    msg_id = kc.execute(LAUNCH)
+    stopped, frames = stopped_frames(kc)
+    assert "thread (5,0,0) of block (1,0,0)" in stopped["body"]["description"]
+    assert variables_of(kc, frames[0]["id"])["Locals"]["i"]["value"] == "37"
+    assert debug(kc, "continue", {"threadId": 1})["success"]
+    assert shell_reply(kc, msg_id, timeout=60)["content"]["status"] == "ok"
+
+
+@needs_debugpy
+def test_restarting_the_kernel_while_a_thread_is_stopped(debugged_kernel):
+    km, kc = debugged_kernel
+    compile_and_break(kc, [{"line": LINE_Y}])
+    kc.execute(LAUNCH)
+    stopped_frames(kc)
+    started = time.monotonic()
+    km.restart_kernel(now=False)  # shutdown_request with restart, as JupyterLab's Restart sends
+    assert time.monotonic() - started < 10
+    kc.wait_for_ready(timeout=30)
+    while True:  # the stopped cell's reply if the old process sent one, wait_for_ready's kernel_info replies
+        try:
+            kc.get_shell_msg(timeout=1)
+        except queue.Empty:
+            break
+    reply, messages = execute(kc, "print('fresh')")
+    assert reply["content"]["status"] == "ok" and stream_text(messages) == "fresh\n"

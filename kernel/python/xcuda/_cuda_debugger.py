@@ -35,6 +35,7 @@ class _State:
         self.python_frames = []  # the launching cell's frames, innermost first
         self.stop = None  # the DeviceStop the frontend sees now
         self.commands = queue.Queue()
+        self.launching = threading.Lock()  # held while a launch passes the diverter, which is off meanwhile
         self.ids = itertools.count(IDS_FROM)
         self.objects = {}  # id -> what a frameId or variablesReference stands for
         self.lock = threading.Lock()
@@ -117,13 +118,19 @@ def set_breakpoints(request, reply):
 def _update_diverter():
     import xcuda
 
-    if _state.breakpoints and not _state.diverting:
-        _state.previous_diverter = xcuda._core._divert_launches(_divert)
-        _state.diverting = True
-    elif not _state.breakpoints and _state.diverting:
-        xcuda._core._divert_launches(_state.previous_diverter)
-        _state.previous_diverter = None
-        _state.diverting = False
+    if not _state.launching.acquire(blocking=False):
+        return  # a launch has the diverter off: it calls this again when it puts it back
+    try:
+        if _state.breakpoints and not _state.diverting:
+            previous = xcuda._core._divert_launches(_divert)
+            _state.previous_diverter = previous if previous is not _divert else None
+            _state.diverting = True
+        elif not _state.breakpoints and _state.diverting:
+            xcuda._core._divert_launches(_state.previous_diverter)
+            _state.previous_diverter = None
+            _state.diverting = False
+    finally:
+        _state.launching.release()
 
 
 def _breakpoints_for(kernel):
@@ -140,11 +147,13 @@ def _launch_as_usual(kernel, args, grid, block, shared_mem, stream, options):
     previous = _state.previous_diverter
     if previous is not None:
         return previous(kernel, args, grid, block, shared_mem, stream, options)
-    mine = xcuda._core._divert_launches(None)
-    try:
-        kernel(*args, grid=grid, block=block, shared_mem=shared_mem, stream=stream or None, **options)
-    finally:
-        xcuda._core._divert_launches(mine)
+    with _state.launching:  # the diverter is off for this one launch
+        mine = xcuda._core._divert_launches(None)
+        try:
+            kernel(*args, grid=grid, block=block, shared_mem=shared_mem, stream=stream or None, **options)
+        finally:
+            xcuda._core._divert_launches(mine)
+    _update_diverter()  # breakpoints set or cleared meanwhile
 
 
 # --- a launch under the debugger ------------------------------------------------------------------
@@ -161,7 +170,8 @@ def _divert(kernel, args, grid, block, shared_mem, stream, options):
         xcuda.synchronize()  # the launch waited for its stream's work; the debugger's runs after it
     launch = _kernel_debug.DebugLaunch(kernel, args, grid, block, shared_mem, options)
     for b in breakpoints:
-        launch.add_breakpoint(_kernel_debug.Breakpoint(b["line"], b.get("condition"), b.get("hitCondition")))
+        launch.add_breakpoint(_kernel_debug.Breakpoint(b["line"], b.get("condition") or _kernel_debug.chosen_thread(),
+                                                       b.get("hitCondition")))
     launch.cell_path = path
     frames, frame = [], sys._getframe(1)
     while frame is not None:

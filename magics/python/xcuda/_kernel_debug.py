@@ -555,6 +555,40 @@ def _hit_test(text):
             "%": lambda h: h % n == 0}[op]
 
 
+_chosen_thread = None  # the condition debug_thread() set: what breakpoints without one stop
+
+
+def debug_thread(thread=None, block=None):
+    """debug_thread(thread=(tx, ty, tz), block=(bx, by, bz)); debug_thread() for none
+
+    The thread the notebook's debugger stops at breakpoints of %%cuda cells that set no condition
+    (JupyterLab's gutter sets none), instead of the first thread to arrive. Each of thread and
+    block is an int (x) or a tuple of up to 3 ints; the other indices are 0. Returns the
+    condition it stands for ('threadIdx.x == 5 && ...'), or None."""
+    global _chosen_thread
+    if thread is None and block is None:
+        _chosen_thread = None
+        return None
+    terms = []
+    for name, value in (("threadIdx", thread), ("blockIdx", block)):
+        if value is None:
+            value = 0
+        if isinstance(value, int):
+            value = (value,)
+        if not (isinstance(value, (tuple, list)) and 1 <= len(value) <= 3
+                and all(isinstance(v, int) and v >= 0 for v in value)):
+            raise TypeError(f"debug_thread: {name} must be an int or a tuple of up to 3 ints >= 0, not {value!r}")
+        value = tuple(value) + (0,) * (3 - len(value))
+        terms += [f"{name}.{c} == {v}" for c, v in zip("xyz", value)]
+    _chosen_thread = " && ".join(terms)
+    return _chosen_thread
+
+
+def chosen_thread():
+    """The condition debug_thread() set, or None."""
+    return _chosen_thread
+
+
 # --- a launch under the debugger ----------------------------------------------------------------
 
 def _host_array(value):

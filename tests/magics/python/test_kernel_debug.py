@@ -229,3 +229,17 @@ def test_the_note_on_a_gpu_says_where_the_launch_runs(saxpy, capsys):
         assert launch.note is None
     else:
         assert "on the CPU device" in launch.note and "copied back" in launch.note
+
+
+def test_debug_thread_sets_the_condition_of_breakpoints_without_one():
+    try:
+        assert xcuda.debug_thread(thread=5, block=(1, 2)) == (
+            "threadIdx.x == 5 && threadIdx.y == 0 && threadIdx.z == 0 && blockIdx.x == 1 && blockIdx.y == 2 && "
+            "blockIdx.z == 0")
+        b = _kernel_debug.Breakpoint(9, _kernel_debug.chosen_thread())
+        assert b.thread == [5, 0, 0] and b.block == [1, 2, 0] and not b.rest
+        with pytest.raises(TypeError, match="threadIdx must be an int"):
+            xcuda.debug_thread(thread=-1)
+    finally:
+        assert xcuda.debug_thread() is None
+    assert _kernel_debug.chosen_thread() is None
