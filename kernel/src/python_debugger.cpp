@@ -1,4 +1,5 @@
 #include "python_debugger.hpp"
+#include "device_debugger.hpp"
 
 #include <cerrno>
 #include <exception>
@@ -6,6 +7,7 @@
 #include <iostream>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <utility>
@@ -117,6 +119,14 @@ namespace xcuda::kernel
                 , m_events(std::make_shared<event_sink>())
             {
                 m_events->target = get_event_callback();
+                m_device = std::make_unique<device_debugger>(context, config, m_user_name, m_session_id,
+                                                             [events = m_events](const nl::json& event) {
+                                                                 std::lock_guard<std::mutex> lock(events->mutex);
+                                                                 if (events->target)
+                                                                 {
+                                                                     events->target(event);
+                                                                 }
+                                                             });
                 register_request_handler(
                     "inspectVariables", [this](const nl::json& m) { return inspect_variables(m); }, false);
                 register_request_handler(
@@ -128,6 +138,24 @@ namespace xcuda::kernel
                 // JupyterLab sends it after its breakpoints; debugpy was configured by attach.
                 register_request_handler(
                     "configurationDone", [](const nl::json& m) { return dap_response(m, true); }, true);
+                register_request_handler(
+                    "setBreakpoints",
+                    [this](const nl::json& m) { return m_device->set_breakpoints(m, set_breakpoints_request(m)); },
+                    true);
+                // The device thread's requests are the device half's; the rest debugpy's.
+                for (const char* command : {"scopes", "evaluate", "next", "stepIn", "stepOut", "continue", "pause"})
+                {
+                    register_request_handler(
+                        command,
+                        [this](const nl::json& m) {
+                            if (auto reply = m_device->handle(m, stopped_threads()))
+                            {
+                                return *reply;
+                            }
+                            return forward_message(m);
+                        },
+                        true);
+                }
             }
 
             ~python_debugger() override
@@ -138,6 +166,12 @@ namespace xcuda::kernel
 
             // Why `initialize` failed, for the reply (xeus's own says only success false).
             const std::string& start_failure() const { return m_start_failure; }
+
+            // A copy: xeus changes the set on the client's thread as debugpy's events come.
+            std::set<int> stopped_threads() const { return get_stopped_threads(); }
+
+            // The debug_request being answered: the device's events name it as their parent.
+            void note_request_header(const nl::json& header) { m_device->set_parent_header(header); }
 
         private:
             nl::json attach(const nl::json& message)
@@ -151,6 +185,10 @@ namespace xcuda::kernel
             // (IPython's run_cell, xcuda's __main__...), which a user cannot act on.
             nl::json stack_trace(const nl::json& message)
             {
+                if (auto reply = m_device->handle(message, stopped_threads()))
+                {
+                    return *reply;
+                }
                 nl::json reply = stack_trace_request(message);
                 if (!reply.contains("body") || !reply["body"].contains("stackFrames")
                     || !reply["body"]["stackFrames"].is_array())
@@ -192,6 +230,10 @@ namespace xcuda::kernel
                 // Stopped at a breakpoint, the value lives in a frame only debugpy can reach:
                 // it evaluates the formatting there and the text comes back here to be read.
                 // Only a name is formatted in the frame: anything else would run as code there.
+                if (auto reply = m_device->handle(message, stopped_threads()))
+                {
+                    return *reply;
+                }
                 const std::string name = message["arguments"].value("variableName", "");
                 bool is_name = false;
                 {
@@ -218,6 +260,10 @@ namespace xcuda::kernel
 
             nl::json variables_request_impl(const nl::json& message) override
             {
+                if (auto reply = m_device->handle(message, stopped_threads()))
+                {
+                    return *reply;
+                }
                 if (get_stopped_threads().empty())
                 {
                     // Not stopped: the notebook's globals, as inspectVariables listed them.
@@ -305,11 +351,13 @@ namespace xcuda::kernel
                 zmq::message_t ack;
                 (void)request_socket.recv(ack);
                 xeus::create_directory(tmp_prefix());
+                m_device->start(tmp_prefix());
                 return true;
             }
 
             void stop(zmq::socket_t& header_socket, zmq::socket_t& request_socket) override
             {
+                m_device->stop();
                 request_socket.unbind(m_request_end_point);
                 header_socket.unbind(m_header_end_point);
             }
@@ -327,6 +375,7 @@ namespace xcuda::kernel
             std::string m_user_name;
             std::string m_session_id;
             std::shared_ptr<event_sink> m_events;
+            std::unique_ptr<device_debugger> m_device;
             std::string m_debugpy_port;  // empty until debugpy listens
             std::string m_start_failure;
             int m_generation = 0;
@@ -358,6 +407,7 @@ namespace xcuda::kernel
                 nl::json reply;
                 try
                 {
+                    m_debugger->note_request_header(header);
                     reply = m_debugger->process_request(header, message);
                 }
                 catch (const std::exception& e)

@@ -4,6 +4,7 @@
 #include "display/grading_report.hpp"
 #include "display/rich_output.hpp"
 #include "ipython/extension.hpp"
+#include "kernels/debug_session.hpp"
 #include "kernels/graph_capture.hpp"
 #include "kernels/kernel_check_error.hpp"
 #include "kernels/kernel_object.hpp"
@@ -30,6 +31,7 @@ void define_module(pybind11::module_& m) {
     define_device_array(m);
     define_kernel_objects(m);
     define_kernel_check_error(m);
+    define_debug_session(m);
     define_kernel_profile(m);
     define_cpu_grading_data(m);
     define_launch_diverter(m);

@@ -102,3 +102,99 @@ def test_debugger_stops_at_a_breakpoint_in_a_cell(tmp_path):
             wait(driver, STEP_S, lambda d: "sum 5" in "".join(cell_outputs(d)), "the cell's output after Continue")
             wait(driver, STEP_S, kernel_ready, "the kernel to go idle")
     print(f"screenshot: {screenshot}")
+
+
+CUDA_NOTEBOOK_NAME = "debug-a-kernel.ipynb"
+CUDA_CELL = """%%cuda
+__device__ float scale(float a, float v) {
+    float r = a * v;
+    return r;
+}
+extern "C" __global__ void saxpy(float a, const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        float t = scale(a, x[i]);
+        y[i] = t + y[i];
+    }
+}"""
+CUDA_BREAKPOINT_LINE = 9  # float t = scale(a, x[i]);
+LAUNCH_CELL = """import numpy as np
+x = np.arange(64, dtype=np.float32) + 10
+y = np.ones(64, np.float32)
+saxpy[2, 32](np.float32(2), x, y, np.int32(64))
+print("y[0] =", y[0])"""
+
+
+def variables_shown(driver):
+    """The variables panel's rows as {name: value} (JupyterLab 4's tree view)."""
+    return driver.execute_script(
+        "const out = {};"
+        "for (const n of document.querySelectorAll('.jp-DebuggerVariables .jp-DebuggerVariables-name')) {"
+        "  const row = n.parentElement;"
+        "  const detail = row && row.querySelector('.jp-DebuggerVariables-detail');"
+        "  out[n.textContent.replace(/:$/, '').trim()] = detail ? detail.textContent.trim() : '';"
+        "}"
+        "return out;")
+
+
+def run_cell_at(driver, index):
+    cells = driver.find_elements(By.CSS_SELECTOR, ".jp-Notebook .jp-CodeCell")
+    cells[index].find_element(By.CSS_SELECTOR, ".cm-content").click()
+    ActionChains(driver).key_down(Keys.CONTROL).send_keys(Keys.ENTER).key_up(Keys.CONTROL).perform()
+
+
+def toolbar_button(driver, title):
+    return wait(driver, STEP_S, lambda d: next(
+        (b for b in visible(d, "button, jp-button") if (b.get_attribute("title") or "").startswith(title)), None),
+        f"the debugger's {title} button")
+
+
+def test_a_gutter_breakpoint_in_a_cuda_cell_stops_a_kernel_thread_with_its_variables(tmp_path):
+    # JupyterLab 4 gives every code cell the breakpoint gutter, %%cuda ones too (it highlights them
+    # as Python), and sends their breakpoints to the kernel like any cell's: dumpCell, then
+    # setBreakpoints on its path. The kernel stops the launch on the CPU device there.
+    (tmp_path / "notebooks").mkdir()
+    nb = nbformat.v4.new_notebook()
+    nb.cells.append(nbformat.v4.new_code_cell(CUDA_CELL))
+    nb.cells.append(nbformat.v4.new_code_cell(LAUNCH_CELL))
+    nb.metadata["kernelspec"] = {"name": "xcuda", "display_name": "Python 3 (xcuda)", "language": "python"}
+    nbformat.write(nb, tmp_path / "notebooks" / CUDA_NOTEBOOK_NAME)
+    screenshot = artifact_path(tmp_path, "browser-debugger-cuda.png")
+
+    with jupyterlab(tmp_path) as (base, token), chromium(tmp_path) as driver:
+        with screenshot_on_failure(driver, screenshot):
+            driver.get(f"{base}/lab/tree/{CUDA_NOTEBOOK_NAME}?token={token}")
+            wait(driver, PAGE_LOAD_S, lambda d: len(prompts(d)) == 2, "the notebook's two code cells")
+            wait(driver, PAGE_LOAD_S, kernel_ready, "the xcuda kernel to start and go idle")
+            enable_debugger(driver)
+            run_cell_at(driver, 0)
+            wait(driver, STEP_S, lambda d: "saxpy" in "".join(cell_outputs(d)), "the %%cuda cell to compile")
+            wait(driver, STEP_S, kernel_ready, "the kernel to go idle after compiling")
+            cuda_cell = driver.find_elements(By.CSS_SELECTOR, ".jp-Notebook .jp-CodeCell")[0]
+            gutter = wait(driver, STEP_S, lambda d: (lambda els: els if len(els) >= CUDA_BREAKPOINT_LINE else None)(
+                [e for e in cuda_cell.find_elements(By.CSS_SELECTOR, ".cm-breakpoint-gutter .cm-gutterElement")
+                 if e.is_displayed()]), "the %%cuda cell's breakpoint gutter")
+            gutter[CUDA_BREAKPOINT_LINE - 1].click()
+            wait(driver, STEP_S, lambda d: cuda_cell.find_elements(By.CSS_SELECTOR, ".cm-breakpoint-icon"),
+                 "the breakpoint marker in the %%cuda cell's gutter")
+            run_cell_at(driver, 1)
+            wait(driver, STEP_S, lambda d: "saxpy" in text_of(d, ".jp-DebuggerCallstackFrame"),
+                 "the call stack to show the kernel's frame")
+            assert "<module>" in text_of(driver, ".jp-DebuggerCallstackFrame")  # the launching cell below it
+            wait(driver, STEP_S, lambda d: cuda_cell.find_elements(By.CSS_SELECTOR, ".jp-DebuggerEditor-highlight"),
+                 "the stopped line highlighted in the %%cuda cell")
+            shown = wait(driver, STEP_S, lambda d: (lambda v: v if "i" in v and "t" in v else None)(
+                variables_shown(d)), "the variables panel to show the thread's i and t")
+            # thread 0 of block 0 arrived first (the panel shows the kernel's 2.0 as 2, as JavaScript would)
+            assert float(shown["i"]) == 0 and float(shown["a"]) == 2.0 and float(shown["t"]) == 0, shown
+            driver.save_screenshot(str(screenshot))
+
+            toolbar_button(driver, "Next").click()
+            shown = wait(driver, STEP_S, lambda d: (lambda v: v if v.get("t") in ("20", "20.0") else None)(
+                variables_shown(d)), "t to be 2 * x[0] = 20.0 after stepping over line 9")
+            assert float(shown["i"]) == 0
+            toolbar_button(driver, "Continue").click()
+            wait(driver, STEP_S, lambda d: "y[0] = 21.0" in "".join(cell_outputs(d)),
+                 "the launching cell's output after Continue")
+            wait(driver, STEP_S, kernel_ready, "the kernel to go idle")
+    print(f"screenshot: {screenshot}")

@@ -434,6 +434,7 @@ void FunctionDecoder::run() {
             throw DecodeError("in " + function_.name + ": .branchtargets names undefined label " + label);
         program_.branch_tables[table][i] = it->second;
     }
+    if (program_.debug) record_debug_names();
     frame_bytes_ = align_up(frame_bytes_, 64);
     info.end_pc = static_cast<std::uint32_t>(program_.code.size());
     info.frame_bytes = frame_bytes_;

@@ -79,6 +79,9 @@ private:
     void declare_param(const ptx::Variable& v, std::vector<ParamSlot>* into);
     void declare_local(const ptx::Variable& v);
     std::uint32_t new_site(const ptx::Instruction& in);
+    // A -G module: this function's names of registers, locals, params and labels, for the
+    // debugger (debug_symbols.cpp).
+    void record_debug_names() const;
 
     const ptx::Module& module_;
     const ptx::Function& function_;

@@ -1,6 +1,7 @@
 // run_launch: one kernel launch, from its parameters to its last block, device printf and the
 // line profile.
 #include "access_trace.hpp"
+#include "debug_session.hpp"
 #include "device_heap.hpp"
 #include "device_runtime.hpp"
 #include "../check/argument_extents.hpp"
@@ -151,10 +152,24 @@ LaunchOutcome run_launch(const LaunchSpec& spec, const RunOptions& options, cons
     std::unique_ptr<AccessRecorder> recorder;
     if (options.trace) recorder = std::make_unique<AccessRecorder>();
 
+    // A debugger's launch runs its copy of the code on one worker: a stopped thread holds the rest.
+    const std::shared_ptr<DebugSession> debug = take_debug_session(spec);
+    const Inst* const code = debug ? debug_launch_begin(*debug, L) : p.code.data();
+    L.debug = debug.get();
+    struct DebugLaunchEnd {  // the controller waits for the end, however the launch ends
+        DebugSession* session;
+        bool aborted = false;
+        void finish() {
+            if (session != nullptr) aborted = debug_launch_end(*session);
+            session = nullptr;
+        }
+        ~DebugLaunchEnd() { finish(); }
+    } debug_end{debug.get()};
+
     const std::uint64_t units =
         spec.cooperative ? 1 : spec.grid.count() / std::max<std::uint64_t>(1, spec.cluster.count());
     const unsigned wanted =
-        options.deterministic || options.trace ? 1 : (options.workers != 0 ? options.workers : WorkerPool::cores());
+        options.deterministic || options.trace || debug ? 1 : (options.workers != 0 ? options.workers : WorkerPool::cores());
     const auto workers = static_cast<unsigned>(std::min<std::uint64_t>(wanted, std::max<std::uint64_t>(units, 1)));
     std::atomic<std::uint64_t> next{0};
     // The global-memory race check: the workers' logs, compared by the last worker to finish.
@@ -172,7 +187,7 @@ LaunchOutcome run_launch(const LaunchSpec& spec, const RunOptions& options, cons
         Exec x;
         x.launch = &L;
         x.program = &p;
-        x.code = p.code.data();
+        x.code = code;
         x.checks = options.checks;
         x.worker = worker;
         x.trace = recorder.get();
@@ -214,6 +229,7 @@ LaunchOutcome run_launch(const LaunchSpec& spec, const RunOptions& options, cons
         }
     };
     WorkerPool::instance().run(workers, job);
+    debug_end.finish();
 
     if (L.grid_workspace != 0) spec.memory->free(L.grid_workspace);
     // What the kernel wrote: with checks on its stores were marked; with checks off nobody knows,
@@ -242,7 +258,7 @@ LaunchOutcome run_launch(const LaunchSpec& spec, const RunOptions& options, cons
     LaunchOutcome out;
     out.status = L.status;
     out.failure = L.failure;
-    out.cancelled = L.status == CUDA_SUCCESS && cancel.load();
+    out.cancelled = L.status == CUDA_SUCCESS && (cancel.load() || debug_end.aborted);
     if (options.profile) out.profile = build_profile(L);
     if (recorder) out.trace = recorder->build(L);
     if (runtime && out.status == CUDA_SUCCESS && !out.cancelled) {

@@ -1,5 +1,6 @@
 // Module::load: PTX text to a decoded Program with its variables placed in device memory, and
 // what the driver asks of its kernels.
+#include "debug_symbols.hpp"
 #include "decode.hpp"
 #include "engine.hpp"
 #include "function_decoder.hpp"
@@ -65,6 +66,9 @@ std::shared_ptr<Module> Module::load(std::string_view ptx_text, DeviceMemory& me
     m->memory_ = &memory;
     m->program_ = std::make_unique<Program>();
     Program& p = *m->program_;
+    const auto& target_options = parsed.target_options;
+    if (std::find(target_options.begin(), target_options.end(), "debug") != target_options.end())
+        p.debug = std::make_shared<DebugSymbols>();
     try {
         decode_variables(parsed, p);
         // Place the variables, then fill in the addresses their initializers name.

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,7 @@ namespace xcuda::cpu {
 
 struct Exec;  // exec/exec_context.hpp: what a handler runs against
 struct Inst;
+struct DebugSymbols;  // exec/debug_symbols.hpp
 
 // A straight-line instruction: does its work for the lanes in `mask` (never 0).
 using Handler = void (*)(Exec& x, const Inst& in, std::uint32_t mask);
@@ -40,6 +42,8 @@ enum class Flow : std::uint8_t {
     trap,             // trap, __assertfail
     unsupported,      // an instruction the CPU device cannot run: fails the launch when reached
     yield,            // nanosleep: a hint to run other warps
+    debug_stop,       // a debug launch's copy of the code only: a line the debugger may stop at (debug_session.hpp);
+                      // the instruction that runs there is the program's own at the same pc
 };
 
 struct Inst {
@@ -188,6 +192,7 @@ struct Program {
     bool uses_device_runtime = false;  // a kernel launches grids from the device (device_runtime.hpp)
     int ptx_version = 0;               // 90 for .version 9.0
     std::string target;
+    std::shared_ptr<DebugSymbols> debug;  // PTX compiled with -G only: what the debugger reads variables by
 };
 
 }  // namespace xcuda::cpu

@@ -1,6 +1,7 @@
 // Executing one warp: the interpreter loop over decoded instructions for the running group, and
 // what each control instruction does to the warp's groups and frames.
 #include "access_trace.hpp"
+#include "debug_session.hpp"
 #include "scheduler.hpp"
 
 #include <algorithm>
@@ -377,6 +378,24 @@ After control(Exec& x, WorkerState& ws, Warp& w, const Inst& in, U32 m) {
             return After::fail;
         }
         case Flow::yield: g.pc = pc + 1; return After::yield;
+        case Flow::debug_stop: {
+            // A line start of a debugger's launch: it may stop here; then the program's own
+            // instruction runs, with its guard and every check.
+            if (!debug_arrive(x, w, pc)) {
+                x.launch->stop.store(true, std::memory_order_relaxed);
+                return After::yield;
+            }
+            const Inst& own = x.program->code[pc];
+            U32 lanes = w.groups[0].mask;
+            if (own.guard != no_guard) lanes &= x.pred(own.guard) ^ own.guard_xor;
+            if (own.flow != Flow::plain) return control(x, ws, w, own, lanes);
+            if (lanes != 0) {
+                own.exec(x, own, lanes);
+                if (x.faulted) return After::fail;
+            }
+            w.groups[0].pc = pc + 1;
+            return After::next;
+        }
         case Flow::plain: break;
     }
     g.pc = pc + 1;

@@ -291,6 +291,12 @@ std::shared_ptr<Kernel> Kernel::with_line_info() {
     return std::make_shared<Kernel>(std::move(lined), binding_);
 }
 
+std::shared_ptr<Kernel> Kernel::with_debug_info() {
+    auto debugged = ModuleImpl::debugged(module_);
+    if (debugged == module_) return shared_from_this();
+    return std::make_shared<Kernel>(std::move(debugged), binding_);
+}
+
 void Kernel::divert_launch(PyObject* diverter, py::handle args, rt::Dim3 grid, rt::Dim3 block, std::size_t shared_mem,
                            CUstream stream, const rt::LaunchOptions& options) {
     py::dict extra;
@@ -361,6 +367,12 @@ void define_kernel_objects(py::module_& m) {
         .def("_with_line_info", &Kernel::with_line_info,
              "This kernel from the same cell compiled with -lineinfo (itself when it was): pickled into the child "
              "that %%cuda_check runs under compute-sanitizer, so that its findings name the cell's lines.")
+        .def("_with_debug_info", &Kernel::with_debug_info,
+             "This kernel from the same cell compiled with -G (itself when it was): what Kernel.debug and the "
+             "notebook's debugger run on the CPU device.")
+        .def_property_readonly(
+            "_ptx", [](const Kernel& k) { return k.module()->compiled().ptx; },
+            "The PTX of the kernel's module (with -G, the DWARF the debugger reads).")
         .def_property_readonly("_source", &Kernel::source,
                                "The CUDA C++ of the kernel's cell (findings quote its lines).")
         .def_property_readonly(

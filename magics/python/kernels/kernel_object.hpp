@@ -54,6 +54,8 @@ public:
     // This kernel in the same cell compiled with -lineinfo (itself when it was): what a child
     // under compute-sanitizer runs, so that its findings name the cell's lines.
     std::shared_ptr<Kernel> with_line_info();
+    // This kernel in the same cell compiled with -G: what the debugger runs on the CPU device.
+    std::shared_ptr<Kernel> with_debug_info();
     const std::string& source() const;
 
 private:

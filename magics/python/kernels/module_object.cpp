@@ -13,6 +13,7 @@
 
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace py = pybind11;
@@ -126,6 +127,25 @@ std::shared_ptr<ModuleImpl> ModuleImpl::lined(const std::shared_ptr<ModuleImpl>&
     ModuleRecipe recipe = self->recipe_;
     recipe.options.lineinfo = true;
     return std::make_shared<ModuleImpl>(self->lined_, std::move(recipe), self->label_, self->cache_);
+}
+
+std::shared_ptr<ModuleImpl> ModuleImpl::debugged(const std::shared_ptr<ModuleImpl>& self) {
+    const auto& extra = self->recipe_.options.nvrtc_extra;
+    if (std::find(extra.begin(), extra.end(), "-G") != extra.end()) return self;
+    if (!self->debugged_) {
+        ModuleRecipe recipe = self->recipe_;
+        recipe.options.nvrtc_extra.push_back("-G");
+        recipe.options.lineinfo = false;  // -G has line information, and NVRTC ignores -lineinfo with it
+        compile::HeaderRegistry headers;
+        for (const auto& [name, text] : recipe.headers) headers.set(name, text);
+        auto compiled =
+            translate_compile_errors([&] {
+                return session().compiler().compile_cell(recipe.source, recipe.options, headers, self->label_);
+            }).module;
+        self->debugged_ =
+            std::make_shared<ModuleImpl>(std::move(compiled), std::move(recipe), self->label_, self->cache_);
+    }
+    return self->debugged_;
 }
 
 namespace {

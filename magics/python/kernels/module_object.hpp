@@ -44,6 +44,9 @@ public:
     // `self` (this module) when its PTX has line information, else a module of the same cell
     // compiled with -lineinfo: what a child process under compute-sanitizer loads.
     static std::shared_ptr<ModuleImpl> lined(const std::shared_ptr<ModuleImpl>& self);
+    // A module of the same cell compiled with -G (itself when it was; once, then remembered):
+    // what the debugger runs on the CPU device, whose DWARF names each variable's register.
+    static std::shared_ptr<ModuleImpl> debugged(const std::shared_ptr<ModuleImpl>& self);
 
 private:
     std::shared_ptr<const compile::CompiledModule> compiled_;
@@ -53,6 +56,7 @@ private:
     bool unpickled_;
     std::map<int, rt::Module> loaded_;
     std::shared_ptr<const compile::CompiledModule> lined_;  // with_line_info()'s recompile
+    std::shared_ptr<ModuleImpl> debugged_;                  // debugged()'s recompile
 };
 
 // xcuda.Module: the module's kernels by source name (a KernelTemplate for a template).

@@ -39,6 +39,12 @@ from xcuda._autotune import Tuned, autotune as _kernel_autotune  # noqa: E402
 Kernel.autotune = _kernel_autotune  # noqa: F405
 Tuned.__module__ = __name__
 
+from xcuda._kernel_debug import debug_thread  # noqa: E402,F401
+from xcuda._kernel_debug import kernel_debug as _debug_one_thread  # noqa: E402
+
+Kernel.debug = _debug_one_thread  # noqa: F405
+
+
 # Exercises (xcuda.exercise, xcuda.grade, ...) import numpy: loaded on first use, so that starting
 # the kernel does not pay for it.
 _EXERCISE_NAMES = ("Exercise", "GradeResult", "LaunchRules", "exercise", "exercises", "grade", "load_exercises",
