@@ -363,7 +363,7 @@ std::optional<std::vector<std::byte>> DebugSession::read_variable(MemorySpace sp
             return copy(d.warp->local + std::size_t{lane} * d.warp->local_stride + at, bytes);
         }
         case MemorySpace::shared: {
-            for (const SharedVariable& s : p.shared) {
+            for (const SharedVariable& s : L.shared_layout->variables) {
                 if (s.name != symbol) continue;
                 const std::uint64_t at = std::uint64_t{s.offset} + offset;
                 if (!within(at, bytes, 0, L.shared_window_bytes)) return std::nullopt;
