@@ -130,12 +130,14 @@ def test_blocks_without_the_grid_stride_loop_is_told_how_many_threads_there_are(
     assert "elements 512 and up were never written" in t.hint and "grid-stride" in t.hint, str(result)
 
 
-def test_blocks_stepping_by_a_block_updates_elements_several_times_and_shows_the_thread_that_did():
+def test_blocks_stepping_by_a_block_is_a_race_between_blocks_named_at_its_line():
+    # Every block walks the same elements: block 1's thread 0 reads y[128] that block 0's wrote.
     result = grade(replaced(solution("blocks"), "i += blockDim.x * gridDim.x", "i += blockDim.x"), "blocks")
     t = first_failure(result)
-    assert "expected" in t.outcome, str(result)
-    (story,) = result.stories
-    assert "wrote y[" in story["title"] and story["lines"]
+    assert t.outcome == "stopped by the checks: global_race at line 4", str(result)
+    text = str(result)
+    assert "race on global memory in kernel `saxpy`" in text and "of block (1,0,0) reads `y[128]`" in text, text
+    assert "thread (0,0,0) of block (0,0,0) writes it at line 4" in text, text
 
 
 def test_blocks_one_too_far_reads_past_the_end():

@@ -319,7 +319,8 @@ void DeviceRuntime::call(Exec& x, const CallSite& call, U32 mask) {
                 break;
             }
             case RuntimeEntry::malloc: {
-                const U64 p = DeviceHeap::instance().blocks().allocate(argument<U64>(x, call, 1, lane), call_site_location(x));
+                const U64 p =
+                    DeviceHeap::instance().blocks().allocate(argument<U64>(x, call, 1, lane), call_site_location(x));
                 if (!generic_store(x, argument<U64>(x, call, 0, lane), 8, lane, reinterpret_cast<const std::byte*>(&p)))
                     return;
                 if (p == 0) error = cuda_error_memory_allocation;
@@ -328,8 +329,8 @@ void DeviceRuntime::call(Exec& x, const CallSite& call, U32 mask) {
             case RuntimeEntry::free: {
                 const U64 p = argument<U64>(x, call, 0, lane);
                 HeapBlock block;
-                if (p != 0 &&
-                    DeviceHeap::instance().blocks().release(p, call_site_location(x), block) != HeapBlocks::Freed::freed)
+                if (p != 0 && DeviceHeap::instance().blocks().release(p, call_site_location(x), block) !=
+                                  HeapBlocks::Freed::freed)
                     error = cuda_error_invalid_value;
                 break;
             }

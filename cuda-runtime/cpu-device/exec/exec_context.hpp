@@ -43,7 +43,7 @@ struct LaunchState {
     std::uint64_t grid_workspace = 0;             // cooperative launches: cooperative_groups' grid barrier word
     std::uint32_t threads_per_cta = 0, warps_per_cta = 0;
     DeviceRuntime* device_runtime = nullptr;  // when the program launches grids from the device
-    DebugSession* debug = nullptr;  // a debugger's launch (debug_session.hpp): one worker, stops at lines
+    DebugSession* debug = nullptr;            // a debugger's launch (debug_session.hpp): one worker, stops at lines
 
     // The first failure stops everything.
     std::atomic<bool> stop{false};

@@ -31,12 +31,14 @@ inline void note_global_read(Exec& x, std::uint64_t address, unsigned size, unsi
     if (x.races != nullptr) x.races->note(race_site(x, address), address, size, lane, GlobalAccessKind::read);
 }
 inline void note_global_write(Exec& x, std::uint64_t address, unsigned size, unsigned lane, bool changes) {
-    if (x.races != nullptr && changes) x.races->note(race_site(x, address), address, size, lane, GlobalAccessKind::write);
+    if (x.races != nullptr && changes)
+        x.races->note(race_site(x, address), address, size, lane, GlobalAccessKind::write);
 }
 // A warp instruction's lanes at once: addresses[l] for each lane of `lanes`.
 inline void note_global_warp(Exec& x, const std::uint64_t* addresses, std::uint32_t lanes, unsigned size,
                              GlobalAccessKind kind) {
-    if (x.races != nullptr && lanes != 0) x.races->note_warp(race_site(x, addresses[__builtin_ctz(lanes)]), addresses, lanes, size, kind);
+    if (x.races != nullptr && lanes != 0)
+        x.races->note_warp(race_site(x, addresses[__builtin_ctz(lanes)]), addresses, lanes, size, kind);
 }
 
 // A strong read (volatile, relaxed or acquire load) of global memory: an acquire.

@@ -168,8 +168,9 @@ LaunchOutcome run_launch(const LaunchSpec& spec, const RunOptions& options, cons
 
     const std::uint64_t units =
         spec.cooperative ? 1 : spec.grid.count() / std::max<std::uint64_t>(1, spec.cluster.count());
-    const unsigned wanted =
-        options.deterministic || options.trace || debug ? 1 : (options.workers != 0 ? options.workers : WorkerPool::cores());
+    const unsigned wanted = options.deterministic || options.trace || debug
+                                ? 1
+                                : (options.workers != 0 ? options.workers : WorkerPool::cores());
     const auto workers = static_cast<unsigned>(std::min<std::uint64_t>(wanted, std::max<std::uint64_t>(units, 1)));
     std::atomic<std::uint64_t> next{0};
     // The global-memory race check: the workers' logs, compared by the last worker to finish.

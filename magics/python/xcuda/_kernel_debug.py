@@ -635,7 +635,7 @@ class DebugLaunch:
         self._labels = {}
         self.previous_device = xcuda.get_device()
         self.note = None
-        if self.previous_device != "cpu":
+        if self.previous_device != "cpu" and xcuda.device_available():  # a GPU is selected
             self.note = (f"xcuda: debugging {kernel.name} on the CPU device (the GPU cannot stop a thread here): "
                          "its arrays are copied there and the results copied back")
 

@@ -226,7 +226,7 @@ def test_on_a_gpu_the_launch_runs_on_the_cpu_device_with_its_arrays_copied_and_b
 def test_the_note_on_a_gpu_says_where_the_launch_runs(saxpy, capsys):
     launch = _kernel_debug.DebugLaunch(saxpy, [], 1, 1)
     if xcuda.get_device() == "cpu" or not xcuda.device_available():
-        assert launch.note is None
+        assert launch.note is None, (xcuda.get_device(), xcuda.device_available())
     else:
         assert "on the CPU device" in launch.note and "copied back" in launch.note
 

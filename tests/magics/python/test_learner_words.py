@@ -38,7 +38,7 @@ def test_the_first_launch_without_a_gpu_says_where_kernels_run_in_one_line_once(
 
 @on_cpu_device
 def test_a_profile_on_the_cpu_device_calls_its_times_emulated_device_time(ip, capsys):
-    r = ip.run_cell('%%cuda\nextern "C" __global__ void words_k(float* y) { y[threadIdx.x] += 1; }\n')
+    r = ip.run_cell('%%cuda\nextern "C" __global__ void words_k(float* y) { y[blockIdx.x * blockDim.x + threadIdx.x] += 1; }\n')
     assert r.success, r.error_in_exec
     capsys.readouterr()
     r = ip.run_cell("%%cuda_profile\nimport numpy as np\nwords_y = np.zeros(64, np.float32)\n"
