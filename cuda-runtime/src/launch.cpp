@@ -95,6 +95,12 @@ void check_cooperative(const Function& function, const DeviceProperties& p, Dim3
     }
 }
 
+std::string grid_sync_reason(const Function& function) {
+    return "kernel " + function.name() +
+           " synchronises its whole grid (cooperative_groups::this_grid().sync()), so every block must be resident "
+           "at once";
+}
+
 void check_cluster(const Function& function, const DeviceProperties& p, Dim3 grid, Dim3 block, std::size_t shared_bytes,
                    Dim3 cluster) {
     if (!p.cluster_launch) {
@@ -173,8 +179,11 @@ void validate_launch(const Function& function, Dim3 grid, Dim3 block, std::size_
     if (shared_bytes != 0)
         check_shared_memory(function, p, shared_bytes);  // spares two driver calls on the common path
     if (options.cluster) check_cluster(function, p, grid, block, shared_bytes, *options.cluster);
-    if (options.cooperative)
+    if (options.cooperative) {
         check_cooperative(function, p, grid, block, shared_bytes, "cooperative launch of " + function.name());
+    } else if (function.syncs_grid()) {
+        check_cooperative(function, p, grid, block, shared_bytes, grid_sync_reason(function));
+    }
 }
 
 void launch(const Function& function, Dim3 grid, Dim3 block, std::size_t shared_bytes, CUstream stream, void** params,
@@ -218,6 +227,14 @@ std::string options_text(const LaunchOptions& options) {
 void launch_validated(const Function& function, Dim3 grid, Dim3 block, std::size_t shared_bytes, CUstream stream,
                       void** params, const LaunchOptions& options) {
     detail::note_launch(function.handle(), function.name());
+    if (function.syncs_grid() && !options.cooperative) {
+        // A kernel that synchronises its grid runs only cooperatively on a GPU (launched plainly
+        // it fails and the context is lost): every launch of it is one.
+        LaunchOptions cooperative = options;
+        cooperative.cooperative = true;
+        launch_validated(function, grid, block, shared_bytes, stream, params, cooperative);
+        return;
+    }
     // Plain launches keep cuLaunchKernel: the hot path fills no launch config.
     const bool ex = options.any();
     const CUresult rc =
@@ -226,12 +243,9 @@ void launch_validated(const Function& function, Dim3 grid, Dim3 block, std::size
                                              static_cast<unsigned>(shared_bytes), stream, params, nullptr);
     if (rc == CUDA_SUCCESS) return;
     if (rc == CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE && !options.cooperative) {
-        // A plain launch the device runs cooperatively because the kernel synchronises its grid
-        // (the CPU device does, as a GPU's driver gives such a kernel its grid workspace).
-        check_cooperative(function, current_device_properties(), grid, block, shared_bytes,
-                          "kernel " + function.name() +
-                              " synchronises its whole grid (cooperative_groups::this_grid().sync()), so every "
-                              "block must be resident at once");
+        // A plain launch the CPU device runs cooperatively because the kernel synchronises its
+        // grid (its own reading of the PTX, for a module this runtime did not scan).
+        check_cooperative(function, current_device_properties(), grid, block, shared_bytes, grid_sync_reason(function));
     }
     const char* call = ex ? "cuLaunchKernelEx" : "cuLaunchKernel";
     if (rc == CUDA_ERROR_OUT_OF_MEMORY || is_sticky(rc)) check(rc, call, "launching " + function.name());

@@ -5,9 +5,11 @@
 
 #include <xcuda/cpu/cpu_device.hpp>
 #include <xcuda/rt/cubin.hpp>
+#include <xcuda/rt/grid_sync_scan.hpp>
 #include <xcuda/rt/module.hpp>
 #include <xcuda/rt/toolkit.hpp>
 
+#include <algorithm>
 #include <vector>
 
 namespace xcuda::rt {
@@ -59,13 +61,24 @@ std::string newer_nvrtc_advice(CUresult rc, bool ptx) {
 }  // namespace
 
 Module Module::from_cubin(std::string_view cubin) { return load(cubin, false, nullptr); }
-Module Module::from_ptx(std::string_view ptx) { return load(ptx, true, nullptr); }
+Module Module::from_ptx(std::string_view ptx) {
+    Module m = load(ptx, true, nullptr);
+    m.grid_syncing_ = kernels_that_sync_the_grid(ptx);
+    return m;
+}
 
 Module Module::from_image(std::string_view ptx, std::string_view cubin) {
-    if (!detail::current_backend().cpu) return cubin.empty() ? from_ptx(ptx) : from_cubin(cubin);
+    if (!detail::current_backend().cpu) {
+        if (cubin.empty()) return from_ptx(ptx);
+        Module m = from_cubin(cubin);
+        m.grid_syncing_ = kernels_that_sync_the_grid(ptx);
+        return m;
+    }
     // The CPU device runs PTX; the CUBIN of the same compile tells it ptxas's register counts.
     const cpu::RegisterCounts counts = kernel_register_counts(cubin);
-    return load(ptx, true, &counts);
+    Module m = load(ptx, true, &counts);
+    m.grid_syncing_ = kernels_that_sync_the_grid(ptx);
+    return m;
 }
 
 Module Module::load(std::string_view image, bool nul_terminate, const cpu::RegisterCounts* registers) {
@@ -104,7 +117,8 @@ Function Module::function(const std::string& mangled_name) const {
               (mangled_name.rfind("_Z", 0) == 0 ? std::string()
                                                 : " (a C++ kernel's symbol is mangled: declare it extern \"C\" or "
                                                   "look it up by its lowered name)"));
-    return Function(f, mangled_name);
+    const bool syncs_grid = std::find(grid_syncing_.begin(), grid_syncing_.end(), mangled_name) != grid_syncing_.end();
+    return Function(f, mangled_name, syncs_grid);
 }
 
 DeviceSymbol Module::global(const std::string& lowered_name) const {
@@ -121,10 +135,11 @@ int Function::attribute(CUfunction_attribute attribute) const {
     return value;
 }
 
-Function::Function(CUfunction handle, std::string name)
+Function::Function(CUfunction handle, std::string name, bool syncs_grid)
     : handle_(handle),
       name_(std::move(name)),
-      max_threads_per_block_(attribute(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)) {}
+      max_threads_per_block_(attribute(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)),
+      syncs_grid_(syncs_grid) {}
 
 FunctionAttributes Function::attributes() const {
     FunctionAttributes a;

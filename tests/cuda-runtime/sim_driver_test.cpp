@@ -167,6 +167,24 @@ TEST_F(SimDriverTest, CooperativeLaunchesGoThroughLaunchKernelExWithTheAttribute
     EXPECT_GT(driver_calls(), before);  // the occupancy query
 }
 
+TEST_F(SimDriverTest, AKernelThatSynchronisesItsGridIsLaunchedCooperativelyHoweverItIsCalled) {
+    // A GPU fails a plain launch of it (CUDA_ERROR_LAUNCH_FAILED, the context lost: probe
+    // grid_sync_plain.py on an H100); the CPU device runs it cooperatively. Both agree so.
+    Module m = Module::from_ptx(".visible .entry gridsum(.param .u64 a)\n{\n\tmov.u32 %r1, %envreg1;\n\tret;\n}\n");
+    auto f = m.function("gridsum");
+    EXPECT_TRUE(f.syncs_grid());
+    void* params[1] = {};
+    launch(f, Dim3(1056), Dim3(256), 0, nullptr, params, LaunchOptions{});
+    EXPECT_EQ(last_launch(), "cuLaunchKernelEx gridsum grid=(1056,1,1) block=(256,1,1) shared=0 cooperative=1");
+    try {
+        launch(f, Dim3(1057), Dim3(256), 0, nullptr, params, LaunchOptions{});
+        FAIL();
+    } catch (const LaunchError& e) {
+        EXPECT_TRUE(contains(e.what(), "kernel gridsum synchronises its whole grid")) << e.what();
+        EXPECT_TRUE(contains(e.what(), "grid (1057,1,1) has 1057 blocks but at most 1056 can be resident")) << e.what();
+    }
+}
+
 TEST_F(SimDriverTest, PlainLaunchesStayOnLaunchKernel) {
     void* params[1] = {};
     launch(module_->function("saxpy"), Dim3(2), Dim3(64), 0, nullptr, params, LaunchOptions{});

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <map>
 #include <string>
+#include <vector>
 #include <utility>
 #include <string_view>
 
@@ -33,10 +34,12 @@ struct BlockSizeSuggestion {
 // A kernel of a loaded Module. Does not own anything: valid while its Module lives.
 class Function {
 public:
-    // Reads the attributes every launch checks, once.
-    Function(CUfunction handle, std::string name);
+    // Reads the attributes every launch checks, once. `syncs_grid`: the kernel synchronises its
+    // whole grid (grid_sync_scan.hpp), so every launch of it is cooperative.
+    Function(CUfunction handle, std::string name, bool syncs_grid = false);
     CUfunction handle() const noexcept { return handle_; }
     const std::string& name() const noexcept { return name_; }  // the mangled name
+    bool syncs_grid() const noexcept { return syncs_grid_; }
 
     FunctionAttributes attributes() const;
     int attribute(CUfunction_attribute attribute) const;
@@ -58,6 +61,7 @@ private:
     CUfunction handle_;
     std::string name_;
     int max_threads_per_block_;
+    bool syncs_grid_;
 };
 
 // A __device__/__constant__ variable in a loaded module: where it lives and how big it is.
@@ -94,6 +98,7 @@ private:
     Module() = default;
     static Module load(std::string_view image, bool nul_terminate, const std::map<std::string, int>* registers);
     detail::Handle<CUmodule, detail::ModuleUnload> module_;
+    std::vector<std::string> grid_syncing_;  // kernels that synchronise their grid (from the PTX, when loaded from it)
 };
 
 }  // namespace xcuda::rt
