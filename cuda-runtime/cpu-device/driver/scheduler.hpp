@@ -147,7 +147,6 @@ private:
     bool skipping_locked(const Stream::Queued& q) const;
     void record_locked(const Outcome& outcome);
     void clear_error_locked();
-    Outcome run_unlocked(Stream::Queued& q, std::unique_lock<std::mutex>& lock);
     std::vector<std::thread> reap_locked();
 
     std::mutex mutex_;

@@ -18,14 +18,4 @@ bool DeviceHeap::ensure(DeviceMemory& memory) {
     return base_ != 0;
 }
 
-void DeviceHeap::set_size(std::size_t bytes) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    size_ = bytes;
-}
-
-std::size_t DeviceHeap::size() const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return size_;
-}
-
 }  // namespace xcuda::cpu

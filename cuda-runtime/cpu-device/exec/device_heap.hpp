@@ -18,12 +18,10 @@ public:
     static DeviceHeap& instance();
     // Makes the region if there is none yet (false when device memory has no room for it).
     bool ensure(DeviceMemory& memory);
-    void set_size(std::size_t bytes);  // takes effect when the region is made
-    std::size_t size() const;
     HeapBlocks& blocks() { return blocks_; }
 
 private:
-    mutable std::mutex mutex_;
+    std::mutex mutex_;
     std::size_t size_ = std::size_t{8} << 20;
     std::uint64_t base_ = 0;
     const DeviceMemory* memory_ = nullptr;  // whose arena holds the region
