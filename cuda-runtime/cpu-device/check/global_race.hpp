@@ -17,7 +17,7 @@
 // the first atomics it makes on each of a few addresses, not every one.
 #pragma once
 
-#include "../exec/happens_before.hpp"
+#include "exec/happens_before.hpp"
 
 #include <xcuda/cpu/finding.hpp>
 

@@ -1,6 +1,6 @@
-#include "context_state.hpp"
+#include "driver/context_state.hpp"
 
-#include "emulated_device.hpp"
+#include "driver/emulated_device.hpp"
 
 #include <atomic>
 #include <mutex>

@@ -1,6 +1,6 @@
 // cuInit, the driver's version and the one emulated device: its name, memory and attributes.
-#include "context_state.hpp"
-#include "emulated_device.hpp"
+#include "driver/context_state.hpp"
+#include "driver/emulated_device.hpp"
 
 #include <xcuda/cpu/cpu_device.hpp>
 

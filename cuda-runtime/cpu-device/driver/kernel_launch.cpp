@@ -1,10 +1,10 @@
-#include "kernel_launch.hpp"
+#include "driver/kernel_launch.hpp"
 
-#include "access_tracing.hpp"
-#include "context_state.hpp"
-#include "emulated_device.hpp"
-#include "occupancy.hpp"
-#include "settings.hpp"
+#include "driver/access_tracing.hpp"
+#include "driver/context_state.hpp"
+#include "driver/emulated_device.hpp"
+#include "driver/occupancy.hpp"
+#include "driver/settings.hpp"
 
 #include <cstring>
 #include <exception>

@@ -1,7 +1,7 @@
-#include "kernel_objects.hpp"
+#include "driver/kernel_objects.hpp"
 
-#include "emulated_device.hpp"
-#include "occupancy.hpp"
+#include "driver/emulated_device.hpp"
+#include "driver/occupancy.hpp"
 
 #include <algorithm>
 

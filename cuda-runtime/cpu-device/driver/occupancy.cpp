@@ -1,6 +1,6 @@
-#include "occupancy.hpp"
+#include "driver/occupancy.hpp"
 
-#include "emulated_device.hpp"
+#include "driver/emulated_device.hpp"
 
 #include <xcuda/cpu/cpu_device.hpp>
 

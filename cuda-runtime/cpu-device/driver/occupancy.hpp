@@ -5,7 +5,7 @@
 // blocks per SM. Clusters: a cluster's blocks share one GPC (emulated_device.hpp).
 #pragma once
 
-#include "kernel_objects.hpp"
+#include "driver/kernel_objects.hpp"
 
 #include <cuda.h>
 

@@ -1,7 +1,7 @@
 // Occupancy queries (occupancy.hpp has the rules).
-#include "context_state.hpp"
-#include "emulated_device.hpp"
-#include "occupancy.hpp"
+#include "driver/context_state.hpp"
+#include "driver/emulated_device.hpp"
+#include "driver/occupancy.hpp"
 
 #include <xcuda/cpu/cpu_device.hpp>
 

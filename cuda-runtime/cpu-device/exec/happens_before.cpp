@@ -1,4 +1,4 @@
-#include "happens_before.hpp"
+#include "exec/happens_before.hpp"
 
 #include <algorithm>
 #include <unordered_set>
