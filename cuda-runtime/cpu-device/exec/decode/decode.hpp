@@ -171,8 +171,8 @@ using DecodeFn = bool (*)(Emitter&);
 using OpTable = std::map<std::string, std::vector<DecodeFn>, std::less<>>;
 inline void add_op(OpTable& t, const char* opcode, DecodeFn fn) { t[opcode].push_back(fn); }
 
-// Each family adds its opcodes (ops/ops_*.cpp). Where two families take one opcode, the one
-// registered first is asked first (decoder.cpp's op_table keeps this order).
+// Each family adds its opcodes (ops/ops_*.cpp); opcodes.hpp's table says which families decode
+// each opcode, and in which order they are asked.
 void register_integer_ops(OpTable& t);
 void register_float_ops(OpTable& t);
 void register_convert_ops(OpTable& t);

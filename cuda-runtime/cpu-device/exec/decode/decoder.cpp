@@ -4,12 +4,15 @@
 #include "exec/decode/decode.hpp"
 #include "exec/decode/address_sources.hpp"
 #include "exec/decode/function_decoder.hpp"
+#include "exec/decode/opcodes.hpp"
 #include "exec/decode/shared_layout.hpp"
 #include "exec/ops/special_registers.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <sstream>
+#include <stdexcept>
 
 namespace xcuda::cpu {
 namespace {
@@ -18,58 +21,50 @@ constexpr std::uint32_t lane_array_alignment = 32;
 
 std::uint32_t align_up(std::uint32_t v, std::uint32_t a) { return (v + a - 1) / a * a; }
 
-// Every instruction mnemonic of the PTX ISA (9.0): one the CPU device does not run is refused when
-// a launch reaches it; a word that is none of these is a PTX error, refused at load, as ptxas would.
-bool is_ptx_instruction(std::string_view opcode) {
-    static const char* const all[] = {
-        "abs",          "activemask",    "add",       "addc",       "alloca",
-        "and",          "applypriority", "atom",      "bar",        "barrier",
-        "bfe",          "bfi",           "bfind",     "bmsk",       "bra",
-        "brev",         "brkpt",         "brx",       "call",       "clusterlaunchcontrol",
-        "clz",          "cnot",          "copysign",  "cos",        "cp",
-        "createpolicy", "cvt",           "cvta",      "discard",    "div",
-        "dp2a",         "dp4a",          "elect",     "ex2",        "exit",
-        "fence",        "fma",           "fns",       "getctarank", "griddepcontrol",
-        "isspacep",     "istypep",       "ld",        "ldmatrix",   "ldu",
-        "lg2",          "lop3",          "mad",       "mad24",      "madc",
-        "mapa",         "match",         "max",       "mbarrier",   "membar",
-        "min",          "mma",           "mov",       "movmatrix",  "multimem",
-        "mul",          "mul24",         "nanosleep", "neg",        "not",
-        "or",           "pmevent",       "popc",      "prefetch",   "prefetchu",
-        "prmt",         "rcp",           "red",       "redux",      "rem",
-        "ret",          "rsqrt",         "sad",       "selp",       "set",
-        "setmaxnreg",   "setp",          "shf",       "shfl",       "shl",
-        "shr",          "sin",           "slct",      "sqrt",       "st",
-        "stackrestore", "stacksave",     "stmatrix",  "sub",        "subc",
-        "suld",         "suq",           "sured",     "sust",       "szext",
-        "tanh",         "tcgen05",       "tensormap", "testp",      "tex",
-        "tld4",         "trap",          "txq",       "vabsdiff",   "vabsdiff2",
-        "vabsdiff4",    "vadd",          "vadd2",     "vadd4",      "vavrg2",
-        "vavrg4",       "vmad",          "vmax",      "vmax2",      "vmax4",
-        "vmin",         "vmin2",         "vmin4",     "vote",       "vset",
-        "vset2",        "vset4",         "vshl",      "vshr",       "vsub",
-        "vsub2",        "vsub4",         "wgmma",     "wmma",       "xor",
-    };
-    for (const char* name : all) {
-        if (opcode == name) return true;
-    }
-    return false;
-}
+constexpr std::size_t family_index(OpFamily f) { return static_cast<std::size_t>(f); }
 
+// Each opcode's decoders, its families' (opcodes.cpp) in the table's order. Each family registers
+// its own opcodes; one the table does not give to a family that registers it, or the reverse, is
+// a mistake in the table, refused on the first decode, as is a table out of order.
 const OpTable& op_table() {
     static const OpTable table = [] {
+        std::array<OpTable, family_index(OpFamily::cluster) + 1> by_family;
+        register_integer_ops(by_family[family_index(OpFamily::integer)]);
+        register_float_ops(by_family[family_index(OpFamily::floating)]);
+        register_compare_ops(by_family[family_index(OpFamily::compare)]);
+        register_convert_ops(by_family[family_index(OpFamily::convert)]);
+        register_memory_ops(by_family[family_index(OpFamily::memory)]);
+        register_control_ops(by_family[family_index(OpFamily::control)]);
+        register_warp_ops(by_family[family_index(OpFamily::warp)]);
+        register_atomic_ops(by_family[family_index(OpFamily::atomic)]);
+        register_move_ops(by_family[family_index(OpFamily::move)]);
+        register_mbarrier_ops(by_family[family_index(OpFamily::mbarrier)]);
+        register_cluster_ops(by_family[family_index(OpFamily::cluster)]);
+        const auto& rows = opcode_table();
+        const auto out_of_order = [](const OpcodeRow& a, const OpcodeRow& b) { return !(a.opcode < b.opcode); };
+        if (std::adjacent_find(rows.begin(), rows.end(), out_of_order) != rows.end()) {
+            throw std::logic_error("the opcode table must be sorted by opcode, each once (find_opcode searches it)");
+        }
         OpTable t;
-        register_integer_ops(t);
-        register_float_ops(t);
-        register_compare_ops(t);
-        register_convert_ops(t);
-        register_memory_ops(t);
-        register_control_ops(t);
-        register_warp_ops(t);
-        register_atomic_ops(t);
-        register_move_ops(t);
-        register_mbarrier_ops(t);
-        register_cluster_ops(t);
+        for (const OpcodeRow& row : rows) {
+            for (OpFamily family : row.families) {
+                OpTable& own = by_family[family_index(family)];
+                const auto it = own.find(row.opcode);
+                if (it == own.end()) {
+                    throw std::logic_error("the opcode table gives `" + std::string(row.opcode) +
+                                           "` to a family that does not register it");
+                }
+                auto& decoders = t[std::string(row.opcode)];
+                decoders.insert(decoders.end(), it->second.begin(), it->second.end());
+                own.erase(it);
+            }
+        }
+        for (const OpTable& own : by_family) {
+            if (!own.empty()) {
+                throw std::logic_error("`" + own.begin()->first +
+                                       "` is registered by a family the opcode table does not list for it");
+            }
+        }
         return t;
     }();
     return table;
@@ -400,7 +395,7 @@ void FunctionDecoder::run() {
                 auto it = ops.find(in.opcode);
                 const bool comparison = in.opcode == "setp" || in.opcode == "set";
                 Emitter e(*this, in, parse_suffixes(in.suffixes, comparison));
-                if (it == ops.end() && !is_ptx_instruction(in.opcode)) {
+                if (it == ops.end() && find_opcode(in.opcode) == nullptr) {
                     throw DecodeError(where() + "`" + in.opcode + "` is not a PTX instruction");
                 }
                 bool taken = false;
