@@ -174,6 +174,7 @@ inline void add_op(OpTable& t, const char* opcode, DecodeFn fn) { t[opcode].push
 // Each family adds its opcodes (ops/ops_*.cpp); opcodes.hpp's table says which families decode
 // each opcode, and in which order they are asked.
 void register_integer_ops(OpTable& t);
+void register_bits_ops(OpTable& t);
 void register_float_ops(OpTable& t);
 void register_convert_ops(OpTable& t);
 void register_compare_ops(OpTable& t);  // setp set selp slct

@@ -30,6 +30,7 @@ const OpTable& op_table() {
     static const OpTable table = [] {
         std::array<OpTable, family_index(OpFamily::cluster) + 1> by_family;
         register_integer_ops(by_family[family_index(OpFamily::integer)]);
+        register_bits_ops(by_family[family_index(OpFamily::bits)]);
         register_float_ops(by_family[family_index(OpFamily::floating)]);
         register_compare_ops(by_family[family_index(OpFamily::compare)]);
         register_convert_ops(by_family[family_index(OpFamily::convert)]);

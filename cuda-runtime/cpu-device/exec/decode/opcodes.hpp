@@ -10,7 +10,20 @@
 
 namespace xcuda::cpu {
 
-enum class OpFamily { integer, floating, compare, convert, memory, control, warp, atomic, move, mbarrier, cluster };
+enum class OpFamily {
+    integer,
+    bits,
+    floating,
+    compare,
+    convert,
+    memory,
+    control,
+    warp,
+    atomic,
+    move,
+    mbarrier,
+    cluster
+};
 
 struct OpcodeRow {
     std::string_view opcode;
