@@ -176,7 +176,7 @@ bool decode_cluster_barrier(Emitter& e) {
 
 void fence(Exec& x, const Inst&, U32) {
     std::atomic_thread_fence(std::memory_order_seq_cst);
-    note_fence(x);  // a strong write after it releases what came before (happens_before.hpp)
+    note_fence(x);  // a strong write after it releases what came before (check/happens_before.hpp)
 }
 void nothing(Exec&, const Inst&, U32) {}
 

@@ -1,4 +1,4 @@
-#include "exec/happens_before.hpp"
+#include "check/happens_before.hpp"
 
 #include <algorithm>
 #include <unordered_set>
