@@ -2,7 +2,7 @@
 
 #include "driver/access_tracing.hpp"
 #include "driver/context_state.hpp"
-#include "driver/emulated_device.hpp"
+#include "exec/emulated_device.hpp"
 #include "driver/occupancy.hpp"
 #include "driver/settings.hpp"
 
@@ -12,6 +12,7 @@
 #include <string>
 
 namespace xcuda::cpu::driver::detail {
+using namespace emulated;  // the device this driver describes (exec/emulated_device.hpp)
 namespace {
 
 bool operator!=(const Dim3& a, const Dim3& b) { return a.x != b.x || a.y != b.y || a.z != b.z; }

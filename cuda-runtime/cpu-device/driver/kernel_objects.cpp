@@ -1,11 +1,12 @@
 #include "driver/kernel_objects.hpp"
 
-#include "driver/emulated_device.hpp"
+#include "exec/emulated_device.hpp"
 #include "driver/occupancy.hpp"
 
 #include <algorithm>
 
 namespace xcuda::cpu::driver::detail {
+using namespace emulated;  // the device this driver describes (exec/emulated_device.hpp)
 
 Function::Function(std::shared_ptr<const Module> module, const KernelInfo& info)
     : module_(std::move(module)), info_(info) {

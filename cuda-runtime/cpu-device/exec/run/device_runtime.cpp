@@ -3,7 +3,7 @@
 #include "exec/run/device_heap.hpp"
 #include "exec/global_race_notes.hpp"
 #include "exec/memory_access.hpp"
-#include "driver/emulated_device.hpp"
+#include "exec/emulated_device.hpp"
 
 #include <algorithm>
 #include <cinttypes>
@@ -42,7 +42,7 @@ constexpr unsigned max_nesting_depth = 24;   // the hardware's, the Programming 
 constexpr int runtime_version = 13000;       // cudaRuntimeGetVersion: the toolkit this emulates
 // Parameter buffers handed out and not yet launched, at most: CUDA's default pending launch
 // count (cudaLimitDevRuntimePendingLaunchCount), within 16 MiB for kernels with large parameters.
-constexpr std::size_t parameter_buffer_slots = driver::detail::default_pending_launch_count;
+constexpr std::size_t parameter_buffer_slots = emulated::default_pending_launch_count;
 constexpr std::size_t parameter_region_limit = std::size_t{16} << 20;
 
 struct Dim3Param {
@@ -86,8 +86,8 @@ const KernelInfo* kernel_of(const Program& program, const Module& module, U64 ha
 int check_shape(const KernelInfo& k, const DeviceLaunch& d) {
     const unsigned g[3] = {d.grid.x, d.grid.y, d.grid.z}, b[3] = {d.block.x, d.block.y, d.block.z};
     for (int i = 0; i < 3; ++i) {
-        if (g[i] == 0 || g[i] > driver::detail::max_grid_dims[i]) return cuda_error_invalid_configuration;
-        if (b[i] == 0 || b[i] > driver::detail::max_block_dims[i]) return cuda_error_invalid_configuration;
+        if (g[i] == 0 || g[i] > emulated::max_grid_dims[i]) return cuda_error_invalid_configuration;
+        if (b[i] == 0 || b[i] > emulated::max_block_dims[i]) return cuda_error_invalid_configuration;
     }
     if (d.block.count() > static_cast<U64>(k.max_threads_per_block)) return cuda_error_invalid_configuration;
     if (k.reqntid.x != 0 && (k.reqntid.x != d.block.x || k.reqntid.y != d.block.y || k.reqntid.z != d.block.z))
@@ -95,7 +95,7 @@ int check_shape(const KernelInfo& k, const DeviceLaunch& d) {
     const Dim3& c = k.cluster_dims;
     if (c.x != 0 && (d.grid.x % c.x != 0 || d.grid.y % std::max(c.y, 1u) != 0 || d.grid.z % std::max(c.z, 1u) != 0))
         return cuda_error_invalid_configuration;
-    if (k.static_shared_bytes + d.shared_bytes > static_cast<std::size_t>(driver::detail::shared_per_block_optin))
+    if (k.static_shared_bytes + d.shared_bytes > static_cast<std::size_t>(emulated::shared_per_block_optin))
         return cuda_error_invalid_value;
     return cuda_success;
 }

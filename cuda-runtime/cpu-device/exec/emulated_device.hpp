@@ -5,7 +5,7 @@
 
 #include <cstddef>
 
-namespace xcuda::cpu::driver::detail {
+namespace xcuda::cpu::emulated {
 
 inline constexpr int driver_version = 13000;  // cuDriverGetVersion: CUDA 13.0
 
@@ -40,4 +40,4 @@ inline constexpr std::size_t default_malloc_heap_bytes = std::size_t{8} << 20;
 inline constexpr std::size_t default_stack_bytes = 1024;
 inline constexpr std::size_t default_pending_launch_count = 2048;
 
-}  // namespace xcuda::cpu::driver::detail
+}  // namespace xcuda::cpu::emulated
