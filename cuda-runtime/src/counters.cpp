@@ -15,7 +15,6 @@ namespace {
 using detail::check_cupti;
 using detail::cupti;
 using detail::cupti_params;
-using detail::sampling_params;
 
 // cuptiProfilerInitialize once per process: its DeInitialize would end every other profiling
 // session of the process too, and the cost is paid only by the first profile.
@@ -27,20 +26,11 @@ void initialize_profiler() {
     });
 }
 
-struct HostObjectCalls {
-    using Object = CUpti_Profiler_Host_Object*;
-    template <class Params>
-    static Params params(std::size_t struct_size, Object host) {
-        auto p = cupti_params<Params>(struct_size);
-        p.pHostObject = host;
-        return p;
-    }
-    static void release(Object host) noexcept {
-        auto p =
-            params<CUpti_Profiler_Host_Deinitialize_Params>(CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE, host);
-        cupti().cuptiProfilerHostDeinitialize(&p);
-    }
-};
+void deinitialize_host(CUpti_Profiler_Host_Object* host) noexcept {
+    auto p = detail::object_params<CUpti_Profiler_Host_Deinitialize_Params>(
+        CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE, host);
+    cupti().cuptiProfilerHostDeinitialize(&p);
+}
 
 // The profiler host object: metric names, config images and the evaluation of counter data
 // for one chip. `availability` may be null (no GPU: what the chip could collect).
@@ -120,7 +110,7 @@ private:
         return p.pHostObject;
     }
 
-    detail::CuptiObject<HostObjectCalls> host_;
+    detail::CuptiObject<CUpti_Profiler_Host_Object*, deinitialize_host> host_;
 };
 
 std::size_t passes_needed(std::vector<std::uint8_t>& config) {
@@ -143,19 +133,11 @@ std::vector<std::uint8_t> counter_availability(CUcontext ctx) {
     return image;
 }
 
-struct RangeProfilerCalls {
-    using Object = CUpti_RangeProfiler_Object*;
-    template <class Params>
-    static Params params(std::size_t struct_size, Object object) {
-        auto p = cupti_params<Params>(struct_size);
-        p.pRangeProfilerObject = object;
-        return p;
-    }
-    static void release(Object object) noexcept {
-        auto p = params<CUpti_RangeProfiler_Disable_Params>(CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE, object);
-        cupti().cuptiRangeProfilerDisable(&p);
-    }
-};
+void disable_range_profiler(CUpti_RangeProfiler_Object* object) noexcept {
+    auto p = detail::object_params<CUpti_RangeProfiler_Disable_Params>(CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE,
+                                                                       object);
+    cupti().cuptiRangeProfilerDisable(&p);
+}
 
 // The range profiler of one context, enabled for the life of this object: a second Enable on
 // the same context fails, so every path out (an error in the cell included) must disable it.
@@ -224,7 +206,7 @@ private:
         return p.pRangeProfilerObject;
     }
 
-    detail::CuptiObject<RangeProfilerCalls> object_;
+    detail::CuptiObject<CUpti_RangeProfiler_Object*, disable_range_profiler> object_;
 };
 
 std::size_t ranges_in(const std::vector<std::uint8_t>& counter_data) {

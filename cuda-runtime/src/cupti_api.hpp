@@ -15,7 +15,9 @@
 #include <cupti_result.h>
 #include <cupti_target.h>
 
+#include <cstddef>
 #include <string>
+#include <type_traits>
 
 // The table keeps its hand-made layout: clang-format indents each continuation line deeper.
 // clang-format off
@@ -62,16 +64,19 @@ void require_nvidia_driver();
 
 // A CUPTI parameter struct, zeroed, with its size set: the profiler structs call the field
 // structSize, the PC sampling ones size.
+template <class Params, class = void>
+struct NamesItsSizeStructSize : std::false_type {};
+template <class Params>
+struct NamesItsSizeStructSize<Params, std::void_t<decltype(Params::structSize)>> : std::true_type {};
+
 template <class Params>
 Params cupti_params(std::size_t struct_size) {
     Params p{};
-    p.structSize = struct_size;
-    return p;
-}
-template <class Params>
-Params sampling_params(std::size_t struct_size) {
-    Params p{};
-    p.size = struct_size;
+    if constexpr (NamesItsSizeStructSize<Params>::value) {
+        p.structSize = struct_size;
+    } else {
+        p.size = struct_size;
+    }
     return p;
 }
 

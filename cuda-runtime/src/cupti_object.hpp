@@ -1,35 +1,51 @@
 // The skeleton of the classes that hold one CUPTI object for their life: the profiler host object
 // (counters.cpp), a context's range profiler (counters.cpp) and a context with PC sampling on
-// (pc_sampling.cpp). Each says in a `Calls` struct how a call on its object is made; the holding,
-// the release when the class goes and the parameters of each call are written here once.
+// (pc_sampling.cpp). Each names its object's type and the call that ends it (Deinitialize,
+// Disable); the holding, the release when the class goes and the parameters of each call are
+// written here once.
 #pragma once
+
+#include "cupti_api.hpp"
 
 #include <xcuda/rt/handle.hpp>
 
 #include <cstddef>
+#include <type_traits>
 
 namespace xcuda::rt::detail {
 
-// `Calls` has: `Object`, the type CUPTI hands out; `template <class Params> static Params
-// params(std::size_t struct_size, Object)`, a call's parameter struct with its size and the
-// object set; `static void release(Object) noexcept`, the call that ends it (Deinitialize,
-// Disable).
-template <class Calls>
+// The parameter struct of a call on `object`: zeroed, its size set, and the object in the field
+// CUPTI names for its kind (pHostObject, pRangeProfilerObject, or ctx for a context).
+template <class Params, class Object>
+Params object_params(std::size_t struct_size, Object object) {
+    auto p = cupti_params<Params>(struct_size);
+    if constexpr (std::is_same_v<Object, CUpti_Profiler_Host_Object*>) {
+        p.pHostObject = object;
+    } else if constexpr (std::is_same_v<Object, CUpti_RangeProfiler_Object*>) {
+        p.pRangeProfilerObject = object;
+    } else {
+        static_assert(std::is_same_v<Object, CUcontext>,
+                      "a CUPTI object is a host object, a range profiler or a context");
+        p.ctx = object;
+    }
+    return p;
+}
+
+// Holds `Object` and calls `release` on it once, when this goes.
+template <class Object, void (*release)(Object) noexcept>
 class CuptiObject {
 public:
-    using Object = typename Calls::Object;
-
     explicit CuptiObject(Object object) : object_(object) {}
 
     // The parameters of a call on this object: the struct's size and the object set.
     template <class Params>
     Params params(std::size_t struct_size) const {
-        return Calls::template params<Params>(struct_size, object_.get());
+        return object_params<Params>(struct_size, object_.get());
     }
 
 private:
     struct Release {
-        void operator()(Object object) const noexcept { Calls::release(object); }
+        void operator()(Object object) const noexcept { release(object); }
     };
     Handle<Object, Release> object_;
 };

@@ -17,21 +17,11 @@ namespace {
 using detail::check_cupti;
 using detail::cupti;
 using detail::cupti_params;
-using detail::sampling_params;
 
-struct PcSamplingCalls {
-    using Object = CUcontext;
-    template <class Params>
-    static Params params(std::size_t struct_size, Object ctx) {
-        auto p = sampling_params<Params>(struct_size);
-        p.ctx = ctx;
-        return p;
-    }
-    static void release(Object ctx) noexcept {
-        auto p = params<CUpti_PCSamplingDisableParams>(CUpti_PCSamplingDisableParamsSize, ctx);
-        cupti().cuptiPCSamplingDisable(&p);
-    }
-};
+void disable_sampling(CUcontext ctx) noexcept {
+    auto p = detail::object_params<CUpti_PCSamplingDisableParams>(CUpti_PCSamplingDisableParamsSize, ctx);
+    cupti().cuptiPCSamplingDisable(&p);
+}
 
 // PC sampling on one context, enabled for the life of this object (a second Enable fails).
 class Sampler {
@@ -90,14 +80,14 @@ public:
 
 private:
     static CUcontext enable(CUcontext ctx) {
-        auto p = sampling_params<CUpti_PCSamplingEnableParams>(CUpti_PCSamplingEnableParamsSize);
+        auto p = cupti_params<CUpti_PCSamplingEnableParams>(CUpti_PCSamplingEnableParamsSize);
         p.ctx = ctx;
         check_cupti(cupti().cuptiPCSamplingEnable(&p), "cuptiPCSamplingEnable");
         return ctx;
     }
 
     // The context sampling is enabled on, disabled when this goes.
-    detail::CuptiObject<PcSamplingCalls> ctx_;
+    detail::CuptiObject<CUcontext, disable_sampling> ctx_;
 };
 
 // A CUpti_PCSamplingData with room for `pcs` records of up to `reasons` stall reasons each.
@@ -226,7 +216,7 @@ PcSamples sample_pcs(const PrimaryContext& context, const std::function<void()>&
 }
 
 std::uint64_t cubin_crc(std::string_view cubin) {
-    auto p = sampling_params<CUpti_GetCubinCrcParams>(CUpti_GetCubinCrcParamsSize);
+    auto p = cupti_params<CUpti_GetCubinCrcParams>(CUpti_GetCubinCrcParamsSize);
     p.cubinSize = cubin.size();
     p.cubin = cubin.data();
     check_cupti(cupti().cuptiGetCubinCrc(&p), "cuptiGetCubinCrc");
@@ -234,7 +224,7 @@ std::uint64_t cubin_crc(std::string_view cubin) {
 }
 
 std::optional<SourceLine> source_line(std::string_view cubin, const std::string& function, std::uint64_t pc_offset) {
-    auto p = sampling_params<CUpti_GetSassToSourceCorrelationParams>(CUpti_GetSassToSourceCorrelationParamsSize);
+    auto p = cupti_params<CUpti_GetSassToSourceCorrelationParams>(CUpti_GetSassToSourceCorrelationParamsSize);
     p.cubin = cubin.data();
     p.cubinSize = cubin.size();
     p.functionName = function.c_str();

@@ -1,4 +1,4 @@
-#include "argument_extents.hpp"
+#include "check/argument_extents.hpp"
 
 #include <algorithm>
 #include <map>

@@ -4,7 +4,7 @@
 // passed are out of bounds, and reports quote each array's own size.
 #pragma once
 
-#include "device_memory.hpp"
+#include "check/device_memory.hpp"
 
 #include <xcuda/cpu/argument_extents.hpp>
 

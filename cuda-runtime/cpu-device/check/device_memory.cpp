@@ -1,5 +1,5 @@
-#include "device_memory.hpp"
-#include "init_shadow.hpp"
+#include "check/device_memory.hpp"
+#include "check/init_shadow.hpp"
 
 #include <sys/mman.h>
 #include <unistd.h>

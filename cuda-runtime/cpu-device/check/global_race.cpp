@@ -1,4 +1,4 @@
-#include "global_race.hpp"
+#include "check/global_race.hpp"
 
 #include <algorithm>
 #include <memory>

@@ -1,6 +1,6 @@
 // The race check of global memory: two accesses to the same bytes by different threads of one
 // launch, at least one a write, neither atomic, that CUDA's memory model does not order
-// (exec/happens_before.hpp says what orders them: a barrier of their block, a __syncwarp() of
+// (check/happens_before.hpp says what orders them: a barrier of their block, a __syncwarp() of
 // their warp, a release an acquire sees, which is what a grid sync and a flag with
 // __threadfence() are). Blocks run in parallel on the workers, so nothing is shared while they
 // run: each worker appends its units' accesses to its own log, a warp instruction's lanes as
@@ -17,7 +17,7 @@
 // the first atomics it makes on each of a few addresses, not every one.
 #pragma once
 
-#include "../exec/happens_before.hpp"
+#include "check/happens_before.hpp"
 
 #include <xcuda/cpu/finding.hpp>
 
@@ -121,7 +121,7 @@ public:
     // An atomic of `lane` (recorded the first few times per address and unit).
     void note_atomic(const Where& at, std::uint64_t address, unsigned size, unsigned lane);
 
-    // Synchronisation of the running unit (exec/happens_before.hpp).
+    // Synchronisation of the running unit (check/happens_before.hpp).
     void fence(std::uint32_t cta, std::uint32_t warp);
     void acquire(std::uint32_t cta, std::uint32_t warp, std::uint64_t key);
     // A strong write: a release when `explicit_release` (.release/.acq_rel) or after a fence of its warp.

@@ -1,4 +1,4 @@
-#include "heap_blocks.hpp"
+#include "check/heap_blocks.hpp"
 
 #include <algorithm>
 #include <iterator>

@@ -1,4 +1,4 @@
-#include "init_shadow.hpp"
+#include "check/init_shadow.hpp"
 
 #include <sys/mman.h>
 

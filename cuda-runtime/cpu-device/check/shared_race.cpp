@@ -1,4 +1,4 @@
-#include "shared_race.hpp"
+#include "check/shared_race.hpp"
 
 #include <algorithm>
 #include <cstring>

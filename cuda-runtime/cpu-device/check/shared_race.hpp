@@ -1,6 +1,6 @@
 // The race check of a CTA's shared memory. Each 4-byte word has a shadow: its last writer and its
 // recent readers, each with the worker's race clock ("epoch") at the access. An access is ordered
-// after every access whose epoch is below its thread's horizon (exec/race_clock.hpp: the last
+// after every access whose epoch is below its thread's horizon (exec/run/race_clock.hpp: the last
 // barrier, or a release it acquired); two accesses by different threads, at least one a write,
 // race when the earlier one is at or above the later one's horizon and no __syncwarp of their warp
 // came between. Atomics and other strong accesses (volatile, acquire, release) do not take part:

@@ -1,4 +1,4 @@
-#include "access_tracing.hpp"
+#include "driver/access_tracing.hpp"
 
 #include <atomic>
 #include <mutex>

@@ -1,7 +1,7 @@
 // The primary context: retain/release, the current context of each thread, synchronisation,
 // limits and the memory left.
-#include "context_state.hpp"
-#include "scheduler.hpp"
+#include "driver/context_state.hpp"
+#include "driver/stream_queues.hpp"
 
 #include <xcuda/cpu/cpu_device.hpp>
 
@@ -44,7 +44,7 @@ CUresult cuCtxGetDevice(CUdevice* device) {
 }
 
 // Waits for everything queued on every stream, then reports the device's error once (see
-// scheduler.hpp). A capture in progress cannot be waited for: the real driver refuses too.
+// stream_queues.hpp). A capture in progress cannot be waited for: the real driver refuses too.
 CUresult cuCtxSynchronize() {
     if (CUresult rc = require_context(); rc != CUDA_SUCCESS) return rc;
     Scheduler& s = Scheduler::instance();

@@ -1,12 +1,13 @@
-#include "context_state.hpp"
+#include "driver/context_state.hpp"
 
-#include "emulated_device.hpp"
+#include "exec/emulated_device.hpp"
 
 #include <atomic>
 #include <mutex>
 #include <new>
 
 namespace xcuda::cpu::driver::detail {
+using namespace emulated;  // the device this driver describes (exec/emulated_device.hpp)
 namespace {
 
 struct Context {

@@ -2,7 +2,7 @@
 // primary context (the retain count, the context current on each thread) and the context's limits.
 #pragma once
 
-#include "../check/device_memory.hpp"
+#include "check/device_memory.hpp"
 
 #include <cuda.h>
 

@@ -1,11 +1,11 @@
 // The CPU device's own API (cpu_device.hpp): what a real driver has no call for.
-#include "context_state.hpp"
-#include "scheduler.hpp"
-#include "settings.hpp"
+#include "driver/context_state.hpp"
+#include "driver/stream_queues.hpp"
+#include "driver/settings.hpp"
 
 #include <xcuda/cpu/cpu_device.hpp>
 
-#include "exec/worker_pool.hpp"
+#include "exec/run/worker_pool.hpp"
 
 namespace xcuda::cpu {
 

@@ -1,6 +1,6 @@
 // cuInit, the driver's version and the one emulated device: its name, memory and attributes.
-#include "context_state.hpp"
-#include "emulated_device.hpp"
+#include "driver/context_state.hpp"
+#include "exec/emulated_device.hpp"
 
 #include <xcuda/cpu/cpu_device.hpp>
 
@@ -8,6 +8,7 @@
 #include <cstring>
 
 namespace xcuda::cpu::driver {
+using namespace emulated;  // the device this driver describes (exec/emulated_device.hpp)
 namespace {
 
 using namespace detail;

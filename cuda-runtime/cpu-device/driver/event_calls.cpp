@@ -1,8 +1,8 @@
 // Events: a record is an operation of its stream that stamps the time (steady_clock) when the
 // stream reaches it.
-#include "context_state.hpp"
-#include "handles.hpp"
-#include "stream_handles.hpp"
+#include "driver/context_state.hpp"
+#include "driver/handles.hpp"
+#include "driver/stream_handles.hpp"
 
 #include <xcuda/cpu/cpu_device.hpp>
 

@@ -3,9 +3,9 @@
 // of running; cuGraphLaunch queues one operation that runs the instantiated nodes in order. The
 // capture modes' restrictions on other threads' calls are not emulated: every capture behaves as
 // CU_STREAM_CAPTURE_MODE_RELAXED, the mode the runtime uses.
-#include "context_state.hpp"
-#include "graph_objects.hpp"
-#include "stream_handles.hpp"
+#include "driver/context_state.hpp"
+#include "driver/graph_objects.hpp"
+#include "driver/stream_handles.hpp"
 
 #include <xcuda/cpu/cpu_device.hpp>
 

@@ -1,4 +1,4 @@
-#include "graph_objects.hpp"
+#include "driver/graph_objects.hpp"
 
 namespace xcuda::cpu::driver::detail {
 

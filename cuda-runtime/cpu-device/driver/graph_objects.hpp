@@ -3,10 +3,10 @@
 // cuGraphExecKernelNodeSetParams changes later launches of that executable graph only.
 #pragma once
 
-#include "handles.hpp"
-#include "kernel_launch.hpp"
-#include "scheduler.hpp"
-#include "transfers.hpp"
+#include "driver/handles.hpp"
+#include "driver/kernel_launch.hpp"
+#include "driver/stream_queues.hpp"
+#include "driver/transfers.hpp"
 
 #include <cuda.h>
 

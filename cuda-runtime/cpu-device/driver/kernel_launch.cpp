@@ -1,10 +1,10 @@
-#include "kernel_launch.hpp"
+#include "driver/kernel_launch.hpp"
 
-#include "access_tracing.hpp"
-#include "context_state.hpp"
-#include "emulated_device.hpp"
-#include "occupancy.hpp"
-#include "settings.hpp"
+#include "driver/access_tracing.hpp"
+#include "driver/context_state.hpp"
+#include "exec/emulated_device.hpp"
+#include "driver/occupancy.hpp"
+#include "driver/settings.hpp"
 
 #include <cstring>
 #include <exception>
@@ -12,6 +12,7 @@
 #include <string>
 
 namespace xcuda::cpu::driver::detail {
+using namespace emulated;  // the device this driver describes (exec/emulated_device.hpp)
 namespace {
 
 bool operator!=(const Dim3& a, const Dim3& b) { return a.x != b.x || a.y != b.y || a.z != b.z; }

@@ -2,8 +2,8 @@
 // cuLaunchKernel(Ex), a captured kernel node and each replay of that node by cuGraphLaunch.
 #pragma once
 
-#include "kernel_objects.hpp"
-#include "scheduler.hpp"
+#include "driver/kernel_objects.hpp"
+#include "driver/stream_queues.hpp"
 
 #include <xcuda/cpu/finding.hpp>
 

@@ -1,11 +1,12 @@
-#include "kernel_objects.hpp"
+#include "driver/kernel_objects.hpp"
 
-#include "emulated_device.hpp"
-#include "occupancy.hpp"
+#include "exec/emulated_device.hpp"
+#include "driver/occupancy.hpp"
 
 #include <algorithm>
 
 namespace xcuda::cpu::driver::detail {
+using namespace emulated;  // the device this driver describes (exec/emulated_device.hpp)
 
 Function::Function(std::shared_ptr<const Module> module, const KernelInfo& info)
     : module_(std::move(module)), info_(info) {

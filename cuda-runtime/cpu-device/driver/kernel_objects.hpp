@@ -4,7 +4,7 @@
 #pragma once
 
 #include "exec/engine.hpp"
-#include "handles.hpp"
+#include "driver/handles.hpp"
 
 #include <cuda.h>
 

@@ -1,9 +1,9 @@
 // Kernel launches: checked and packed (kernel_launch.hpp), then queued on their stream or
 // recorded into its capture.
-#include "context_state.hpp"
-#include "graph_objects.hpp"
-#include "kernel_launch.hpp"
-#include "stream_handles.hpp"
+#include "driver/context_state.hpp"
+#include "driver/graph_objects.hpp"
+#include "driver/kernel_launch.hpp"
+#include "driver/stream_handles.hpp"
 
 #include <xcuda/cpu/cpu_device.hpp>
 

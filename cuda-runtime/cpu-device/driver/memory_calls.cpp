@@ -3,10 +3,10 @@
 // report the device's error once. Asynchronous ones are queued on their stream; one whose host
 // side is pageable behaves as the real driver's: its source is staged before the call returns
 // (host to device), or the copy is done before the call returns (device to host).
-#include "context_state.hpp"
-#include "graph_objects.hpp"
-#include "stream_handles.hpp"
-#include "transfers.hpp"
+#include "driver/context_state.hpp"
+#include "driver/graph_objects.hpp"
+#include "driver/stream_handles.hpp"
+#include "driver/transfers.hpp"
 
 #include <xcuda/cpu/cpu_device.hpp>
 

@@ -1,7 +1,7 @@
 // Modules (PTX text, loaded by the engine), their kernels and variables, and kernel attributes.
-#include "context_state.hpp"
-#include "kernel_objects.hpp"
-#include "scheduler.hpp"
+#include "driver/context_state.hpp"
+#include "driver/kernel_objects.hpp"
+#include "driver/stream_queues.hpp"
 
 #include <xcuda/cpu/cpu_device.hpp>
 

@@ -1,6 +1,6 @@
-#include "occupancy.hpp"
+#include "driver/occupancy.hpp"
 
-#include "emulated_device.hpp"
+#include "exec/emulated_device.hpp"
 
 #include <xcuda/cpu/cpu_device.hpp>
 
@@ -9,6 +9,7 @@
 #include <algorithm>
 
 namespace xcuda::cpu::driver::detail {
+using namespace emulated;  // the device this driver describes (exec/emulated_device.hpp)
 namespace {
 
 cudaOccDeviceProp device_properties() {

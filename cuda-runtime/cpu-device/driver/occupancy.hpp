@@ -2,10 +2,10 @@
 // (cuda_occupancy.h, the toolkit's rendering of the rules the driver applies): warps per SM,
 // registers allocated per warp in units of 256 within four sub-partitions, shared memory in
 // 128-byte units plus the 1 KiB the driver reserves per block, the carveout the kernel prefers,
-// blocks per SM. Clusters: a cluster's blocks share one GPC (emulated_device.hpp).
+// blocks per SM. Clusters: a cluster's blocks share one GPC (exec/emulated_device.hpp).
 #pragma once
 
-#include "kernel_objects.hpp"
+#include "driver/kernel_objects.hpp"
 
 #include <cuda.h>
 

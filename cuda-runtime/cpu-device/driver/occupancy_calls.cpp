@@ -1,11 +1,12 @@
 // Occupancy queries (occupancy.hpp has the rules).
-#include "context_state.hpp"
-#include "emulated_device.hpp"
-#include "occupancy.hpp"
+#include "driver/context_state.hpp"
+#include "exec/emulated_device.hpp"
+#include "driver/occupancy.hpp"
 
 #include <xcuda/cpu/cpu_device.hpp>
 
 namespace xcuda::cpu::driver {
+using namespace emulated;  // the device this driver describes (exec/emulated_device.hpp)
 namespace {
 
 using namespace detail;

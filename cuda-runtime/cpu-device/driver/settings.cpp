@@ -1,4 +1,4 @@
-#include "settings.hpp"
+#include "driver/settings.hpp"
 
 #include <cstdlib>
 #include <cstring>

@@ -1,7 +1,7 @@
-// Streams: each runs its work in order on a worker thread (scheduler.hpp).
-#include "context_state.hpp"
-#include "graph_objects.hpp"
-#include "stream_handles.hpp"
+// Streams: each runs its work in order on a worker thread (stream_queues.hpp).
+#include "driver/context_state.hpp"
+#include "driver/graph_objects.hpp"
+#include "driver/stream_handles.hpp"
 
 #include <xcuda/cpu/cpu_device.hpp>
 

@@ -1,4 +1,4 @@
-#include "stream_handles.hpp"
+#include "driver/stream_handles.hpp"
 
 namespace xcuda::cpu::driver::detail {
 

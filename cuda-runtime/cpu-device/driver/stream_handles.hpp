@@ -1,8 +1,8 @@
 // CUstream handles: the streams cuStreamCreate made and the legacy stream's two names.
 #pragma once
 
-#include "handles.hpp"
-#include "scheduler.hpp"
+#include "driver/handles.hpp"
+#include "driver/stream_queues.hpp"
 
 #include <cuda.h>
 

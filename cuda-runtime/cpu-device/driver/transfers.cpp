@@ -1,6 +1,6 @@
-#include "transfers.hpp"
+#include "driver/transfers.hpp"
 
-#include "context_state.hpp"
+#include "driver/context_state.hpp"
 
 #include <sys/mman.h>
 

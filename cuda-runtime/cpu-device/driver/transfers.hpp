@@ -2,7 +2,7 @@
 // (cuMemHostAlloc) that decides whether an asynchronous copy may read or write host memory later.
 #pragma once
 
-#include "scheduler.hpp"
+#include "driver/stream_queues.hpp"
 
 #include <cuda.h>
 

@@ -3,7 +3,7 @@
 // state are the driver layer's (driver/); this runs a grid, synchronously, on the worker pool.
 #pragma once
 
-#include "../check/device_memory.hpp"
+#include "check/device_memory.hpp"
 
 #include <xcuda/cpu/argument_extents.hpp>
 #include <xcuda/cpu/finding.hpp>
@@ -23,7 +23,7 @@
 
 namespace xcuda::cpu {
 
-class Program;  // exec/program.hpp: the decoded module
+class Program;  // exec/decode/program.hpp: the decoded module
 
 // A kernel parameter as the PTX declares it: where it goes in the parameter buffer.
 struct ParamInfo {

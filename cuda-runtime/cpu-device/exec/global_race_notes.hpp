@@ -3,8 +3,8 @@
 // synchronises, doing nothing while the checks are off (x.races is nullptr then).
 #pragma once
 
-#include "../check/global_race.hpp"
-#include "exec_context.hpp"
+#include "check/global_race.hpp"
+#include "exec/run/exec_context.hpp"
 
 #include <cstdint>
 

@@ -1,7 +1,7 @@
 // The global-memory race check's finding: the two accesses in the launch's terms (their lines,
 // threads, blocks, the allocation and the kernel parameter that points into it).
-#include "global_race_notes.hpp"
-#include "memory_access.hpp"
+#include "exec/global_race_notes.hpp"
+#include "exec/memory_access.hpp"
 
 namespace xcuda::cpu {
 namespace {

@@ -1,10 +1,10 @@
-#include "memory_access.hpp"
-#include "barrier_divergence.hpp"
-#include "../check/shared_race.hpp"
-#include "../check/shared_state.hpp"
-#include "access_trace.hpp"
-#include "memory_checks.hpp"
-#include "race_clock.hpp"
+#include "exec/memory_access.hpp"
+#include "exec/run/barrier_divergence.hpp"
+#include "check/shared_race.hpp"
+#include "check/shared_state.hpp"
+#include "exec/run/access_trace.hpp"
+#include "exec/memory_checks.hpp"
+#include "exec/run/race_clock.hpp"
 
 #include <cstring>
 #include <string>

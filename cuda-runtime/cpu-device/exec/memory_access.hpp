@@ -3,7 +3,7 @@
 // the finding is recorded and the caller stops the instruction.
 #pragma once
 
-#include "exec_context.hpp"
+#include "exec/run/exec_context.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -1,10 +1,10 @@
-#include "memory_checks.hpp"
+#include "exec/memory_checks.hpp"
 
-#include "../check/init_shadow.hpp"
-#include "../check/shared_state.hpp"
-#include "device_heap.hpp"
-#include "memory_access.hpp"
-#include "pointer_source.hpp"
+#include "check/init_shadow.hpp"
+#include "check/shared_state.hpp"
+#include "exec/run/device_heap.hpp"
+#include "exec/memory_access.hpp"
+#include "exec/pointer_source.hpp"
 
 #include <utility>
 

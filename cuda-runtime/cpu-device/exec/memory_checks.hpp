@@ -5,8 +5,8 @@
 // access paths so those stay short.
 #pragma once
 
-#include "exec_context.hpp"
-#include "memory_access.hpp"
+#include "exec/run/exec_context.hpp"
+#include "exec/memory_access.hpp"
 
 #include <xcuda/cpu/finding.hpp>
 

@@ -1,4 +1,4 @@
-#include "pointer_source.hpp"
+#include "exec/pointer_source.hpp"
 
 #include <cstring>
 

@@ -1,9 +1,9 @@
 // Which pointer an access that failed went through, at the time it failed: of the kernel
-// parameters and module variables its address may be based on (exec/address_sources.hpp), the one
+// parameters and module variables its address may be based on (exec/decode/address_sources.hpp), the one
 // whose value lies nearest below the address (an access is a pointer plus an index).
 #pragma once
 
-#include "exec_context.hpp"
+#include "exec/run/exec_context.hpp"
 
 #include <xcuda/cpu/finding.hpp>
 

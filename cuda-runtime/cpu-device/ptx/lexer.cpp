@@ -1,4 +1,4 @@
-#include "lexer.hpp"
+#include "ptx/lexer.hpp"
 
 namespace xcuda::cpu::ptx {
 

@@ -2,7 +2,7 @@
 // what it skips unread (debug sections) costs a scan of its characters and nothing more.
 #pragma once
 
-#include "parser.hpp"
+#include "ptx/parser.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -1,4 +1,4 @@
-#include "literals.hpp"
+#include "ptx/literals.hpp"
 
 #include <charconv>
 #include <cstring>

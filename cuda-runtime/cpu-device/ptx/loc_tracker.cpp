@@ -1,4 +1,4 @@
-#include "loc_tracker.hpp"
+#include "ptx/loc_tracker.hpp"
 
 #include <algorithm>
 #include <utility>

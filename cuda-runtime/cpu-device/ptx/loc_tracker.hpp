@@ -1,7 +1,7 @@
 // The .loc in effect while a function body is read, with its chain of inlined call sites.
 #pragma once
 
-#include "ast.hpp"
+#include "ptx/ast.hpp"
 
 #include <array>
 #include <map>

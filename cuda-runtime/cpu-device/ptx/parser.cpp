@@ -1,8 +1,8 @@
-#include "parser.hpp"
+#include "ptx/parser.hpp"
 
-#include "lexer.hpp"
-#include "literals.hpp"
-#include "loc_tracker.hpp"
+#include "ptx/lexer.hpp"
+#include "ptx/literals.hpp"
+#include "ptx/loc_tracker.hpp"
 
 #include <algorithm>
 #include <limits>

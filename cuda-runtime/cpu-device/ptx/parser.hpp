@@ -3,7 +3,7 @@
 // decoder decides what it can run).
 #pragma once
 
-#include "ast.hpp"
+#include "ptx/ast.hpp"
 
 #include <stdexcept>
 #include <string>

@@ -70,7 +70,6 @@ class KernelCheckError : public LaunchError {
 public:
     KernelCheckError(std::shared_ptr<const cpu::Failure> failure, const std::string& call);
     const cpu::Failure& failure() const noexcept { return *failure_; }
-    std::shared_ptr<const cpu::Failure> failure_shared() const noexcept { return failure_; }
 
 private:
     std::shared_ptr<const cpu::Failure> failure_;

@@ -1,6 +1,6 @@
 #include "fake_engine.hpp"
 
-#include "exec/program.hpp"
+#include "exec/decode/program.hpp"
 
 #include <atomic>
 #include <chrono>

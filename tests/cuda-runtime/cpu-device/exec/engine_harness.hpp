@@ -2,7 +2,7 @@
 // line information), the engine loads it and runs launches; device memory is a small arena.
 #pragma once
 
-#include <exec/engine.hpp>
+#include "exec/engine.hpp"
 
 #include <xcuda/rt/compiler.hpp>
 

@@ -1,9 +1,9 @@
-// PTX's narrow formats and cvt (exec/float_formats.hpp): goldens at the edges of f16, bf16,
+// PTX's narrow formats and cvt (exec/ops/float_formats.hpp): goldens at the edges of f16, bf16,
 // tf32, e4m3 and e5m2 (ties, subnormal boundaries, overflow in each rounding direction,
 // .satfinite, NaNs), integer <-> float conversions past the integer ranges and of 64-bit integers
 // to f32, the f16/bf16 arithmetic; and sweeps against independent references: the compiler's
 // own _Float16 conversions and the host's conversions under fesetround.
-#include "exec/float_formats.hpp"
+#include "exec/ops/float_formats.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,9 +1,9 @@
-// PTX's .f32/.f64 semantics (exec/float_semantics.hpp): goldens for the edges of each operation:
+// PTX's .f32/.f64 semantics (exec/ops/float_semantics.hpp): goldens for the edges of each operation:
 // NaN results, signed zeros, subnormals with and without .ftz, every rounding mode, .sat,
 // overflow, min/max and comparisons with NaN operands, testp's classes, the approximations'
 // special values; and that the host's floating-point state neither leaks in nor is left changed.
 // Goldens that are NVIDIA hardware behaviour rather than IEEE 754 say so and cite where.
-#include "exec/float_semantics.hpp"
+#include "exec/ops/float_semantics.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // The global race check's log on its own: a warp instruction's lanes become as few entries as
 // describe them exactly (what keeps the check cheap on coalesced kernels), and each entry still
 // says which lane touched which element.
-#include <check/global_race.hpp>
+#include "check/global_race.hpp"
 
 #include <gtest/gtest.h>
 

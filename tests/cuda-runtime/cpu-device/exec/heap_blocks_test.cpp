@@ -1,7 +1,7 @@
 // The device heap's block table (check/heap_blocks.hpp) and the written-bytes shadow
 // (check/init_shadow.hpp) on their own: what each access and free is judged to be.
-#include <check/heap_blocks.hpp>
-#include <check/init_shadow.hpp>
+#include "check/heap_blocks.hpp"
+#include "check/init_shadow.hpp"
 
 #include <gtest/gtest.h>
 

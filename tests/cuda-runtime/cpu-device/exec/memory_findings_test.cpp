@@ -4,7 +4,7 @@
 // memory nothing wrote; null and wild pointers named as such.
 #include "engine_harness.hpp"
 
-#include <exec/program.hpp>
+#include "exec/decode/program.hpp"
 
 namespace xcuda::cpu::testing {
 namespace {

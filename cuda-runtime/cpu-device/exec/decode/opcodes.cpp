@@ -1,0 +1,156 @@
+#include "exec/decode/opcodes.hpp"
+
+#include <algorithm>
+
+namespace xcuda::cpu {
+
+const std::vector<OpcodeRow>& opcode_table() {
+    using F = OpFamily;
+    static const std::vector<OpcodeRow> table = {
+        {"abs", {F::integer, F::floating}},  // integer types, then float types
+        {"activemask", {F::warp}},
+        {"add", {F::integer, F::floating}},  // integer types, then float types
+        {"addc", {F::integer}},
+        {"alloca", {}},
+        {"and", {F::bits}},
+        {"applypriority", {F::memory}},
+        {"atom", {F::atomic}},
+        {"bar", {F::control}},
+        {"barrier", {F::control}},
+        {"bfe", {F::bits}},
+        {"bfi", {F::bits}},
+        {"bfind", {F::bits}},
+        {"bmsk", {F::bits}},
+        {"bra", {F::control}},
+        {"brev", {F::bits}},
+        {"brkpt", {F::control}},
+        {"brx", {F::control}},
+        {"call", {F::control}},
+        {"clusterlaunchcontrol", {}},
+        {"clz", {F::bits}},
+        {"cnot", {F::bits}},
+        {"copysign", {F::floating}},
+        {"cos", {F::floating}},
+        {"cp", {F::memory, F::mbarrier}},  // cp.async per thread, then its mbarrier and bulk forms
+        {"createpolicy", {F::memory}},
+        {"cvt", {F::convert}},
+        {"cvta", {F::memory}},
+        {"discard", {F::memory}},
+        {"div", {F::integer, F::floating}},  // integer types, then float types
+        {"dp2a", {F::bits}},
+        {"dp4a", {F::bits}},
+        {"elect", {F::warp}},
+        {"ex2", {F::floating}},
+        {"exit", {F::control}},
+        {"fence", {F::control}},
+        {"fma", {F::floating}},
+        {"fns", {}},
+        {"getctarank", {F::cluster}},
+        {"griddepcontrol", {F::control}},
+        {"isspacep", {F::memory}},
+        {"istypep", {}},
+        {"ld", {F::memory}},
+        {"ldmatrix", {}},
+        {"ldu", {F::memory}},
+        {"lg2", {F::floating}},
+        {"lop3", {F::bits}},
+        {"mad", {F::integer, F::floating}},  // integer types, then float types
+        {"mad24", {F::integer}},
+        {"madc", {F::integer}},
+        {"mapa", {F::cluster}},
+        {"match", {F::warp}},
+        {"max", {F::integer, F::floating}},  // integer types, then float types
+        {"mbarrier", {F::mbarrier}},
+        {"membar", {F::control}},
+        {"min", {F::integer, F::floating}},  // integer types, then float types
+        {"mma", {}},
+        {"mov", {F::move}},
+        {"movmatrix", {}},
+        {"mul", {F::integer, F::floating}},  // integer types, then float types
+        {"mul24", {F::integer}},
+        {"multimem", {}},
+        {"nanosleep", {F::control}},
+        {"neg", {F::integer, F::floating}},  // integer types, then float types
+        {"not", {F::bits}},
+        {"or", {F::bits}},
+        {"pmevent", {F::control}},
+        {"popc", {F::bits}},
+        {"prefetch", {F::memory}},
+        {"prefetchu", {F::memory}},
+        {"prmt", {F::bits}},
+        {"rcp", {F::floating}},
+        {"red", {F::atomic}},
+        {"redux", {F::warp}},
+        {"rem", {F::integer}},
+        {"ret", {F::control}},
+        {"rsqrt", {F::floating}},
+        {"sad", {F::integer}},
+        {"selp", {F::compare}},
+        {"set", {F::compare}},
+        {"setmaxnreg", {F::control}},
+        {"setp", {F::compare}},
+        {"shf", {F::bits}},
+        {"shfl", {F::warp}},
+        {"shl", {F::bits}},
+        {"shr", {F::bits}},
+        {"sin", {F::floating}},
+        {"slct", {F::compare}},
+        {"sqrt", {F::floating}},
+        {"st", {F::memory}},
+        {"stackrestore", {}},
+        {"stacksave", {}},
+        {"stmatrix", {}},
+        {"sub", {F::integer, F::floating}},  // integer types, then float types
+        {"subc", {F::integer}},
+        {"suld", {}},
+        {"suq", {}},
+        {"sured", {}},
+        {"sust", {}},
+        {"szext", {F::bits}},
+        {"tanh", {F::floating}},
+        {"tcgen05", {}},
+        {"tensormap", {}},
+        {"testp", {F::floating}},
+        {"tex", {}},
+        {"tld4", {}},
+        {"trap", {F::control}},
+        {"txq", {}},
+        {"vabsdiff", {}},
+        {"vabsdiff2", {}},
+        {"vabsdiff4", {}},
+        {"vadd", {}},
+        {"vadd2", {}},
+        {"vadd4", {}},
+        {"vavrg2", {}},
+        {"vavrg4", {}},
+        {"vmad", {}},
+        {"vmax", {}},
+        {"vmax2", {}},
+        {"vmax4", {}},
+        {"vmin", {}},
+        {"vmin2", {}},
+        {"vmin4", {}},
+        {"vote", {F::warp}},
+        {"vset", {}},
+        {"vset2", {}},
+        {"vset4", {}},
+        {"vshl", {}},
+        {"vshr", {}},
+        {"vsub", {}},
+        {"vsub2", {}},
+        {"vsub4", {}},
+        {"wgmma", {}},
+        {"wmma", {}},
+        {"xor", {F::bits}},
+    };
+    return table;
+}
+
+const OpcodeRow* find_opcode(std::string_view opcode) {
+    const auto& table = opcode_table();
+    const auto it = std::lower_bound(table.begin(), table.end(), opcode,
+                                     [](const OpcodeRow& row, std::string_view name) { return row.opcode < name; });
+    return it != table.end() && it->opcode == opcode ? &*it : nullptr;
+}
+
+}  // namespace xcuda::cpu

@@ -1,0 +1,787 @@
+// Loads and stores in every state space (vectors, registers wider than the access, volatile and
+// acquire/release forms), address conversion between spaces (cvta, isspacep), and the memory
+// instructions that only hint (prefetch, cache policies) or complete at once here (cp.async).
+#include "check/shared_race.hpp"
+#include "check/shared_state.hpp"
+#include "exec/decode/decode.hpp"
+#include "exec/global_race_notes.hpp"
+#include "exec/ops/lanes.hpp"
+#include "exec/memory_access.hpp"
+#include "exec/run/race_clock.hpp"
+#include "exec/ops/special_registers.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <type_traits>
+
+namespace xcuda::cpu {
+namespace {
+
+using U32 = std::uint32_t;
+using U64 = std::uint64_t;
+
+enum class Where : std::uint8_t { global, shared, local, generic, kernel_param, func_param, constant };
+
+// Layout of a memory Inst: op[0..3] the vector's registers (loads: destinations, stores:
+// sources), op[4] the address register (no_guard: none), imm the displacement, size the address
+// register's bytes, sub the vector length; op[5] and target the .param slot (offset, bytes per
+// lane) of a function parameter access.
+constexpr int address_operand = 4;
+
+// `sub` holds the vector length in its low bits; this bit marks an address relative to the
+// frame's .local base ([__local_depot0+8], as -G builds write).
+constexpr std::uint8_t frame_relative = 0x80;
+constexpr std::uint8_t vector_bits = 0x0F;
+// A strong store with .release semantics (the global race check's release; a volatile or relaxed
+// store releases only after a fence).
+constexpr std::uint8_t release_semantics = 0x40;
+
+inline U64 lane_address(const Exec& x, const Inst& in, unsigned l) {
+    const auto disp = static_cast<U64>(in.imm) + ((in.sub & frame_relative) ? x.frame_local_base : 0u);
+    if (in.size == 8) return x.reg<U64>(in.op[address_operand])[l] + disp;
+    if (in.size == 4) return U64{x.reg<U32>(in.op[address_operand])[l]} + disp;
+    return disp;
+}
+
+std::byte* func_param_address(Exec& x, const Inst& in, U64 offset, unsigned size, unsigned lane) {
+    if (offset + size > in.target) {
+        Finding f;
+        f.kind = FindingKind::out_of_bounds;
+        f.access = Access::read;
+        f.space = MemorySpace::param;
+        f.size = size;
+        f.address = offset;
+        f.detail = "the parameter has " + std::to_string(in.target) + " bytes";
+        x.fail(std::move(f), lane, 1, CUDA_ERROR_ILLEGAL_ADDRESS);
+        return nullptr;
+    }
+    return x.regs + in.op[5] + std::size_t{lane} * in.target + offset;
+}
+
+template <Where W>
+inline std::byte* resolve(Exec& x, const Inst& in, U64 address, unsigned size, unsigned lane, Access access,
+                          Strength strength = Strength::weak) {
+    if constexpr (W == Where::global) return global_address(x, address, size, lane, access);
+    if constexpr (W == Where::constant) return global_address(x, address, size, lane, access, MemorySpace::constant);
+    if constexpr (W == Where::shared) return shared_address(x, address, size, lane, access, strength);
+    if constexpr (W == Where::local) return local_address(x, address, size, lane, access);
+    if constexpr (W == Where::generic) return generic_address(x, address, size, lane, access, strength);
+    if constexpr (W == Where::kernel_param) return kernel_param_address(x, address, size, lane, access);
+    if constexpr (W == Where::func_param) return func_param_address(x, in, address, size, lane);
+    return nullptr;
+}
+
+template <unsigned N, bool S>
+using MemInt =
+    std::conditional_t<N == 1, std::conditional_t<S, std::int8_t, std::uint8_t>,
+                       std::conditional_t<N == 2, std::conditional_t<S, std::int16_t, std::uint16_t>,
+                                          std::conditional_t<N == 4, std::conditional_t<S, std::int32_t, std::uint32_t>,
+                                                             std::conditional_t<S, std::int64_t, std::uint64_t>>>>;
+
+template <unsigned R>
+using RegInt = std::conditional_t<
+    R == 1, std::uint8_t,
+    std::conditional_t<R == 2, std::uint16_t, std::conditional_t<R == 4, std::uint32_t, std::uint64_t>>>;
+
+// Memory bytes (N of them) into a register lane of R bytes: sign- or zero-extended.
+template <unsigned N, unsigned R, bool S>
+inline void to_register(std::byte* reg, unsigned lane, const std::byte* mem) {
+    if constexpr (N >= R) {
+        std::memcpy(reg + std::size_t{lane} * R, mem, R);
+    } else {
+        MemInt<N, S> v;
+        std::memcpy(&v, mem, N);
+        const auto r = static_cast<RegInt<R>>(v);
+        std::memcpy(reg + std::size_t{lane} * R, &r, R);
+    }
+}
+
+template <unsigned N>
+inline void ordered_read(std::byte* out, const std::byte* p) {
+    if constexpr (N == 4 || N == 8) {
+        using T = std::conditional_t<N == 4, U32, U64>;
+        const T v = __atomic_load_n(reinterpret_cast<const T*>(p), __ATOMIC_ACQUIRE);
+        std::memcpy(out, &v, N);
+    } else {
+        std::memcpy(out, p, N);
+    }
+}
+
+// The teaching profile's memory counts for one warp instruction (only while profiling): a global
+// access is one request and as many 32-byte sectors as its lanes touch (4 for 32 coalesced floats,
+// 32 for a stride of 32 floats); a shared access costs one wavefront per lane that needs a bank
+// another lane already uses for a different word (a broadcast of one word is free). Wider accesses
+// go through the banks in phases, as a GPU's do: 16 lanes at a time for 8 bytes, 8 for 16.
+template <Where W>
+void count_access(Exec& x, const Inst& in, U32 mask, unsigned size) {
+    InstructionCounts& c = x.counts[x.pc];
+    U64 sectors[32 * 2];
+    unsigned n_sectors = 0, shared_lanes = 0;
+    U64 shared_offsets[32];
+    U32 shared_mask = 0;
+    for_lanes(mask, [&](unsigned l) {
+        const U64 a = lane_address(x, in, l);
+        MemorySpace space = W == Where::global || W == Where::constant ? MemorySpace::global
+                            : W == Where::shared                       ? MemorySpace::shared
+                                                                       : MemorySpace::none;
+        U64 offset = a;
+        if constexpr (W == Where::generic) {
+            space = generic_space(x, a, l);
+            if (space == MemorySpace::shared) offset = a - shared_window_base(x);
+        }
+        if (space == MemorySpace::global) {
+            for (U64 s = a / 32; s <= (a + size - 1) / 32 && n_sectors < 64; ++s) sectors[n_sectors++] = s;
+        } else if (space == MemorySpace::shared) {
+            shared_offsets[l] = offset;
+            shared_mask |= 1u << l;
+            ++shared_lanes;
+        }
+    });
+    if (n_sectors > 0) {
+        ++c.requests;
+        std::sort(sectors, sectors + n_sectors);
+        c.sectors += static_cast<std::uint64_t>(std::unique(sectors, sectors + n_sectors) - sectors);
+    }
+    if (shared_lanes > 0) {
+        const unsigned words = std::max(1u, size / 4), phase_lanes = 32 / std::min(words, 4u);
+        for (unsigned first = 0; first < 32; first += phase_lanes) {
+            U64 bank_words[32][32];
+            unsigned depth[32] = {};
+            unsigned deepest = 0;
+            for (unsigned l = first; l < first + phase_lanes; ++l) {
+                if (!((shared_mask >> l) & 1u)) continue;
+                for (unsigned w = 0; w < words; ++w) {
+                    const U64 word = shared_offsets[l] / 4 + w;
+                    const unsigned bank = static_cast<unsigned>(word % 32);
+                    bool seen = false;
+                    for (unsigned i = 0; i < depth[bank] && !seen; ++i) seen = bank_words[bank][i] == word;
+                    if (!seen) bank_words[bank][depth[bank]++] = word;
+                    deepest = std::max(deepest, depth[bank]);
+                }
+            }
+            if (deepest > 1) c.bank_conflicts += deepest - 1;
+        }
+    }
+}
+
+// Whether a store of `n` bytes of `value` at `p` would leave memory as it is (the race check's
+// benign same-value write); the common sizes compare without a call.
+inline bool same_bytes(const std::byte* p, const std::byte* value, unsigned n) {
+    switch (n) {
+        case 4: return std::memcmp(p, value, 4) == 0;
+        case 8: return std::memcmp(p, value, 8) == 0;
+        case 16: return std::memcmp(p, value, 16) == 0;
+        default: return std::memcmp(p, value, n) == 0;
+    }
+}
+
+// The global race check's part of a global (or generic) load that passed its checks: a plain
+// load is recorded, a strong one acquires.
+template <Where W, bool Ordered>
+inline void race_load(Exec& x, U64 address, unsigned size, unsigned lane) {
+    if (x.races == nullptr || (W == Where::generic && !resolved_to_global(x, address))) return;
+    if constexpr (Ordered) {
+        note_global_acquire(x, address);
+    } else {
+        note_global_read(x, address, size, lane);
+    }
+}
+
+// A warp's shared loads at once, when every lane's access is in the CTA's own window, aligned and
+// word-sized (or a multiple): one bounds check for the warp, the race shadow inline. Anything else
+// (another CTA's window, a finding to report) takes the per-lane path, which says what is wrong.
+template <unsigned N, unsigned R, bool S>
+bool load_shared_fast(Exec& x, const Inst& in, U32 mask) {
+    const unsigned vec = in.sub & vector_bits, size = N * vec;
+    if (size % 4 != 0) return false;
+    U64 offsets[32];
+    U64 highest = 0, misaligned = 0;
+    for_lanes(mask, [&](unsigned l) {
+        const U64 o = lane_address(x, in, l);
+        offsets[l] = o;
+        highest = o > highest ? o : highest;
+        misaligned |= o & (size - 1);
+    });
+    if (misaligned != 0 || highest + size > x.launch->shared_window_bytes) return false;
+    Cta& cta = *x.cta;
+    if (x.checks && cta.shadow != nullptr) {
+        const auto syncs = static_cast<std::uint16_t>(x.warp->warp_syncs);
+        const std::uint32_t first = x.warp->first_thread;
+        const std::uint64_t now = *x.epochs, horizon = race_horizon(x);
+        // A red zone or a byte nobody wrote: the per-lane path reports (or holds) it.
+        const SharedState* state = cta.shared_state;
+        auto clean = [&](std::uint32_t word, unsigned l) {
+            return (state == nullptr || state->word_written(word)) &&
+                   cta.shadow->read_word(word, static_cast<std::uint16_t>(first + l), syncs, x.pc, now, horizon);
+        };
+        const unsigned words = size / 4;
+        for (U32 m = mask; m != 0;) {
+            const unsigned l = first_lane(m);
+            m &= m - 1;
+            const auto word = static_cast<std::uint32_t>(offsets[l] / 4);
+            if (words == 1) {  // the common case, without the loop
+                if (!clean(word, l)) return false;
+                continue;
+            }
+            for (unsigned w = 0; w < words; ++w) {
+                if (!clean(word + w, l)) return false;
+            }
+        }
+    }
+    const std::byte* window = cta.shared;
+    for_lanes(mask, [&](unsigned l) {
+        for (unsigned i = 0; i < vec; ++i) to_register<N, R, S>(x.regs + in.op[i], l, window + offsets[l] + i * N);
+    });
+    return true;
+}
+
+template <Where W, unsigned N, unsigned R, bool S, bool Ordered>
+void load(Exec& x, const Inst& in, U32 mask) {
+    if (x.counts != nullptr) count_access<W>(x, in, mask, N * (in.sub & vector_bits));
+    if constexpr (W == Where::shared && !Ordered) {
+        if (x.trace == nullptr && load_shared_fast<N, R, S>(x, in, mask)) return;
+    }
+    const unsigned vec = in.sub & vector_bits;
+    if constexpr (W == Where::kernel_param) {
+        if (in.size == 0) {  // a parameter named by its symbol: the same bytes for every lane, checked once
+            const std::byte* p =
+                kernel_param_address(x, static_cast<U64>(in.imm), N * vec, first_lane(mask), Access::read);
+            if (p == nullptr) return;
+            for_lanes(mask, [&](unsigned l) {
+                for (unsigned i = 0; i < vec; ++i) to_register<N, R, S>(x.regs + in.op[i], l, p + i * N);
+            });
+            return;
+        }
+    }
+    while (mask != 0) {
+        const unsigned l = first_lane(mask);
+        mask &= mask - 1;
+        const U64 address = lane_address(x, in, l);
+        std::byte* p =
+            resolve<W>(x, in, address, N * vec, l, Access::read, Ordered ? Strength::acquire : Strength::weak);
+        if (p == nullptr) return;
+        if constexpr (W == Where::global || W == Where::generic) race_load<W, Ordered>(x, address, N * vec, l);
+        for (unsigned i = 0; i < vec; ++i) {
+            if constexpr (Ordered) {
+                std::byte v[N];
+                ordered_read<N>(v, p + i * N);
+                to_register<N, R, S>(x.regs + in.op[i], l, v);
+            } else {
+                to_register<N, R, S>(x.regs + in.op[i], l, p + i * N);
+            }
+        }
+    }
+    if constexpr (Ordered) x.warp->polled = true;  // a spin on this load should let other warps run
+}
+
+// A vectorisable fast path for the most common load: 32 lanes, one 4-byte global element each,
+// within the allocation the last access hit.
+template <bool Ordered>
+bool load_global_fast(Exec& x, const Inst& in, U32 mask) {
+    if (Ordered || mask != all_lanes || in.sub != 1 || in.size != 8) return false;  // one element, 64-bit addresses
+    const U64* addr = x.reg<U64>(in.op[address_operand]);
+    const auto disp = static_cast<U64>(in.imm);
+    U64 lo = ~U64{0}, hi = 0, misaligned = 0;
+    for (unsigned l = 0; l < 32; ++l) {
+        const U64 a = addr[l] + disp;
+        lo = a < lo ? a : lo;
+        hi = a > hi ? a : hi;
+        misaligned |= a & 3u;
+    }
+    if ((lo < x.ok_begin || hi > x.ok_end - 4) && !cover_range(x, lo, hi + 4)) return false;
+    if (x.checks && misaligned != 0) return false;
+    U32* d = x.reg<U32>(in.op[0]);
+    for (unsigned l = 0; l < 32; ++l) std::memcpy(&d[l], reinterpret_cast<const void*>(addr[l] + disp), 4);
+    if (x.races != nullptr) {
+        U64 at[32];
+        for (unsigned l = 0; l < 32; ++l) at[l] = addr[l] + disp;
+        note_global_warp(x, at, all_lanes, 4, GlobalAccessKind::read);
+    }
+    return true;
+}
+
+template <unsigned R, bool S>
+void load_global_4(Exec& x, const Inst& in, U32 mask) {
+    if (R == 4 && x.counts == nullptr && load_global_fast<false>(x, in, mask)) return;
+    load<Where::global, 4, R, S, false>(x, in, mask);
+}
+
+template <unsigned N>
+inline void ordered_write(std::byte* p, const std::byte* v) {
+    if constexpr (N == 4 || N == 8) {
+        using T = std::conditional_t<N == 4, U32, U64>;
+        T value;
+        std::memcpy(&value, v, N);
+        __atomic_store_n(reinterpret_cast<T*>(p), value, __ATOMIC_RELEASE);
+    } else {
+        std::memcpy(p, v, N);
+    }
+}
+
+// The most common store: 32 lanes, one 4-byte global element each, within the allocation the
+// last access hit. Lanes store in lane order (the last of several to one address wins); with the
+// race check on, each lane's store is compared with what was there (an unchanged element is not
+// recorded) and the warp's stores are recorded as runs.
+template <unsigned R>
+bool store_global_fast(Exec& x, const Inst& in, U32 mask) {
+    if (mask != all_lanes || (in.sub & vector_bits) != 1 || in.size != 8) return false;
+    const U64* addr = x.reg<U64>(in.op[address_operand]);
+    const auto disp = static_cast<U64>(in.imm);
+    U64 at[32];
+    U64 lo = ~U64{0}, hi = 0, misaligned = 0;
+    for (unsigned l = 0; l < 32; ++l) {
+        at[l] = addr[l] + disp;
+        lo = at[l] < lo ? at[l] : lo;
+        hi = at[l] > hi ? at[l] : hi;
+        misaligned |= at[l] & 3u;
+    }
+    if ((lo < x.ok_begin || hi > x.ok_end - 4) && !cover_range(x, lo, hi + 4)) return false;
+    if (x.checks && misaligned != 0) return false;
+    const std::byte* values = x.regs + in.op[0];
+    if (x.races == nullptr) {
+        for (unsigned l = 0; l < 32; ++l) std::memcpy(reinterpret_cast<void*>(at[l]), values + std::size_t{l} * R, 4);
+        return true;
+    }
+    U32 changed = 0;
+    for (unsigned l = 0; l < 32; ++l) {
+        U32 value, old;
+        std::memcpy(&value, values + std::size_t{l} * R, 4);
+        std::memcpy(&old, reinterpret_cast<const void*>(at[l]), 4);
+        changed |= U32{value != old} << l;
+        std::memcpy(reinterpret_cast<void*>(at[l]), &value, 4);
+    }
+    note_global_warp(x, at, changed, 4, GlobalAccessKind::write);
+    return true;
+}
+
+template <Where W, unsigned N, unsigned R, bool Ordered>
+void store(Exec& x, const Inst& in, U32 mask) {
+    const unsigned vec = in.sub & vector_bits;
+    if (x.counts != nullptr) {
+        count_access<W>(x, in, mask, N * vec);
+    } else if constexpr (W == Where::global && N == 4 && (R == 4 || R == 8) && !Ordered) {
+        if (store_global_fast<R>(x, in, mask)) return;
+    }
+    while (mask != 0) {
+        const unsigned l = first_lane(mask);
+        mask &= mask - 1;
+        // The register's low N bytes (a register wider than the access is truncated).
+        std::byte value[16 * 8];
+        for (unsigned i = 0; i < vec; ++i) std::memcpy(value + i * N, x.regs + in.op[i] + std::size_t{l} * R, N);
+        const U64 address = lane_address(x, in, l);
+        constexpr Strength strength = Ordered ? Strength::release : Strength::weak;
+        if constexpr (W == Where::shared) {
+            if (!shared_store(x, address, N * vec, l, value, strength)) return;
+        } else if constexpr (W == Where::generic) {
+            // Global memory through a generic address, with the race check on: resolved here, to
+            // see what it held before the store.
+            if (!Ordered && x.races != nullptr &&
+                (resolved_to_global(x, address) || generic_space(x, address, l) == MemorySpace::global)) {
+                std::byte* p = global_address(x, address, N * vec, l, Access::write, MemorySpace::generic);
+                if (p == nullptr) return;
+                note_global_write(x, address, N * vec, l, !same_bytes(p, value, N * vec));
+                std::memcpy(p, value, N * vec);
+                continue;
+            }
+            if (!generic_store(x, address, N * vec, l, value, strength)) return;
+            if (Ordered && x.races != nullptr && resolved_to_global(x, address)) {
+                note_global_strong_write(x, address, (in.sub & release_semantics) != 0);
+            }
+        } else {
+            std::byte* p = resolve<W>(x, in, address, N * vec, l, Access::write);
+            if (p == nullptr) return;
+            if constexpr (Ordered) {
+                for (unsigned i = 0; i < vec; ++i) ordered_write<N>(p + i * N, value + i * N);
+                if constexpr (W == Where::global)
+                    note_global_strong_write(x, address, (in.sub & release_semantics) != 0);
+            } else {
+                if constexpr (W == Where::global) {
+                    if (x.races != nullptr) note_global_write(x, address, N * vec, l, !same_bytes(p, value, N * vec));
+                }
+                std::memcpy(p, value, N * vec);
+            }
+        }
+    }
+}
+
+// --- choosing an instantiation ----------------------------------------------------------------
+
+template <unsigned V>
+using Bytes = std::integral_constant<unsigned, V>;
+
+// The (access bytes, register bytes) pairs ld/st have: the register as wide as the access, or wider.
+template <class F>
+void each_width(F&& f) {
+    f(Bytes<1>{}, Bytes<1>{});
+    f(Bytes<1>{}, Bytes<2>{});
+    f(Bytes<1>{}, Bytes<4>{});
+    f(Bytes<1>{}, Bytes<8>{});
+    f(Bytes<2>{}, Bytes<2>{});
+    f(Bytes<2>{}, Bytes<4>{});
+    f(Bytes<2>{}, Bytes<8>{});
+    f(Bytes<4>{}, Bytes<4>{});
+    f(Bytes<4>{}, Bytes<8>{});
+    f(Bytes<8>{}, Bytes<8>{});
+    f(Bytes<16>{}, Bytes<16>{});
+}
+
+template <Where W, bool O>
+Handler pick_load(unsigned n, unsigned r, bool s) {
+    Handler h = nullptr;
+    each_width([&](auto nb, auto rb) {
+        constexpr unsigned N = decltype(nb)::value, R = decltype(rb)::value;
+        if (n != N || r != R) return;
+        if constexpr (W == Where::global && N == 4 && !O) {
+            h = s ? &load_global_4<R, true> : &load_global_4<R, false>;
+        } else {
+            h = s ? &load<W, N, R, true, O> : &load<W, N, R, false, O>;
+        }
+    });
+    return h;
+}
+
+template <Where W, bool O>
+Handler pick_store(unsigned n, unsigned r) {
+    Handler h = nullptr;
+    each_width([&](auto nb, auto rb) {
+        constexpr unsigned N = decltype(nb)::value, R = decltype(rb)::value;
+        if (n == N && r == R) h = &store<W, N, R, O>;
+    });
+    return h;
+}
+
+template <bool IsLoad>
+Handler pick(Where w, bool ordered, unsigned n, unsigned r, bool s) {
+    auto one = [&](auto tag) -> Handler {
+        constexpr Where W = decltype(tag)::value;
+        if constexpr (W == Where::global || W == Where::generic) {
+            if (ordered) return IsLoad ? pick_load<W, true>(n, r, s) : pick_store<W, true>(n, r);
+        }
+        return IsLoad ? pick_load<W, false>(n, r, s) : pick_store<W, false>(n, r);
+    };
+    switch (w) {
+        case Where::global: return one(std::integral_constant<Where, Where::global>{});
+        case Where::shared: return one(std::integral_constant<Where, Where::shared>{});
+        case Where::local: return one(std::integral_constant<Where, Where::local>{});
+        case Where::generic: return one(std::integral_constant<Where, Where::generic>{});
+        case Where::kernel_param: return one(std::integral_constant<Where, Where::kernel_param>{});
+        case Where::func_param: return one(std::integral_constant<Where, Where::func_param>{});
+        case Where::constant: return one(std::integral_constant<Where, Where::constant>{});
+    }
+    return nullptr;
+}
+
+// --- decoding ---------------------------------------------------------------------------------
+
+struct Access2 {
+    Where where = Where::generic;
+    Emitter::Address address;
+};
+
+Access2 where_of(Emitter& e, const ptx::Operand& addr) {
+    const Suffixes& s = e.suffixes();
+    Access2 a;
+    a.address = e.address(addr);
+    switch (s.space) {
+        case MemorySpace::global: a.where = Where::global; break;
+        case MemorySpace::shared: a.where = Where::shared; break;
+        case MemorySpace::local: a.where = Where::local; break;
+        case MemorySpace::constant: a.where = Where::constant; break;
+        case MemorySpace::param:
+            if (a.address.param != nullptr) {
+                a.where = Where::func_param;
+            } else if (a.address.kernel_param || a.address.base != no_guard) {
+                a.where = Where::kernel_param;
+            } else {
+                e.error("ld.param/st.param needs a parameter name");
+            }
+            break;
+        default:
+            // Generic: a symbol of a known space is accessed in that space.
+            a.where = a.address.symbol_space == MemorySpace::shared  ? Where::shared
+                      : a.address.symbol_space == MemorySpace::local ? Where::local
+                      : a.address.param != nullptr                   ? Where::func_param
+                      : a.address.kernel_param                       ? Where::kernel_param
+                                                                     : Where::generic;
+    }
+    if (a.address.local_symbol && a.where != Where::local) e.error("a .local variable accessed outside .local");
+    return a;
+}
+
+bool ordered_semantics(const Suffixes& s) {
+    return s.semantics == Semantics::volatile_ || s.semantics == Semantics::relaxed ||
+           s.semantics == Semantics::acquire || s.semantics == Semantics::release || s.semantics == Semantics::sc ||
+           s.semantics == Semantics::acq_rel || s.semantics == Semantics::mmio;
+}
+
+// Fills the address part of a memory Inst.
+void set_address(Emitter& e, Inst& in, const Access2& a) {
+    in.op[address_operand] = a.address.base;
+    in.size = static_cast<std::uint8_t>(a.address.base == no_guard ? 0 : a.address.base_bytes);
+    in.imm = a.address.offset;
+    if (a.address.param != nullptr) {
+        in.op[5] = a.address.param->offset;
+        in.target = a.address.param->size;
+    }
+    if (a.address.local_symbol) in.sub = static_cast<std::uint8_t>(in.sub | frame_relative);
+    (void)e;
+}
+
+// The bytes of ld's or st's data type `t`.
+unsigned data_bytes(Emitter& e, Ty t, const char* op) {
+    const unsigned n = type_size(t);
+    if (n == 0 || t == Ty::pred) e.error(std::string(op) + " needs a data type");
+    return n;
+}
+
+// The untyped register type of a register of `size` bytes.
+Ty bits_of_size(unsigned size) {
+    return size == 1 ? Ty::b8 : size == 2 ? Ty::b16 : size == 4 ? Ty::b32 : size == 8 ? Ty::b64 : Ty::b128;
+}
+
+// Ordered (.volatile, .relaxed, .acquire, .release...) accesses need the ordered handlers (host
+// atomics), except to shared and local memory: only the threads of one unit (a block, a cluster,
+// a cooperative grid) reach those, and one worker runs all of a unit's threads (launch.cpp).
+bool ordered_access(const Suffixes& s) {
+    return ordered_semantics(s) && s.space != MemorySpace::shared && s.space != MemorySpace::local;
+}
+
+// The Inst of an ld or st: its registers, vector width, state space and address.
+void emit_access(Emitter& e, Handler h, const std::uint32_t (&regs)[4], unsigned vec, const Access2& a) {
+    Inst& in = e.emit(h);
+    for (unsigned i = 0; i < 4; ++i) in.op[i] = regs[i];
+    in.sub = static_cast<std::uint8_t>(vec);
+    in.space = static_cast<std::uint8_t>(e.suffixes().space);
+    set_address(e, in, a);
+}
+
+bool decode_ld(Emitter& e) {
+    const Suffixes& s = e.suffixes();
+    const Ty t = s.type();
+    const unsigned n = data_bytes(e, t, "ld");
+    const ptx::Operand& dst = e.operand(0);
+    const Access2 a = where_of(e, e.operand(1));
+    const unsigned vec = static_cast<unsigned>(s.vector);
+    std::uint32_t regs[4] = {0, 0, 0, 0};
+    unsigned r = 0;
+    auto reg_of = [&](const ptx::Operand& o) -> std::uint32_t {
+        unsigned size = e.register_size(o);
+        if (o.kind == ptx::Operand::Kind::none) size = n;
+        if (size == 0) e.error("ld's destination must be a register");
+        if (size < n) e.error("register " + o.name + " is narrower than ." + type_name(t));
+        if (r != 0 && size != r) e.error("the vector's registers differ in size");
+        r = size;
+        return e.destination(o, is_float(t) && size == n ? t : bits_of_size(size));
+    };
+    if (vec > 1) {
+        if (dst.kind != ptx::Operand::Kind::vector || dst.elements.size() != vec)
+            e.error("expected a vector of " + std::to_string(vec));
+        if (vec > 4) {
+            e.unsupported("ld.v8 is not implemented by the CPU device");
+            return true;
+        }
+        for (unsigned i = 0; i < vec; ++i) regs[i] = reg_of(dst.elements[i]);
+    } else {
+        regs[0] = reg_of(dst);
+    }
+    Handler h = pick<true>(a.where, ordered_access(s), n, r, is_signed(t) && !is_float(t));
+    if (h == nullptr)
+        e.error("no load of " + std::to_string(n) + " bytes into a " + std::to_string(r) + "-byte register");
+    emit_access(e, h, regs, vec, a);
+    return true;
+}
+
+bool decode_st(Emitter& e) {
+    const Suffixes& s = e.suffixes();
+    const Ty t = s.type();
+    const unsigned n = data_bytes(e, t, "st");
+    const Access2 a = where_of(e, e.operand(0));
+    const ptx::Operand& src = e.operand(1);
+    if (a.where == Where::kernel_param) e.error("kernel parameters are read-only");
+    const unsigned vec = static_cast<unsigned>(s.vector);
+    if (vec > 4) {
+        e.unsupported("st.v8 is not implemented by the CPU device");
+        return true;
+    }
+    std::uint32_t regs[4] = {0, 0, 0, 0};
+    unsigned r = 0;
+    auto reg_of = [&](const ptx::Operand& o) -> std::uint32_t {
+        unsigned size = e.register_size(o);
+        if (size == 0) size = n;  // an immediate: a constant of the access's size
+        if (size < n) e.error("register " + o.name + " is narrower than ." + type_name(t));
+        if (r != 0 && size != r) e.error("the vector's registers differ in size");
+        r = size;
+        return e.source(o, e.register_size(o) == 0 ? t : (is_float(t) && size == n ? t : bits_of_size(size)));
+    };
+    if (vec > 1) {
+        if (src.kind != ptx::Operand::Kind::vector || src.elements.size() != vec)
+            e.error("expected a vector of " + std::to_string(vec));
+        for (unsigned i = 0; i < vec; ++i) regs[i] = reg_of(src.elements[i]);
+    } else {
+        regs[0] = reg_of(src);
+    }
+    Handler h = pick<false>(a.where, ordered_access(s), n, r, false);
+    if (h == nullptr)
+        e.error("no store of " + std::to_string(n) + " bytes from a " + std::to_string(r) + "-byte register");
+    emit_access(e, h, regs, vec, a);
+    if (s.semantics == Semantics::release) {
+        Inst& in = e.program().code.back();
+        in.sub = static_cast<std::uint8_t>(in.sub | release_semantics);
+    }
+    return true;
+}
+
+// --- cvta / isspacep --------------------------------------------------------------------------
+
+// cvta.space: a space's address to generic; cvta.to.space: back. `sub`: the space (MemorySpace),
+// size 1: .to. op[0] d, op[1] a; `imm` 4 or 8: the register width.
+template <class T>
+void cvta(Exec& x, const Inst& in, U32 m) {
+    const auto space = static_cast<MemorySpace>(in.sub);
+    const bool to = in.size == 1;
+    T* d = x.reg<T>(in.op[0]);
+    const T* a = x.reg<T>(in.op[1]);
+    if (space != MemorySpace::shared && space != MemorySpace::local && space != MemorySpace::param) {
+        for_lanes(m, [&](unsigned l) { d[l] = a[l]; });  // global and const addresses are generic already
+        return;
+    }
+    for_lanes(m, [&](unsigned l) {
+        U64 base = 0;
+        switch (space) {
+            case MemorySpace::shared: base = shared_window_base(x); break;
+            case MemorySpace::local: base = local_window_base(x, l); break;
+            case MemorySpace::param: base = x.launch->params_address; break;
+            default: base = 0;  // global and const addresses are generic already
+        }
+        d[l] = static_cast<T>(to ? static_cast<U64>(a[l]) - base : static_cast<U64>(a[l]) + base);
+    });
+}
+
+bool decode_cvta(Emitter& e) {
+    const Suffixes& s = e.suffixes();
+    const Ty t = s.type();
+    if (t != Ty::u64 && t != Ty::u32 && t != Ty::b64 && t != Ty::b32) e.error("cvta needs .u32 or .u64");
+    MemorySpace space = s.space;
+    if (space == MemorySpace::none) e.error("cvta needs a state space");
+    const std::uint32_t a = e.source(e.operand(1), t);
+    Inst& in = e.emit(type_size(t) == 8 ? &cvta<U64> : &cvta<U32>);
+    in.op[0] = e.destination(e.operand(0), t);
+    in.op[1] = a;
+    in.sub = static_cast<std::uint8_t>(space);
+    in.size = s.has("to") ? 1 : 0;
+    return true;
+}
+
+void isspacep(Exec& x, const Inst& in, U32 m) {
+    const auto space = static_cast<MemorySpace>(in.sub);
+    const U64* a = x.reg<U64>(in.op[1]);
+    const U32 bits = lane_bits(m, [&](unsigned l) {
+        const MemorySpace got = generic_space(x, a[l], l);
+        if (space == MemorySpace::global)
+            return got == MemorySpace::global && x.launch->spec->memory->in_arena(a[l], 1);
+        if (space == MemorySpace::constant)
+            return got == MemorySpace::global && x.launch->spec->memory->in_arena(a[l], 1);
+        return got == space;
+    });
+    x.set_pred(in.op[0], bits, m);
+}
+
+bool decode_isspacep(Emitter& e) {
+    const Suffixes& s = e.suffixes();
+    if (s.space == MemorySpace::none) e.error("isspacep needs a state space");
+    const std::uint32_t a = e.source(e.operand(1), Ty::u64);
+    Inst& in = e.emit(isspacep);
+    in.op[0] = e.predicate_destination(e.operand(0));
+    in.op[1] = a;
+    in.sub = static_cast<std::uint8_t>(s.space);
+    return true;
+}
+
+// --- hints and completions --------------------------------------------------------------------
+
+void nothing(Exec&, const Inst&, U32) {}
+
+bool decode_hint(Emitter& e) {
+    e.emit(nothing);
+    return true;
+}
+
+// createpolicy writes an opaque cache policy that only cache hints read: 0 does.
+bool decode_createpolicy(Emitter& e) {
+    Inst& in = e.emit(copy_lanes_handler(8));
+    in.op[1] = e.constant(0, 8);
+    in.op[0] = e.destination(e.operand(0), Ty::b64);
+    return true;
+}
+
+// cp.async.{ca,cg}.shared.global [dst], [src], cp-size{, src-size}: copied at once (a later
+// cp.async.wait_* then has nothing to wait for, which is a valid order). Bytes past src-size are
+// zero-filled, as the instruction says.
+void cp_async(Exec& x, const Inst& in, U32 mask) {
+    const unsigned cp = in.sub;
+    const U32* src_size = in.op[2] != no_guard ? x.reg<U32>(in.op[2]) : nullptr;
+    while (mask != 0) {
+        const unsigned l = first_lane(mask);
+        mask &= mask - 1;
+        const U64 dst =
+            (in.size == 8 ? x.reg<U64>(in.op[0])[l] : U64{x.reg<U32>(in.op[0])[l]}) + static_cast<U64>(in.imm);
+        const U64 src = x.reg<U64>(in.op[1])[l] + static_cast<U64>(in.target);
+        const unsigned take = src_size != nullptr ? std::min<unsigned>(src_size[l], cp) : cp;
+        std::byte value[16] = {};
+        if (take > 0) {
+            std::byte* p = global_address(x, src, cp, l, Access::read);
+            if (p == nullptr) return;
+            note_global_read(x, src, take, l);
+            std::memcpy(value, p, take);
+        }
+        if (!shared_store(x, dst, cp, l, value)) return;
+    }
+}
+
+bool decode_cp(Emitter& e) {
+    const Suffixes& s = e.suffixes();
+    if (!s.has("async") || s.has("bulk")) return false;  // cp.async.bulk*: TMA, unsupported
+    if (s.has("commit_group") || s.has("wait_group") || s.has("wait_all") || s.has("mbarrier")) {
+        if (s.has("mbarrier")) return false;
+        e.emit(nothing);
+        return true;
+    }
+    const Emitter::Address dst = e.address(e.operand(0));
+    const Emitter::Address src = e.address(e.operand(1));
+    const ptx::Operand& size = e.operand(2);
+    if (size.kind != ptx::Operand::Kind::integer) e.error("cp.async's copy size must be an immediate");
+    std::uint32_t src_size = no_guard;
+    if (e.operand_count() > 3 && e.operand(3).kind != ptx::Operand::Kind::none) {
+        if (e.operand(3).kind == ptx::Operand::Kind::integer || e.register_size(e.operand(3)) == 4) {
+            src_size = e.source(e.operand(3), Ty::u32);
+        }
+    }
+    if (dst.base == no_guard || src.base == no_guard) e.error("cp.async needs register addresses");
+    Inst& in = e.emit(cp_async);
+    in.op[0] = dst.base;
+    in.size = static_cast<std::uint8_t>(dst.base_bytes);
+    in.imm = dst.offset;
+    in.op[1] = src.base;
+    in.target = static_cast<std::uint32_t>(src.offset);
+    in.op[2] = src_size;
+    in.sub = static_cast<std::uint8_t>(size.integer);
+    return true;
+}
+
+}  // namespace
+
+void register_memory_ops(OpTable& t) {
+    add_op(t, "ld", decode_ld);
+    add_op(t, "ldu", decode_ld);
+    add_op(t, "st", decode_st);
+    add_op(t, "cvta", decode_cvta);
+    add_op(t, "isspacep", decode_isspacep);
+    add_op(t, "prefetch", decode_hint);
+    add_op(t, "prefetchu", decode_hint);
+    add_op(t, "applypriority", decode_hint);
+    add_op(t, "discard", decode_hint);
+    add_op(t, "createpolicy", decode_createpolicy);
+    add_op(t, "cp", decode_cp);
+}
+
+}  // namespace xcuda::cpu
