@@ -15,7 +15,7 @@ import re
 import struct
 import sys
 
-import xcuda
+from xcuda import _core
 from xcuda import _ptx_dwarf
 
 CELL_FILE = "cell.cu"  # the name NVRTC gives a %%cuda cell's source (.file in its PTX)
@@ -596,7 +596,7 @@ def _host_array(value):
     an xcuda.DeviceArray of a GPU); None for anything else."""
     import numpy as np
 
-    if isinstance(value, xcuda.DeviceArray):
+    if isinstance(value, _core.DeviceArray):
         if value.device == "cpu":
             return None
         return value.get(), value.set
@@ -604,7 +604,7 @@ def _host_array(value):
         device_type = value.__dlpack_device__()[0]
         if device_type == 1:  # kDLCPU: numpy-like already
             return None
-        view = xcuda.from_dlpack(value)
+        view = _core.from_dlpack(value)
         return view.get(), view.set
     if hasattr(value, "__cuda_array_interface__"):
         raise DebugError(f"a {type(value).__name__} (it has __cuda_array_interface__ but no DLPack): pass it as an "
@@ -629,13 +629,13 @@ class DebugLaunch:
         self.info = _ptx_dwarf.read(ptx)
         if self.info is None:
             raise DebugError(f"{kernel.name}: its -G compile has no debug information")
-        self.source_lines = kernel._source.split("\n")
-        self.session = xcuda._core._DebugSession(kernel.lowered_name)
+        self.source_lines = kernel.source.split("\n")
+        self.session = _core._DebugSession(kernel.lowered_name)
         self.breakpoints = []
         self._labels = {}
-        self.previous_device = xcuda.get_device()
+        self.previous_device = _core.get_device()
         self.note = None
-        if self.previous_device != "cpu" and xcuda.device_available():  # a GPU is selected
+        if self.previous_device != "cpu" and _core.device_available():  # a GPU is selected
             self.note = (f"xcuda: debugging {kernel.name} on the CPU device (the GPU cannot stop a thread here): "
                          "its arrays are copied there and the results copied back")
 
@@ -667,11 +667,11 @@ class DebugLaunch:
             host = _host_array(value)
             if host is not None:
                 array, write_back = host
-                device = xcuda.to_device(np.ascontiguousarray(array))
+                device = _core.to_device(np.ascontiguousarray(array))
                 converted.append(device)
                 write_backs.append((device, write_back))
             elif isinstance(value, np.ndarray):
-                device = xcuda.to_device(np.ascontiguousarray(value))
+                device = _core.to_device(np.ascontiguousarray(value))
                 converted.append(device)
                 if value.flags.writeable:
                     write_backs.append((device, lambda result, target=value: np.copyto(target, result.reshape(
@@ -706,7 +706,7 @@ class DebugLaunch:
         (a KernelCheckError from a check, KeyboardInterrupt when interrupted)."""
         if self.note:
             print(self.note)
-        xcuda.set_device("cpu")
+        _core.set_device("cpu")
         write_backs = []
         try:
             args, write_backs = self._arguments()
@@ -741,15 +741,15 @@ class DebugLaunch:
         finally:
             self.session.disarm()
             try:
-                xcuda.synchronize()
+                _core.synchronize()
                 for device, write_back in write_backs:
                     write_back(device.get())
             finally:
-                xcuda.set_device(self.previous_device)
+                _core.set_device(self.previous_device)
 
     def _launch_done(self):
         try:
-            xcuda.synchronize()
+            _core.synchronize()
         except Exception:
             raise
         return self.session.state == "armed"
