@@ -12,7 +12,7 @@ import logging
 import sys
 import types
 
-from xcuda import _cuda_language, _frontend_payloads, _history, _kernel
+from xcuda import _cuda_language, _cuda_restart, _frontend_payloads, _history, _kernel
 
 _log = logging.getLogger(__name__)
 
@@ -117,11 +117,13 @@ def build_shell():
 
 
 def load_magics(shell):
-    """Loads the %%cuda magics; returns why they failed to load, or "" (cells still run)."""
+    """Loads the %%cuda magics, then the kernel's own (%cuda_restart, over the extension's
+    stand-in); returns why the first failed to load, or "" (cells still run)."""
     try:
         outcome = shell.extension_manager.load_extension("xcuda")
     except Exception as e:  # reported in the first cell, and the kernel goes on without them
         outcome = f"{type(e).__name__}: {e}"
+    _cuda_restart.register(shell)
     if outcome in (None, "already loaded"):
         return ""
     return f"xcuda: the %%cuda magics failed to load, Python cells still work: {outcome}"
