@@ -50,7 +50,7 @@ void register_magics(py::object ip) {
                                        py::arg("magic_name") = "cuda_check");
     ip.attr("register_magic_function")(check.attr("cuda_check_line"), py::arg("magic_kind") = "line",
                                        py::arg("magic_name") = "cuda_check");
-    py::object timeline = py::module_::import("xcuda._timeline");
+    py::object timeline = py::module_::import("xcuda._cuda_timeline");
     ip.attr("register_magic_function")(timeline.attr("cuda_timeline"), py::arg("magic_kind") = "cell",
                                        py::arg("magic_name") = "cuda_timeline");
     ip.attr("register_magic_function")(timeline.attr("cuda_timeline_line"), py::arg("magic_kind") = "line",

@@ -3,7 +3,8 @@ API, on numpy, CuPy, PyTorch or xcuda's own device arrays.
 
 In a notebook: the xcuda Jupyter kernel (`python -m xcuda install`), or `%load_ext xcuda` in
 any IPython kernel. The API (Module, Kernel, DeviceArray, Device, Stream, Event, compile, the
-CudaError tree) is defined in C++ (xcuda._core) and re-exported here.
+CudaError tree) is defined in C++ (xcuda._core) and re-exported here, with its Python half;
+__all__ lists it (docs/DESIGN.md, "The Python contract").
 """
 
 from xcuda import _core
@@ -30,7 +31,7 @@ from xcuda import _autotune, _cuda_check, _kernel_debug  # noqa: E402
 from xcuda._autotune import Tuned  # noqa: E402
 from xcuda._cuda_check import CheckReport  # noqa: E402
 from xcuda._kernel_debug import debug_thread  # noqa: E402
-from xcuda._timeline import timeline  # noqa: E402
+from xcuda._cuda_timeline import timeline  # noqa: E402
 from xcuda._timeline_view import Timeline  # noqa: E402
 
 Kernel.check = _cuda_check.kernel_check  # noqa: F405

@@ -5,7 +5,7 @@ C++ names and types.
 The DWARF of the -G compile (_ptx_dwarf.py) says where each variable lives; the CPU device's
 _DebugSession (cuda-runtime/cpu-device/DESIGN.md, "The debugger") stops the launch and reads the
 stopped thread's registers and memory. Kernel.debug prints a thread's lines as they run; the
-notebook's debugger (the kernel's xcuda/_cuda_debugger.py) drives the same DebugLaunch through
+notebook's debugger (the kernel's xcuda/_device_debugger.py) drives the same DebugLaunch through
 JupyterLab. On a GPU machine the launch runs on the CPU device too, on copies of the arrays, and
 the results are copied back.
 """
@@ -43,7 +43,6 @@ UINT = _base("unsigned int", 4, "unsigned")
 INT = _base("int", 4, "signed")
 UINT3 = _vector("uint3", UINT)
 DIM3 = _vector("dim3", UINT)
-LONG = _base("long long", 8, "signed")
 DOUBLE = _base("double", 8, "float")
 
 _FLOATS = {2: "e", 4: "f", 8: "d"}
@@ -757,7 +756,7 @@ class DebugLaunch:
 
 # --- Kernel.debug ---------------------------------------------------------------------------------
 
-def _thread_and_block(thread, block_dims):
+def _thread_and_block(thread):
     """((tx, ty, tz), (bx, by, bz)) from Kernel.debug's thread=: an int, a tuple (t, b) of ints or
     tuples, or (tx, ty, tz) alone."""
     def dims(v, what):
@@ -771,8 +770,6 @@ def _thread_and_block(thread, block_dims):
         return [0, 0, 0], [0, 0, 0]
     if isinstance(thread, int):
         return [thread, 0, 0], [0, 0, 0]
-    if isinstance(thread, (tuple, list)) and len(thread) == 2 and not all(isinstance(c, int) for c in thread):
-        return dims(thread[0], "the thread index"), dims(thread[1], "the block index")
     if isinstance(thread, (tuple, list)) and len(thread) == 2:
         return dims(thread[0], "the thread index"), dims(thread[1], "the block index")
     return dims(thread, "the thread index"), [0, 0, 0]
@@ -783,11 +780,6 @@ def _dims3(v):
         return (v, 1, 1)
     v = tuple(v)
     return v + (1,) * (3 - len(v))
-
-
-def _frame_text(frame):
-    parts = [f"{v.name} = {frame.value(v).text(4)}" for v in frame.variables()]
-    return ", ".join(parts)
 
 
 def kernel_debug(kernel, *args, grid, block, thread=None, line=None, steps=200, shared_mem=0, file=None,
@@ -803,7 +795,7 @@ def kernel_debug(kernel, *args, grid, block, thread=None, line=None, steps=200, 
     the CPU device as a launch copies them (from a GPU too). Returns the lines printed, as
     (line, source, {name: value text}) tuples."""
     out = file or sys.stdout
-    t, b = _thread_and_block(thread, block)
+    t, b = _thread_and_block(thread)
     grid3, block3 = _dims3(grid), _dims3(block)
     for i, (index, size, what) in enumerate(zip(t, block3, "xyz")):
         if not 0 <= index < size:
