@@ -7,7 +7,7 @@ import os
 from IPython import get_ipython
 from IPython.core.error import UsageError
 
-from xcuda import _kernel, _restart
+from xcuda import _kernel
 from xcuda._magic_line import asks_for_help
 
 HELP = """%cuda_restart: a fresh kernel process, with your variables.
@@ -37,6 +37,8 @@ def cuda_restart(line):
         raise UsageError(f"%cuda_restart takes no arguments (got {arguments!r}); %cuda_restart -h says what it does")
     if not _kernel.serving():
         raise UsageError("%cuda_restart replaces the xcuda kernel's process, so it runs only while that kernel serves")
+    from xcuda import _restart  # what only a restart needs (~2 ms), not every kernel's start
+
     directory, report = _restart.save(get_ipython())
     print(_restart.describe_save(report), flush=True)
     os.environ[_restart.STATE_ENV] = directory
