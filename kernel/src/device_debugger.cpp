@@ -48,7 +48,7 @@ namespace xcuda::kernel
     {
         py::object device_glue()
         {
-            return py::module_::import("xcuda._cuda_debugger");
+            return py::module_::import("xcuda._device_debugger");
         }
     }
 

@@ -15,7 +15,7 @@ namespace nl = nlohmann;
 namespace xcuda::kernel
 {
     // The device half of the notebook's debugger, beside debugpy's Python half: breakpoints in
-    // %%cuda cells stop a kernel's thread on the CPU device (xcuda._cuda_debugger, in Python,
+    // %%cuda cells stop a kernel's thread on the CPU device (xcuda._device_debugger, in Python,
     // holds the logic). This routes the DAP requests that concern the device thread there, and
     // publishes its events (`stopped`, `continued`) as debug_event on IOPub, through xeus's
     // bookkeeping of stopped threads first, as debugpy's events go. The shell thread publishes

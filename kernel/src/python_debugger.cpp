@@ -103,7 +103,7 @@ namespace xcuda::kernel
 
         py::object debugger_glue()
         {
-            return py::module_::import("xcuda._debugger");
+            return py::module_::import("xcuda._python_debugger");
         }
 
         class python_debugger final : public xeus::xdebugger_base

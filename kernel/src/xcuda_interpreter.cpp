@@ -72,7 +72,7 @@ namespace xcuda::kernel
         {
             try
             {
-                return py::module_::import("xcuda._debugger").attr("installed")().cast<bool>();
+                return py::module_::import("xcuda._python_debugger").attr("installed")().cast<bool>();
             }
             catch (py::error_already_set& e)
             {
@@ -394,7 +394,7 @@ namespace xcuda::kernel
         {
             ensure_shell();
             py::gil_scoped_acquire acquire;
-            py::module_::import("xcuda._debugger")
+            py::module_::import("xcuda._python_debugger")
                 .attr("listen")(listen->at("host").get<std::string>(), listen->at("port").get<int>());
             return {{"status", "ok"}};
         }

@@ -1,7 +1,7 @@
 """Tab completion in a %%cuda cell, as a user gets it in JupyterLab: typing a kernel's first
 lines and `__sync` into an empty cell, then Tab, opens the completer with the CUDA names the
 kernel offers (__syncthreads, ...) and none of the Python ones (print, ...): the kernel answers
-complete_request in a %%cuda cell with CUDA completions (_cuda_language). Saves
+complete_request in a %%cuda cell with CUDA completions (_editor_language). Saves
 browser-completion.png (the open completer).
 
 Environment: as lab_driver.py, plus XCUDA_ARTIFACTS_DIR for the screenshot.

@@ -45,7 +45,7 @@ def test_nothing_to_complete_gives_empty_matches_and_types(kernel):
     assert reply["cursor_start"] == reply["cursor_end"] == len("qqq_no_such_name_")
 
 
-# %%cuda cells: CUDA C++ completion, inspection and is_complete (xcuda/_cuda_language.py).
+# %%cuda cells: CUDA C++ completion, inspection and is_complete (xcuda/_editor_language.py).
 CUDA_CELL = """%%cuda --std c++17
 __global__ void protocol_saxpy(float a, const float* x, float* y, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;

@@ -88,7 +88,8 @@ def test_cuda_restart_takes_no_arguments_and_says_what_it_does(kernel):
     reply, _ = execute(kc, "%cuda_restart now")
     assert reply["content"]["ename"] == "UsageError" and "no arguments" in reply["content"]["evalue"]
     reply, messages = execute(kc, "%cuda_restart -h")
-    assert reply["content"]["status"] == "ok" and "fresh kernel process" in stream_text(messages)
+    said = stream_text(messages)
+    assert reply["content"]["status"] == "ok" and "fresh kernel process" in said and "saves the\nnamespace" in said
 
 
 def test_cells_sent_behind_cuda_restart_run_in_the_new_process_with_their_output(kernel):

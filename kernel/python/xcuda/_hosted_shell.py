@@ -12,7 +12,7 @@ import logging
 import sys
 import types
 
-from xcuda import _cuda_language, _frontend_payloads, _history, _kernel
+from xcuda import _editor_language, _cuda_restart, _frontend_payloads, _history, _kernel
 
 _log = logging.getLogger(__name__)
 
@@ -117,11 +117,13 @@ def build_shell():
 
 
 def load_magics(shell):
-    """Loads the %%cuda magics; returns why they failed to load, or "" (cells still run)."""
+    """Loads the %%cuda magics, then the kernel's own (%cuda_restart, over the extension's
+    stand-in); returns why the first failed to load, or "" (cells still run)."""
     try:
         outcome = shell.extension_manager.load_extension("xcuda")
     except Exception as e:  # reported in the first cell, and the kernel goes on without them
         outcome = f"{type(e).__name__}: {e}"
+    _cuda_restart.register(shell)
     if outcome in (None, "already loaded"):
         return ""
     return f"xcuda: the %%cuda magics failed to load, Python cells still work: {outcome}"
@@ -214,9 +216,9 @@ def _in_cuda_cell(request, code, answer, fallback):
 def complete(shell, code, cursor_pos):
     """The complete_reply, with each completion's kind (function, module, keyword, ...: what
     JupyterLab draws its icons from) and signature under the metadata key ipykernel uses.
-    %%cuda cells complete CUDA C++ (_cuda_language)."""
-    if _cuda_language.is_cuda_cell(code):
-        return _in_cuda_cell("complete", code, lambda: _cuda_language.complete(shell, code, cursor_pos),
+    %%cuda cells complete CUDA C++ (_editor_language)."""
+    if _editor_language.is_cuda_cell(code):
+        return _in_cuda_cell("complete", code, lambda: _editor_language.complete(shell, code, cursor_pos),
                              {"status": "ok", "matches": [], "cursor_start": cursor_pos, "cursor_end": cursor_pos,
                               "metadata": {"_jupyter_types_experimental": []}})
     from IPython.core.completer import provisionalcompleter, rectify_completions
@@ -238,9 +240,9 @@ def history(shell, query):
 
 
 def inspect_object(shell, code, cursor_pos, detail_level):
-    if _cuda_language.is_cuda_cell(code):
+    if _editor_language.is_cuda_cell(code):
         return _in_cuda_cell("inspect", code,
-                             lambda: _cuda_language.inspect_object(shell, code, cursor_pos, detail_level),
+                             lambda: _editor_language.inspect_object(shell, code, cursor_pos, detail_level),
                              {"status": "ok", "found": False, "data": {}, "metadata": {}})
     from IPython.utils.tokenutil import token_at_cursor
 
@@ -254,8 +256,8 @@ def inspect_object(shell, code, cursor_pos, detail_level):
 
 
 def is_complete(shell, code):
-    if _cuda_language.is_cuda_cell(code):
-        return _in_cuda_cell("is_complete", code, lambda: _cuda_language.is_complete(code), {"status": "unknown"})
+    if _editor_language.is_cuda_cell(code):
+        return _in_cuda_cell("is_complete", code, lambda: _editor_language.is_complete(code), {"status": "unknown"})
     manager = getattr(shell, "input_transformer_manager", None) or shell.input_splitter
     status, indent = manager.check_complete(code)
     reply = {"status": status}

@@ -10,7 +10,7 @@ import shutil
 import sys
 import tempfile
 
-from xcuda import _debugger
+from xcuda import _python_debugger
 
 DEFAULT_NAME = "xcuda"
 DEFAULT_DISPLAY_NAME = "Python 3 (xcuda)"
@@ -58,7 +58,7 @@ def kernelspec(display_name):
         # SIGINT interrupts a running cell (also inside GPU waits and input()).
         "interrupt_mode": "signal",
         # JupyterLab offers its debugger where the kernel's Python has debugpy.
-        "metadata": {"debugger": _debugger.installed()},
+        "metadata": {"debugger": _python_debugger.installed()},
     }
 
 

@@ -42,21 +42,20 @@ void register_magics(py::object ip) {
         py::cpp_function(cuda_profile_cell_magic, py::arg("line"), py::arg("cell"), py::doc(profile_help.c_str())),
         py::arg("magic_kind") = "cell", py::arg("magic_name") = "cuda_profile");
     line("cuda_profile", cuda_profile_line_magic, profile_help);
-    // %%cuda_check, %%cuda_timeline and %cuda_restart are Python (the first runs a cell's launches
-    // on the CPU device; the second draws in Python; the third saves the namespace, the kernel
-    // replaces its process).
+    // %%cuda_check and %%cuda_timeline are Python (the first runs a cell's launches on the CPU
+    // device; the second draws in Python). %cuda_restart is the xcuda kernel's, which registers it
+    // over the stand-in registered here (in any other IPython it says to restart from the frontend).
     py::object check = py::module_::import("xcuda._cuda_check");
     ip.attr("register_magic_function")(check.attr("cuda_check"), py::arg("magic_kind") = "cell",
                                        py::arg("magic_name") = "cuda_check");
     ip.attr("register_magic_function")(check.attr("cuda_check_line"), py::arg("magic_kind") = "line",
                                        py::arg("magic_name") = "cuda_check");
-    py::object timeline = py::module_::import("xcuda._timeline");
+    py::object timeline = py::module_::import("xcuda._cuda_timeline");
     ip.attr("register_magic_function")(timeline.attr("cuda_timeline"), py::arg("magic_kind") = "cell",
                                        py::arg("magic_name") = "cuda_timeline");
     ip.attr("register_magic_function")(timeline.attr("cuda_timeline_line"), py::arg("magic_kind") = "line",
                                        py::arg("magic_name") = "cuda_timeline");
-    ip.attr("register_magic_function")(py::module_::import("xcuda._cuda_restart").attr("cuda_restart"),
-                                       py::arg("magic_kind") = "line", py::arg("magic_name") = "cuda_restart");
+    py::module_::import("xcuda._kernel_only_magics").attr("register")(ip);
     // %cuda_timeit -o returns its result, so it is registered with its return value.
     const std::string timeit_help = cuda_timeit_help();
     ip.attr("register_magic_function")(
@@ -76,7 +75,7 @@ void define_extension(py::module_& m) {
         },
         py::arg("ipython"),
         "Registers %%cuda, %%cuda_header, %cuda_info, %cuda_device, %cuda_cache, %cuda_timeit, %%cuda_profile, "
-        "%%cuda_check, %%cuda_timeline and %cuda_restart.");
+        "%%cuda_check, %%cuda_timeline and %cuda_restart (outside the xcuda kernel: a note that it runs only there).");
     m.def("cuda_timeit", &time_statement, py::arg("stmt"), py::arg("globals"), py::arg("number") = 0,
           py::arg("repeat") = 7,
           "%cuda_timeit without IPython: GPU time of the kernel launches of `stmt` run in `globals` "

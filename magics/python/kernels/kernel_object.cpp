@@ -373,8 +373,9 @@ void define_kernel_objects(py::module_& m) {
         .def_property_readonly(
             "_ptx", [](const Kernel& k) { return k.module()->compiled().ptx; },
             "The PTX of the kernel's module (with -G, the DWARF the debugger reads).")
-        .def_property_readonly("_source", &Kernel::source,
-                               "The CUDA C++ of the kernel's cell (findings quote its lines).")
+        .def_property_readonly("source", &Kernel::source,
+                               "The CUDA C++ of the kernel's cell: what Kernel.autotune compiles again, and "
+                               "what %%cuda_check's findings quote.")
         .def_property_readonly(
             "_globals", [](const Kernel& k) { return globals_view(k.module()); },
             "The __constant__/__device__ variables of the kernel's module as loaded here (Module.globals): what "

@@ -207,8 +207,9 @@ void define_pickling(py::module_& m) {
         // The cell's options as xcuda.compile() keywords, as a pickle keeps them: Kernel.autotune
         // compiles the cell again with other -D values or template arguments.
         .def_property_readonly(
-            "_compile_options", [](const Kernel& k) { return options_state(k.module()->recipe().options); },
-            "The options the kernel's cell was compiled with, as xcuda.compile() keywords.");
+            "compile_options", [](const Kernel& k) { return options_state(k.module()->recipe().options); },
+            "The options the kernel's cell was compiled with, as xcuda.compile() keywords "
+            "(xcuda.compile(kernel.source, **kernel.compile_options) compiles the cell again).");
     class_of<KernelTemplate>(m, "KernelTemplate")
         .def(py::pickle(
             [](const KernelTemplate& t) {

@@ -170,7 +170,7 @@ void abandon() {
 
 void define_timeline_recording(py::module_& m) {
     m.def("_timeline_start", &start,
-          "Starts recording what the selected device runs (see _timeline.py); returns the device's name.");
+          "Starts recording what the selected device runs (see _cuda_timeline.py); returns the device's name.");
     m.def("_timeline_now", &now, "Now, in nanoseconds on the running recording's clock.");
     m.def("_timeline_stop", &stop,
           "Waits for the device, ends the recording and returns {'records': [...], 'dropped': n}.");

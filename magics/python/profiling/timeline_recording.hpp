@@ -1,5 +1,5 @@
 #pragma once
-// The recording under %%cuda_timeline and xcuda.timeline() (_timeline.py draws it): what the
+// The recording under %%cuda_timeline and xcuda.timeline() (_cuda_timeline.py draws it): what the
 // selected device ran between _timeline_start() and _timeline_stop(), as one dict per interval.
 // On a GPU, CUPTI's Activity API in this process (rt::ActivityTrace): every library's kernels,
 // copies, memsets, host-side waits, NVTX ranges and the calls that caused device work. On the

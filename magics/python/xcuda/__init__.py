@@ -3,7 +3,8 @@ API, on numpy, CuPy, PyTorch or xcuda's own device arrays.
 
 In a notebook: the xcuda Jupyter kernel (`python -m xcuda install`), or `%load_ext xcuda` in
 any IPython kernel. The API (Module, Kernel, DeviceArray, Device, Stream, Event, compile, the
-CudaError tree) is defined in C++ (xcuda._core) and re-exported here.
+CudaError tree) is defined in C++ (xcuda._core) and re-exported here, with its Python half;
+__all__ lists it (docs/DESIGN.md, "The Python contract").
 """
 
 from xcuda import _core
@@ -24,31 +25,45 @@ from xcuda import _toolkit  # noqa: E402
 
 _toolkit.tell_the_loader()
 
-from xcuda._cuda_check import CheckReport  # noqa: E402  (Python, over the names above)
-from xcuda._cuda_check import kernel_check as _kernel_check  # noqa: E402
+# The Python half of the API, over the names above: Kernel.check (%%cuda_check's checks for one
+# launch), Kernel.autotune and Kernel.debug are methods of the C++ class, written in Python.
+from xcuda import _autotune, _cuda_check, _kernel_debug  # noqa: E402
+from xcuda._autotune import Tuned  # noqa: E402
+from xcuda._cuda_check import CheckReport  # noqa: E402
+from xcuda._kernel_debug import debug_thread  # noqa: E402
+from xcuda._cuda_timeline import timeline  # noqa: E402
+from xcuda._timeline_view import Timeline  # noqa: E402
 
-Kernel.check = _kernel_check  # noqa: F405
-
-from xcuda._timeline import timeline  # noqa: E402,F401
-from xcuda._timeline_view import Timeline  # noqa: E402,F401
-
-Timeline.__module__ = __name__
-
-from xcuda._autotune import Tuned, autotune as _kernel_autotune  # noqa: E402
-
-Kernel.autotune = _kernel_autotune  # noqa: F405
-Tuned.__module__ = __name__
-
-from xcuda._kernel_debug import debug_thread  # noqa: E402,F401
-from xcuda._kernel_debug import kernel_debug as _debug_one_thread  # noqa: E402
-
-Kernel.debug = _debug_one_thread  # noqa: F405
+Kernel.check = _cuda_check.kernel_check  # noqa: F405
+Kernel.autotune = _autotune.autotune  # noqa: F405
+Kernel.debug = _kernel_debug.kernel_debug  # noqa: F405
+Tuned.__module__ = Timeline.__module__ = __name__
 
 
 # Exercises (xcuda.exercise, xcuda.grade, ...) import numpy: loaded on first use, so that starting
 # the kernel does not pay for it.
 _EXERCISE_NAMES = ("Exercise", "GradeResult", "LaunchRules", "exercise", "exercises", "grade", "load_exercises",
                    "publish_exercises")
+
+# The public surface: what `from xcuda import *` binds and docs/DESIGN.md's Python contract lists.
+# load_ipython_extension and unload_ipython_extension are IPython's hooks (%load_ext xcuda), not
+# names for a notebook; the exercise names load on first use (numpy with them).
+__all__ = [
+    # compiling and the compiled cell
+    "compile", "Module", "ModuleGlobals", "Kernel", "KernelTemplate", "KernelAttributes", "Launcher",
+    # devices, memory, streams, graphs
+    "Device", "device_count", "get_device", "set_device", "synchronize", "sync_after_cell", "device_available",
+    "gpu_available", "driver_available", "driver_unavailable_reason", "gpu_work_left_running", "DeviceArray",
+    "to_device", "empty", "zeros", "from_dlpack", "Stream", "Event", "Graph", "graph",
+    # measuring and checking
+    "BenchmarkResult", "Report", "cuda_timeit", "cuda_profile", "counters", "profiler_chips", "profiler_metrics",
+    "timeline", "Timeline", "Tuned", "cpu_checks", "CheckReport", "debug_thread",
+    # the error tree
+    "CudaError", "CompileError", "DriverError", "LaunchError", "KernelCheckError", "OutOfMemoryError",
+    "ContextLostError", "NoDeviceError", "KernelStillRunningError", "ProfilerUnavailableError",
+    # exercises and their grading
+    *_EXERCISE_NAMES,
+]
 
 
 def __getattr__(name):

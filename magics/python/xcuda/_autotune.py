@@ -23,7 +23,7 @@ import math
 import os
 import time
 
-import xcuda
+from xcuda import _core
 
 # numpy is imported where a sweep needs it, not with xcuda: a kernel's start must not pay for it.
 
@@ -215,7 +215,7 @@ class _Arguments:
         for i, a in enumerate(self.given):
             if isinstance(a, np.ndarray):
                 self.staged.append(i)
-                device = xcuda.to_device(a)
+                device = _core.to_device(a)
                 self.launch.append(device)
                 self.originals[i] = a.copy()
             else:
@@ -263,7 +263,7 @@ def _to_host(a):
     import numpy as np
     if isinstance(a, np.ndarray):
         return a.copy()
-    if isinstance(a, xcuda.DeviceArray) or (hasattr(a, "__cuda_array_interface__") and hasattr(a, "get")):
+    if isinstance(a, _core.DeviceArray) or (hasattr(a, "__cuda_array_interface__") and hasattr(a, "get")):
         return np.asarray(a.get())  # xcuda and CuPy arrays
     if hasattr(a, "__cuda_array_interface__") or hasattr(a, "__dlpack__"):
         cpu = getattr(a, "cpu", None)  # PyTorch
@@ -305,7 +305,7 @@ def _same(reference, results, rtol, atol):
 
 def _variants(kernel, named):
     """Each combination of template arguments and macros: (values by name, compile keywords)."""
-    options = dict(kernel._compile_options)
+    options = dict(kernel.compile_options)
     options.pop("name", None)
     qualified, template_params = kernel._template_params
     template_names = [n for n, (what, _) in named.items() if what == "template"]
@@ -344,7 +344,7 @@ def _variants(kernel, named):
 
 
 def _compile_variant(kernel_name, source, kw, args):
-    module = xcuda.compile(source, **kw)
+    module = _core.compile(source, **kw)
     found = module.kernels[kernel_name]
     if args is not None:
         found = found[tuple(args)]
@@ -353,7 +353,7 @@ def _compile_variant(kernel_name, source, kw, args):
 
 def _compile_all(kernel, variants):
     """The kernel of each variant, or the reason it failed, compiled on several threads."""
-    source = kernel._source
+    source = kernel.source
     workers = max(1, min(len(variants), os.cpu_count() or 1, 16))
     with concurrent.futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="xcuda-autotune") as pool:
         futures = [pool.submit(_compile_variant, kernel.name, source, kw, args) for _, kw, args in variants]
@@ -361,7 +361,7 @@ def _compile_all(kernel, variants):
         for f in futures:
             try:
                 out.append((f.result(), None))
-            except xcuda.CompileError as e:
+            except _core.CompileError as e:
                 first = next((line for line in str(e).splitlines() if "error" in line), str(e).splitlines()[0])
                 out.append((None, f"does not compile: {first.strip()}"))
             except (ValueError, TypeError, KeyError) as e:
@@ -394,8 +394,8 @@ def _trusted(path, is_dir):
 
 def _record_key(kernel, space, args, device_name, grid_text, shared_text):
     h = hashlib.sha256()
-    for part in (kernel._source, kernel.name, kernel.instantiation, json.dumps(kernel._compile_options, sort_keys=True,
-                                                                                default=str),
+    for part in (kernel.source, kernel.name, kernel.instantiation,
+                 json.dumps(kernel.compile_options, sort_keys=True, default=str),
                  json.dumps(space, default=str), json.dumps(args.shapes()), device_name, grid_text, shared_text,
                  str(RECORD_VERSION)):
         h.update(part.encode())
@@ -483,8 +483,8 @@ def autotune(kernel, *args, grid, block, template=None, defines=None, shared_mem
     Ctrl-C stops the sweep and keeps what it measured (the next call measures only the rest)."""
     blocks, named = _sweep_space(block, template, defines)
     arguments = _Arguments(kernel, args)
-    device = xcuda.get_device()
-    device_name = str(xcuda.Device(device).name) if device != "cpu" else "cpu"
+    device = _core.get_device()
+    device_name = str(_core.Device(device).name) if device != "cpu" else "cpu"
     space = {"block": [_describe_callable(b) if callable(b) else list(b) for b in blocks],
              **{n: [str(v) for v in vs] for n, (_, vs) in named.items()}}
     key = _record_key(kernel, space, arguments, device_name, _describe_callable(grid), _describe_callable(shared_mem))
@@ -508,7 +508,7 @@ def autotune(kernel, *args, grid, block, template=None, defines=None, shared_mem
         best_kernel = None
         if best is not None:
             _, kw, targs = variants[_variant_of(variants, best.config)]
-            best_kernel = _compile_variant(kernel.name, kernel._source, kw, targs)
+            best_kernel = _compile_variant(kernel.name, kernel.source, kw, targs)
         tuned = _finish(kernel, arguments, rows, best, best_kernel, grid, shared_mem, stream, reused=True,
                         interrupted=False, notes=notes)
         return _shown(tuned, show)
@@ -578,9 +578,9 @@ def _measure(variant_kernel, config, arguments, grid, shared_mem, stream, check,
         s = _launch_value(shared_mem, config, "shared_mem")
         arguments.restore()
         variant_kernel(*arguments.launch, grid=g, block=config["block"], shared_mem=s, stream=stream)
-        xcuda.synchronize()
+        _core.synchronize()
         results = arguments.results()
-    except xcuda.CudaError as e:
+    except _core.CudaError as e:
         return Row(config, error=f"does not launch: {type(e).__name__}: {e}"), None
     except (ValueError, TypeError) as e:
         return Row(config, error=f"does not launch: {e}"), None
@@ -602,7 +602,7 @@ def _measure(variant_kernel, config, arguments, grid, shared_mem, stream, check,
     try:
         timing = variant_kernel.benchmark(*arguments.launch, grid=g, block=config["block"], shared_mem=s,
                                           stream=stream, number=number, repeat=repeat, warmup=warmup)
-    except xcuda.CudaError as e:
+    except _core.CudaError as e:
         return Row(config, error=f"does not launch: {type(e).__name__}: {e}"), None
     return Row(config, list(timing.timings)), results
 
@@ -615,7 +615,7 @@ MAX_LAUNCHES_PER_RUN = 1000
 
 def _launches_per_run(variant_kernel, arguments, grid, block, shared_mem, stream):
     """How many launches make one timed run of RUN_SECONDS, from one launch timed with events."""
-    start, end = xcuda.Event(), xcuda.Event()
+    start, end = _core.Event(), _core.Event()
     start.record(stream)
     variant_kernel(*arguments.launch, grid=grid, block=block, shared_mem=shared_mem, stream=stream)
     end.record(stream)
@@ -630,7 +630,7 @@ def _finish(kernel, arguments, rows, best, best_kernel, grid, shared_mem, stream
         s = _launch_value(shared_mem, best.config, "shared_mem")
         arguments.restore()
         best_kernel(*arguments.launch, grid=g, block=best.config["block"], shared_mem=s, stream=stream)
-        xcuda.synchronize()
+        _core.synchronize()
         arguments.hand_back()
     return Tuned(kernel.name, rows, best, best_kernel, g, s, reused, interrupted, notes)
 

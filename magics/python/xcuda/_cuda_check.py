@@ -12,7 +12,7 @@ them.
 """
 import html
 
-import xcuda
+from xcuda import _core
 from xcuda import _sanitizer
 from xcuda._magic_line import cell_magic_on_a_line, parse_option_line, usage_error
 
@@ -99,9 +99,9 @@ def _parse(line):
 def checked(work, tool):
     """Runs work() with its launches checked (see the module's docstring); the selected device
     and the CPU device's checks setting come back after. Returns its CheckReport."""
-    device = xcuda.get_device()
-    if device != "cpu" and not xcuda.gpu_available() and not xcuda.device_available():
-        xcuda.set_device(device)  # XCUDA_DEVICE=none: nothing to check on; raises its NoDeviceError before anything runs
+    device = _core.get_device()
+    if device != "cpu" and not _core.gpu_available() and not _core.device_available():
+        _core.set_device(device)  # XCUDA_DEVICE=none: nothing to check on; raises its NoDeviceError before anything runs
     if device != "cpu":
         tool_path = _sanitizer.find_tool()
         if tool_path:
@@ -111,20 +111,20 @@ def checked(work, tool):
 
 
 def _checked_on_cpu_device(work, tool, device):
-    checks = xcuda.cpu_checks()
-    before = xcuda._core._launch_count()
+    checks = _core.cpu_checks()
+    before = _core._launch_count()
     findings = []
-    xcuda.set_device("cpu")
-    xcuda.cpu_checks(True)
+    _core.set_device("cpu")
+    _core.cpu_checks(True)
     try:
         work()
-        xcuda.synchronize()
-    except xcuda.KernelCheckError as e:
+        _core.synchronize()
+    except _core.KernelCheckError as e:
         findings.append(e)
     finally:
-        xcuda.cpu_checks(checks)
-        xcuda.set_device(device)
-    return CheckReport(findings, xcuda._core._launch_count() - before, tool)
+        _core.cpu_checks(checks)
+        _core.set_device(device)
+    return CheckReport(findings, _core._launch_count() - before, tool)
 
 
 def _checked_under_sanitizer(work, tool, tool_path, device):
@@ -136,14 +136,14 @@ def _checked_under_sanitizer(work, tool, tool_path, device):
         _sanitizer.launch_in_child(tool_path, tool, kernel, args, grid, block, shared_mem, stream, options)
 
     findings = []
-    previous = xcuda._core._divert_launches(divert)
+    previous = _core._divert_launches(divert)
     try:
         work()
     except _sanitizer.SanitizerFindings as e:
         findings = e.findings
     finally:
-        xcuda._core._divert_launches(previous)
-    where = f"GPU {device} ({xcuda.Device(device).name}) under compute-sanitizer"
+        _core._divert_launches(previous)
+    where = f"GPU {device} ({_core.Device(device).name}) under compute-sanitizer"
     return CheckReport(findings, launches, tool, where)
 
 

@@ -5,7 +5,7 @@ C++ names and types.
 The DWARF of the -G compile (_ptx_dwarf.py) says where each variable lives; the CPU device's
 _DebugSession (cuda-runtime/cpu-device/DESIGN.md, "The debugger") stops the launch and reads the
 stopped thread's registers and memory. Kernel.debug prints a thread's lines as they run; the
-notebook's debugger (the kernel's xcuda/_cuda_debugger.py) drives the same DebugLaunch through
+notebook's debugger (the kernel's xcuda/_device_debugger.py) drives the same DebugLaunch through
 JupyterLab. On a GPU machine the launch runs on the CPU device too, on copies of the arrays, and
 the results are copied back.
 """
@@ -15,7 +15,7 @@ import re
 import struct
 import sys
 
-import xcuda
+from xcuda import _core
 from xcuda import _ptx_dwarf
 
 CELL_FILE = "cell.cu"  # the name NVRTC gives a %%cuda cell's source (.file in its PTX)
@@ -43,7 +43,6 @@ UINT = _base("unsigned int", 4, "unsigned")
 INT = _base("int", 4, "signed")
 UINT3 = _vector("uint3", UINT)
 DIM3 = _vector("dim3", UINT)
-LONG = _base("long long", 8, "signed")
 DOUBLE = _base("double", 8, "float")
 
 _FLOATS = {2: "e", 4: "f", 8: "d"}
@@ -596,7 +595,7 @@ def _host_array(value):
     an xcuda.DeviceArray of a GPU); None for anything else."""
     import numpy as np
 
-    if isinstance(value, xcuda.DeviceArray):
+    if isinstance(value, _core.DeviceArray):
         if value.device == "cpu":
             return None
         return value.get(), value.set
@@ -604,7 +603,7 @@ def _host_array(value):
         device_type = value.__dlpack_device__()[0]
         if device_type == 1:  # kDLCPU: numpy-like already
             return None
-        view = xcuda.from_dlpack(value)
+        view = _core.from_dlpack(value)
         return view.get(), view.set
     if hasattr(value, "__cuda_array_interface__"):
         raise DebugError(f"a {type(value).__name__} (it has __cuda_array_interface__ but no DLPack): pass it as an "
@@ -629,13 +628,13 @@ class DebugLaunch:
         self.info = _ptx_dwarf.read(ptx)
         if self.info is None:
             raise DebugError(f"{kernel.name}: its -G compile has no debug information")
-        self.source_lines = kernel._source.split("\n")
-        self.session = xcuda._core._DebugSession(kernel.lowered_name)
+        self.source_lines = kernel.source.split("\n")
+        self.session = _core._DebugSession(kernel.lowered_name)
         self.breakpoints = []
         self._labels = {}
-        self.previous_device = xcuda.get_device()
+        self.previous_device = _core.get_device()
         self.note = None
-        if self.previous_device != "cpu" and xcuda.device_available():  # a GPU is selected
+        if self.previous_device != "cpu" and _core.device_available():  # a GPU is selected
             self.note = (f"xcuda: debugging {kernel.name} on the CPU device (the GPU cannot stop a thread here): "
                          "its arrays are copied there and the results copied back")
 
@@ -667,11 +666,11 @@ class DebugLaunch:
             host = _host_array(value)
             if host is not None:
                 array, write_back = host
-                device = xcuda.to_device(np.ascontiguousarray(array))
+                device = _core.to_device(np.ascontiguousarray(array))
                 converted.append(device)
                 write_backs.append((device, write_back))
             elif isinstance(value, np.ndarray):
-                device = xcuda.to_device(np.ascontiguousarray(value))
+                device = _core.to_device(np.ascontiguousarray(value))
                 converted.append(device)
                 if value.flags.writeable:
                     write_backs.append((device, lambda result, target=value: np.copyto(target, result.reshape(
@@ -706,7 +705,7 @@ class DebugLaunch:
         (a KernelCheckError from a check, KeyboardInterrupt when interrupted)."""
         if self.note:
             print(self.note)
-        xcuda.set_device("cpu")
+        _core.set_device("cpu")
         write_backs = []
         try:
             args, write_backs = self._arguments()
@@ -741,15 +740,15 @@ class DebugLaunch:
         finally:
             self.session.disarm()
             try:
-                xcuda.synchronize()
+                _core.synchronize()
                 for device, write_back in write_backs:
                     write_back(device.get())
             finally:
-                xcuda.set_device(self.previous_device)
+                _core.set_device(self.previous_device)
 
     def _launch_done(self):
         try:
-            xcuda.synchronize()
+            _core.synchronize()
         except Exception:
             raise
         return self.session.state == "armed"
@@ -757,7 +756,7 @@ class DebugLaunch:
 
 # --- Kernel.debug ---------------------------------------------------------------------------------
 
-def _thread_and_block(thread, block_dims):
+def _thread_and_block(thread):
     """((tx, ty, tz), (bx, by, bz)) from Kernel.debug's thread=: an int, a tuple (t, b) of ints or
     tuples, or (tx, ty, tz) alone."""
     def dims(v, what):
@@ -771,8 +770,6 @@ def _thread_and_block(thread, block_dims):
         return [0, 0, 0], [0, 0, 0]
     if isinstance(thread, int):
         return [thread, 0, 0], [0, 0, 0]
-    if isinstance(thread, (tuple, list)) and len(thread) == 2 and not all(isinstance(c, int) for c in thread):
-        return dims(thread[0], "the thread index"), dims(thread[1], "the block index")
     if isinstance(thread, (tuple, list)) and len(thread) == 2:
         return dims(thread[0], "the thread index"), dims(thread[1], "the block index")
     return dims(thread, "the thread index"), [0, 0, 0]
@@ -783,11 +780,6 @@ def _dims3(v):
         return (v, 1, 1)
     v = tuple(v)
     return v + (1,) * (3 - len(v))
-
-
-def _frame_text(frame):
-    parts = [f"{v.name} = {frame.value(v).text(4)}" for v in frame.variables()]
-    return ", ".join(parts)
 
 
 def kernel_debug(kernel, *args, grid, block, thread=None, line=None, steps=200, shared_mem=0, file=None,
@@ -803,7 +795,7 @@ def kernel_debug(kernel, *args, grid, block, thread=None, line=None, steps=200, 
     the CPU device as a launch copies them (from a GPU too). Returns the lines printed, as
     (line, source, {name: value text}) tuples."""
     out = file or sys.stdout
-    t, b = _thread_and_block(thread, block)
+    t, b = _thread_and_block(thread)
     grid3, block3 = _dims3(grid), _dims3(block)
     for i, (index, size, what) in enumerate(zip(t, block3, "xyz")):
         if not 0 <= index < size:

@@ -26,7 +26,7 @@ import subprocess
 import sys
 import tempfile
 
-import xcuda
+from xcuda import _core
 from xcuda import _sanitizer_report, _toolkit
 
 TOOL_ENV = "XCUDA_COMPUTE_SANITIZER"
@@ -88,13 +88,13 @@ def _host_copy(value, any_device=False):
             if target.flags.writeable:
                 np.copyto(target, result.reshape(target.shape))
         return ("array", np.ascontiguousarray(value), value.shape, value.dtype.str), write_back
-    if isinstance(value, xcuda.DeviceArray):
+    if isinstance(value, _core.DeviceArray):
         if value.device == "cpu" and not any_device:
             raise UnsupportedArgument("a DeviceArray on the CPU device; %%cuda_check on a GPU checks arrays of the GPU")
         host = value.get() if value._contents_defined else None
         return ("array", host, value.shape, np.dtype(value.dtype).str), value.set
     if hasattr(value, "__dlpack__") and hasattr(value, "__dlpack_device__"):
-        view = xcuda.from_dlpack(value)
+        view = _core.from_dlpack(value)
         return ("array", view.get(), view.shape, np.dtype(view.dtype).str), view.set
     if hasattr(value, "__cuda_array_interface__"):
         raise UnsupportedArgument(f"a {type(value).__name__} (it has __cuda_array_interface__ but no DLPack): "
@@ -104,7 +104,7 @@ def _host_copy(value, any_device=False):
 
 def _device_range(value):
     """(ptr, nbytes) of the device memory an argument array is, in the notebook's context, or None."""
-    if isinstance(value, xcuda.DeviceArray):
+    if isinstance(value, _core.DeviceArray):
         return value.ptr, value.nbytes
     interface = getattr(value, "__cuda_array_interface__", None)
     if isinstance(interface, dict) and interface.get("data"):
@@ -159,7 +159,7 @@ def _module_variables(kernel, arguments):
     variables, extras, nulls = [], [], []
     try:
         views = dict(kernel._globals.items())
-    except xcuda.CudaError:
+    except _core.CudaError:
         return variables, extras, nulls
     if not views:
         return variables, extras, nulls
@@ -253,7 +253,7 @@ class SanitizerFindings(Exception):
 def launch_in_child(tool_path, tool, kernel, args, grid, block, shared_mem, stream, options):
     """One diverted launch (see the module's docstring). Raises SanitizerFindings when the tool
     found something, RuntimeError when the child failed for another reason (its stderr)."""
-    xcuda.synchronize()  # the arguments' contents are what earlier work left in them
+    _core.synchronize()  # the arguments' contents are what earlier work left in them
     specs, write_backs, on_device, null_arguments = [], [], [], []
     parameters = list(kernel.parameters)
     for index, value in enumerate(args):
@@ -270,14 +270,14 @@ def launch_in_child(tool_path, tool, kernel, args, grid, block, shared_mem, stre
         if spec[0] == "value" and "*" in ctype and (value is None or (isinstance(value, int) and value == 0)):
             null_arguments.append(name)
     variables, extras, null_variables = _module_variables(kernel, on_device)
-    payload = {"kernel": kernel._with_line_info(), "device": xcuda.get_device(), "grid": grid, "block": block,
+    payload = {"kernel": kernel._with_line_info(), "device": _core.get_device(), "grid": grid, "block": block,
                "shared_mem": shared_mem, "options": options, "args": specs, "variables": variables,
                "extras": [spec for spec, _ in extras]}
     with tempfile.TemporaryDirectory(prefix="xcuda-check-") as work:
         log, out, err, rc = _run_child(tool_path, tool, payload, work)
         if out:
             sys.stdout.write(out)  # the kernel's printf
-        found = _sanitizer_report.findings(log, _allocations(work, kernel), kernel._source, output=f"{out}\n{err}",
+        found = _sanitizer_report.findings(log, _allocations(work, kernel), kernel.source, output=f"{out}\n{err}",
                                            null_pointers=null_arguments + null_variables)
         for f in found:
             if f.kernel in (kernel.lowered_name, kernel._template_params[0]):

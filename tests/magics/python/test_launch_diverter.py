@@ -44,7 +44,7 @@ def test_a_diverted_launch_is_handed_over_with_its_configuration_and_not_made():
 def test_the_kernel_for_the_checking_process_has_the_cells_lines_and_pickles():
     fill = xcuda.compile(SOURCE).fill
     lined = fill._with_line_info()
-    assert lined.name == "fill" and lined._source == SOURCE
+    assert lined.name == "fill" and lined.source == SOURCE
     back = pickle.loads(pickle.dumps(lined))
     assert back.name == "fill"
     already = xcuda.compile(SOURCE, lineinfo=True).fill

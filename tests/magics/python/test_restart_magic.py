@@ -7,11 +7,29 @@ from IPython.core.error import UsageError
 def test_cuda_restart_outside_the_xcuda_kernel_says_to_restart_from_the_frontend(ip):
     with pytest.raises(UsageError, match="only in that kernel.*restart from the frontend"):
         ip.run_line_magic("cuda_restart", "")
+    with pytest.raises(UsageError, match="takes no arguments.*'now'"):
+        ip.run_line_magic("cuda_restart", "now")
 
 
-def test_cuda_restart_help_says_what_it_keeps(ip, capsys):
+def test_cuda_restart_help_says_what_it_keeps_in_the_xcuda_kernel_and_what_to_do_here(ip, capsys):
     ip.run_line_magic("cuda_restart", "-h")
-    assert "saves the\nnamespace" in capsys.readouterr().out
+    said = capsys.readouterr().out
+    assert "saves the notebook's variables" in said and "restart from the\nfrontend" in said
+
+
+def test_reloading_the_extension_keeps_a_cuda_restart_the_shell_already_has(ip):
+    # The xcuda kernel registers its own %cuda_restart over the extension's; %reload_ext xcuda
+    # there must not put the stand-in back.
+    def kernels_own(line):
+        return "the kernel's"
+
+    before = ip.magics_manager.magics["line"]["cuda_restart"]
+    ip.register_magic_function(kernels_own, magic_kind="line", magic_name="cuda_restart")
+    try:
+        ip.run_line_magic("reload_ext", "xcuda")
+        assert ip.run_line_magic("cuda_restart", "") == "the kernel's"
+    finally:
+        ip.magics_manager.magics["line"]["cuda_restart"] = before
 
 
 # --- save() and restore() of xcuda._restart, without a kernel process -------------------------

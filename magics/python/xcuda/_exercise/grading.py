@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-import xcuda
+from xcuda import _core
 from xcuda._exercise import gates as gates_mod
 from xcuda._exercise.judge import element_name, judge, value_text
 from xcuda._exercise.reference import expected_outputs
@@ -100,11 +100,11 @@ def _owner(ex, index, size, config, shape):
 
 
 def grade(kernel, ex, student_launch=None, picture=None):
-    if not isinstance(kernel, xcuda.Kernel):
+    if not isinstance(kernel, _core.Kernel):
         raise TypeError(f"grade() takes the kernel a %%cuda cell bound (an xcuda.Kernel), not {type(kernel).__name__}")
     check_signature(kernel, ex)
     configs = _configs(ex, student_launch)
-    source_lines = kernel._source.splitlines()
+    source_lines = kernel.source.splitlines()
 
     def source_line(line):
         return source_lines[line - 1] if 0 < line <= len(source_lines) else ""
@@ -252,7 +252,7 @@ def _add_picture(result, ex, trace, full, expected, index, shapes, focus):
         arrays.append(entry)
     title = f"Which thread touched which element: test {result.tests[index].name}, launch " + \
         f"{dim_text(trace.grid)} x {dim_text(trace.block)}"
-    result.picture_svg = xcuda._core._access_map_svg({
+    result.picture_svg = _core._access_map_svg({
         "title": title, "threads_per_block": trace.threads_per_block, "block_x": trace.block[0], "arrays": arrays,
         "focus": trace.thread_title(*focus) if focus is not None else ""})
 
@@ -263,7 +263,7 @@ def _add_timing(result, ex, kernel, args, config, index):
                             repeat=3)
     text = f"On the GPU at test {ex.label(index)}: your kernel takes {mine.median * 1e6:.1f} µs per launch"
     timing = {"kernel_s": mine.median}
-    if isinstance(ex.reference, xcuda.Kernel):
+    if isinstance(ex.reference, _core.Kernel):
         rgrid, rblock, rshared = launch_of(ex.reference_launch or ex.launch, ex.tests[index][1], "reference_launch")
         ref = ex.reference.benchmark(*argument_values(ex.parameters, args), grid=rgrid, block=rblock,
                                      shared_mem=rshared, repeat=3)

@@ -3,7 +3,7 @@ on the CPU device) on one test's arguments, computed once per test; for an exerc
 published course file, digests of them instead."""
 import numpy as np
 
-import xcuda
+from xcuda import _core
 from xcuda._exercise.published import PublishedExercise
 from xcuda._exercise.run import launch, on_cpu_device
 from xcuda._exercise.spec import launch_of
@@ -25,7 +25,7 @@ def expected_outputs(ex, index, args):
 
 def _reference_outputs(ex, index, args):
     outputs = ex.outputs
-    if isinstance(ex.reference, xcuda.Kernel):
+    if isinstance(ex.reference, _core.Kernel):
         missing = [p.name for p in outputs if p.name not in args]
         if missing:
             raise ValueError(f"exercise {ex.name!r}: a reference kernel needs every output's initial value: inputs "

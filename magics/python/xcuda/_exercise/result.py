@@ -4,7 +4,7 @@ import dataclasses
 import json
 import math
 
-import xcuda
+from xcuda import _core
 from xcuda._exercise.gates import number_text
 
 GRADE_MIME = "application/vnd.xcuda.grade+json"
@@ -154,7 +154,7 @@ class GradeResult:
         notes = list(self.notes)
         if not self.not_started and any(not g.judged for g in self.gates):
             notes.append("Gates are judged once every test passes.")
-        return xcuda._core._rubric_report({
+        return _core._rubric_report({
             "exercise": self.exercise, "title": self.title, "kernel": self.kernel, "device": self.device,
             "verdict": self.verdict, "solved": self.solved, "score": self.score, "max_score": self.max_score,
             "tests": tests, "gates": gates, "findings": [f.to_dict() for f in self.findings],

@@ -5,7 +5,7 @@ import dataclasses
 
 import numpy as np
 
-import xcuda
+from xcuda import _core
 
 
 @dataclasses.dataclass
@@ -28,17 +28,17 @@ def launch(kernel, parameters, args, config, count=False, trace=False):
 
     def work():
         kernel[grid, block, shared](*values)
-        xcuda.synchronize()
+        _core.synchronize()
 
     run = Run(outputs={})
     try:
         if count:
-            run.counts = xcuda._core._cpu_launch_counts(work)
+            run.counts = _core._cpu_launch_counts(work)
         elif trace:
-            run.traces = xcuda._core._cpu_launch_traces(work)
+            run.traces = _core._cpu_launch_traces(work)
         else:
             work()
-    except xcuda.KernelCheckError as e:
+    except _core.KernelCheckError as e:
         run.finding = e
     run.outputs = {p.name: v for p, v in zip(parameters, values) if p.output}
     return run
@@ -48,19 +48,19 @@ def launch(kernel, parameters, args, config, count=False, trace=False):
 def on_cpu_device():
     """The CPU device with every check on, whatever was selected; both come back after. With no
     device at all (XCUDA_DEVICE=none and no GPU) it raises NoDeviceError, as a launch would."""
-    device = xcuda.get_device()
-    if not xcuda.device_available():
-        xcuda.set_device(device)  # raises the NoDeviceError that says why and how to get a device
-    xcuda.set_device("cpu")
-    checks = xcuda.cpu_checks()
-    xcuda.cpu_checks(True)
+    device = _core.get_device()
+    if not _core.device_available():
+        _core.set_device(device)  # raises the NoDeviceError that says why and how to get a device
+    _core.set_device("cpu")
+    checks = _core.cpu_checks()
+    _core.cpu_checks(True)
     try:
         yield
     finally:
-        xcuda.cpu_checks(checks)
-        xcuda.set_device(device)
+        _core.cpu_checks(checks)
+        _core.set_device(device)
 
 
 def gpu_selected():
     """A GPU is selected (the grader then runs every test on it as well as on the CPU device)."""
-    return xcuda.get_device() != "cpu" and xcuda.gpu_available()
+    return _core.get_device() != "cpu" and _core.gpu_available()

@@ -1,10 +1,13 @@
 """%cuda_restart: the xcuda kernel's process replaced by a fresh one, the notebook's variables
-kept (xcuda/_restart.py saves and loads them; the kernel replaces its process)."""
+kept (_restart saves and loads them; the kernel's C++ half replaces the process). The kernel
+registers it over the extension's stand-in (xcuda/_kernel_only_magics.py), which any other
+IPython keeps."""
 import os
 
 from IPython import get_ipython
 from IPython.core.error import UsageError
 
+from xcuda import _kernel
 from xcuda._magic_line import asks_for_help
 
 HELP = """%cuda_restart: a fresh kernel process, with your variables.
@@ -18,6 +21,12 @@ count go on), and loads the namespace there before the next cell runs. What cann
 (open files, generators, sockets) is listed by name. Only in the xcuda kernel."""
 
 
+def register(shell):
+    """Registers %cuda_restart in the kernel's shell (after the extension, whose stand-in it
+    replaces)."""
+    shell.register_magic_function(cuda_restart, magic_kind="line", magic_name="cuda_restart")
+
+
 def cuda_restart(line):
     """%cuda_restart: a fresh kernel process, with your variables (%cuda_restart -h says more)."""
     arguments = line.strip()
@@ -26,13 +35,10 @@ def cuda_restart(line):
         return
     if arguments:
         raise UsageError(f"%cuda_restart takes no arguments (got {arguments!r}); %cuda_restart -h says what it does")
-    try:
-        from xcuda import _kernel, _restart
-    except ImportError:
-        _kernel = None
-    if _kernel is None or not _kernel.serving():
-        raise UsageError("%cuda_restart replaces the xcuda kernel's process, so it runs only in that kernel; "
-                         "in this one, restart from the frontend (Kernel > Restart Kernel; the variables are lost)")
+    if not _kernel.serving():
+        raise UsageError("%cuda_restart replaces the xcuda kernel's process, so it runs only while that kernel serves")
+    from xcuda import _restart  # what only a restart needs (~2 ms), not every kernel's start
+
     directory, report = _restart.save(get_ipython())
     print(_restart.describe_save(report), flush=True)
     os.environ[_restart.STATE_ENV] = directory

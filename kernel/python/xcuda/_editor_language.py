@@ -8,7 +8,7 @@ fields), so a frontend cannot tell which language answered.
 import re
 import sys
 
-from xcuda import _cuda_builtins, _cuda_context, _cuda_source
+from xcuda import _editor_builtins, _editor_context, _editor_source
 
 _CELL = re.compile(r"\A%%(?P<magic>cuda|cuda_header)(?=[ \t\n]|\Z)")
 _WORD = re.compile(r"[A-Za-z_]\w*\Z")
@@ -33,9 +33,9 @@ def _reply(matches, start, end):
 
 def _known_declarations(shell, body):
     """The cell's declarations, then those of the registered headers."""
-    found = _cuda_source.declarations(body)
-    for source in _cuda_context.registered_headers(shell).values():
-        found += _cuda_source.declarations(source)
+    found = _editor_source.declarations(body)
+    for source in _editor_context.registered_headers(shell).values():
+        found += _editor_source.declarations(source)
     return found
 
 
@@ -62,7 +62,7 @@ def complete(shell, code, cursor_pos):
     # built-ins, each alphabetically.
     own = sorted((d.name, d.kind, d.text) for d in _known_declarations(shell, body)
                  if d.name.startswith(prefix) and d.kind != "property")
-    builtins = sorted(((b.name, b.kind, b.signature) for b in _cuda_builtins.BUILTINS.values()
+    builtins = sorted(((b.name, b.kind, b.signature) for b in _editor_builtins.BUILTINS.values()
                        if b.name.startswith(prefix)), key=lambda m: m[0].lower())
     return _reply(own + builtins, start, cursor_pos)
 
@@ -71,7 +71,7 @@ def _complete_magic_line(shell, before):
     magic = _CELL.match(before)
     if magic is None:  # the cursor inside "%%cud": the magic's name, which IPython completes
         return _reply([], len(before), len(before))
-    options = _cuda_context.magic_options(shell, magic["magic"])
+    options = _editor_context.magic_options(shell, magic["magic"])
     words = before[magic.end():].split(" ")
     current = words[-1]
     previous = words[-2] if len(words) > 1 else ""
@@ -96,9 +96,9 @@ def _complete_include(shell, include, cursor_pos):
     path = include["path"]
     folder, _, leaf = path.rpartition("/")
     folder = folder + "/" if folder else ""
-    names = [] if folder else list(_cuda_context.registered_headers(shell))
+    names = [] if folder else list(_editor_context.registered_headers(shell))
     if include["open"] == "<":
-        names += _cuda_context.include_entries(folder)
+        names += _editor_context.include_entries(folder)
     return _reply([(n, "module", folder + n) for n in names if n.startswith(leaf)], cursor_pos - len(leaf),
                   cursor_pos)
 
@@ -106,16 +106,16 @@ def _complete_include(shell, include, cursor_pos):
 def _type_members(type_name, declarations):
     members = [(d.name, "property", d.text) for d in declarations if d.owner == type_name]
     if not members:
-        members = [(c, "property", f"{type_name}.{c}") for c in _cuda_builtins.members_of_type(type_name)]
+        members = [(c, "property", f"{type_name}.{c}") for c in _editor_builtins.members_of_type(type_name)]
     return members
 
 
 def _complete_member(shell, body, member, cursor_pos):
     base, prefix = member["base"], member["prefix"]
     start = cursor_pos - len(prefix)
-    builtin = _cuda_builtins.members_of_builtin(base)
+    builtin = _editor_builtins.members_of_builtin(base)
     if builtin:
-        kind = _cuda_builtins.BUILTINS[base].signature.split()[0]
+        kind = _editor_builtins.BUILTINS[base].signature.split()[0]
         return _reply([(c, "property", f"{kind}.{c}") for c in builtin if c.startswith(prefix)], start, cursor_pos)
     declarations = _known_declarations(shell, body)
     variable = next((d for d in reversed(declarations) if d.name == base and d.type_name), None)
@@ -175,9 +175,9 @@ def inspect_object(shell, code, cursor_pos, detail_level):
             code_text = "\n".join(dict.fromkeys(d.text for d in declared))
             if any(d.is_kernel for d in declared):
                 notes = "\n".join(_kernel_lines(shell, name))
-        elif name in _cuda_builtins.BUILTINS:
-            row = _cuda_builtins.BUILTINS[name]
-            code_text, notes = row.signature, _cuda_builtins.describe(row).split("\n\n", 1)[1]
+        elif name in _editor_builtins.BUILTINS:
+            row = _editor_builtins.BUILTINS[name]
+            code_text, notes = row.signature, _editor_builtins.describe(row).split("\n\n", 1)[1]
     if code_text is None:
         return {"status": "ok", "found": False, "data": {}, "metadata": {}}
     plain = code_text + ("\n\n" + notes if notes else "")
@@ -192,7 +192,7 @@ def _inspect_option(shell, code, cursor_pos):
     end = line.find(" ", cursor_pos)
     word = line[start:len(line) if end == -1 else end].split("=")[0]
     magic = _CELL.match(line)
-    for option in _cuda_context.magic_options(shell, magic["magic"]) if magic else ():
+    for option in _editor_context.magic_options(shell, magic["magic"]) if magic else ():
         if word in option.spellings:
             text = f"{', '.join(option.spellings)} {option.metavar}".rstrip() + f"\n\n{option.help}"
             if option.values:
@@ -208,7 +208,7 @@ def is_complete(code):
     else complete. A magic line alone is incomplete: its cell has no code yet."""
     if "\n" not in code:
         return {"status": "incomplete", "indent": ""}
-    state = _cuda_source.balance(code.split("\n", 1)[1])
+    state = _editor_source.balance(code.split("\n", 1)[1])
     if state.braces > 0 or state.others > 0 or state.in_comment:
         return {"status": "incomplete", "indent": " " * 4 * max(state.braces, 0)}
     return {"status": "complete"}

@@ -116,17 +116,17 @@ def set_breakpoints(request, reply):
 
 
 def _update_diverter():
-    import xcuda
+    from xcuda import _core
 
     if not _state.launching.acquire(blocking=False):
         return  # a launch has the diverter off: it calls this again when it puts it back
     try:
         if _state.breakpoints and not _state.diverting:
-            previous = xcuda._core._divert_launches(_divert)
+            previous = _core._divert_launches(_divert)
             _state.previous_diverter = previous if previous is not _divert else None
             _state.diverting = True
         elif not _state.breakpoints and _state.diverting:
-            xcuda._core._divert_launches(_state.previous_diverter)
+            _core._divert_launches(_state.previous_diverter)
             _state.previous_diverter = None
             _state.diverting = False
     finally:
@@ -134,7 +134,7 @@ def _update_diverter():
 
 
 def _breakpoints_for(kernel):
-    wanted = kernel._source.rstrip()
+    wanted = kernel.source.rstrip()
     for path, (source, breakpoints) in _state.breakpoints.items():
         if source.rstrip() == wanted:
             return path, breakpoints
@@ -142,17 +142,17 @@ def _breakpoints_for(kernel):
 
 
 def _launch_as_usual(kernel, args, grid, block, shared_mem, stream, options):
-    import xcuda
+    from xcuda import _core
 
     previous = _state.previous_diverter
     if previous is not None:
         return previous(kernel, args, grid, block, shared_mem, stream, options)
     with _state.launching:  # the diverter is off for this one launch
-        mine = xcuda._core._divert_launches(None)
+        mine = _core._divert_launches(None)
         try:
             kernel(*args, grid=grid, block=block, shared_mem=shared_mem, stream=stream or None, **options)
         finally:
-            xcuda._core._divert_launches(mine)
+            _core._divert_launches(mine)
     _update_diverter()  # breakpoints set or cleared meanwhile
 
 
@@ -165,9 +165,9 @@ def _divert(kernel, args, grid, block, shared_mem, stream, options):
     from xcuda import _kernel_debug
 
     if stream:
-        import xcuda
+        from xcuda import _core
 
-        xcuda.synchronize()  # the launch waited for its stream's work; the debugger's runs after it
+        _core.synchronize()  # the launch waited for its stream's work; the debugger's runs after it
     launch = _kernel_debug.DebugLaunch(kernel, args, grid, block, shared_mem, options)
     for b in breakpoints:
         launch.add_breakpoint(_kernel_debug.Breakpoint(b["line"], b.get("condition") or _kernel_debug.chosen_thread(),
