@@ -7,7 +7,9 @@ Run by a Python with jupyter_client, with JUPYTER_PATH naming the build's kernel
 PYTHONPATH its package, e.g.
     JUPYTER_PATH=build/prefix/share/jupyter PYTHONPATH=build/python \\
         /usr/bin/python3 bench/probes/cell_round_trip.py --reps 15
-Two builds against each other: run it for each, alternating. The kernel selects its device as
+A CMake build's kernelspec runs the package installed in build/prefix: `cmake --install build`
+after building, or the kernel runs the older code. Two builds against each other: run it for
+each, alternating. The kernel selects its device as
 in a notebook (XCUDA_DEVICE is passed on); the compile cache is a fresh XDG_CACHE_HOME."""
 import argparse
 import glob
