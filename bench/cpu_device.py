@@ -483,6 +483,11 @@ def _goals(res) -> None:
              saxpy_host(True), SAXPY_NUMPY, "<=", 100)
     res.goal(PART, "CPU device: 512x512 shared-tiled SGEMM, checks on, <= 2 s", sgemm_dev(True), "s", "<=", 2.0,
              absolute=True)
+    # The next speed round's goals, beside the first round's above: the same rows, tighter limits.
+    res.goal(PART, "CPU device: saxpy 2^20 on DeviceArrays, checks on, <= 30x numpy's a*x+y (time)",
+             saxpy_dev(True), SAXPY_NUMPY, "<=", 30)
+    res.goal(PART, "CPU device: 512x512 shared-tiled SGEMM, checks on, <= 0.25 s", sgemm_dev(True), "s", "<=", 0.25,
+             absolute=True)
     res.goal(PART, "CPU device >= 100x faster than numba's CUDA simulator: saxpy 2^14, checks on",
              sim_saxpy_xc(True), SIM_SAXPY_NUMBA, ">=", 100, invert=True)
     res.goal(PART, "CPU device >= 100x faster than numba's CUDA simulator: sgemm 64x64 tiled, checks on",

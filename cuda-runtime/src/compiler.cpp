@@ -1,3 +1,4 @@
+#include "compiler_memory.hpp"
 #include "configured.hpp"
 #include "nvrtc_api.hpp"
 
@@ -249,6 +250,7 @@ std::vector<std::string> nvrtc_arguments(const CompileOptions& o, const std::str
 }
 
 CompileResult compile(std::string_view source, const CompileOptions& o) {
+    detail::keep_compiler_memory();
     CompileResult r;
     r.program_name = o.program_name;
     r.arch = o.arch.empty() ? default_arch() : o.arch;

@@ -73,7 +73,7 @@ OwnedFile read_owned_file(const fs::path& path, uid_t owner, mode_t forbidden_mo
     return out;
 }
 
-std::string write_private_file(const fs::path& path, const std::string& bytes) {
+std::string write_private_file(const fs::path& path, const std::string& bytes, Durability durability) {
     int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) return std::strerror(errno);
     std::string err;
@@ -87,7 +87,7 @@ std::string write_private_file(const fs::path& path, const std::string& bytes) {
         else
             done += std::size_t(w);
     }
-    if (err.empty() && ::fsync(fd) != 0) err = std::strerror(errno);
+    if (err.empty() && durability == Durability::synced && ::fsync(fd) != 0) err = std::strerror(errno);
     if (::close(fd) != 0 && err.empty()) err = std::strerror(errno);
     if (!err.empty()) ::unlink(path.c_str());
     return err;
@@ -95,20 +95,19 @@ std::string write_private_file(const fs::path& path, const std::string& bytes) {
 
 std::string replace_file_atomically(const fs::path& target, const std::string& bytes) {
     const fs::path tmp = target.parent_path() / temp_file_name(target.stem().string());
-    std::string err = write_private_file(tmp, bytes);
+    std::string err = write_private_file(tmp, bytes, Durability::unsynced);
     if (!err.empty()) return err;
     if (::rename(tmp.c_str(), target.c_str()) != 0) {
         err = std::strerror(errno);
         ::unlink(tmp.c_str());
         return err;
     }
-    sync_directory(target.parent_path());  // make the rename itself durable
     return {};
 }
 
 std::string create_file_once(const fs::path& path, const std::string& bytes) {
     const fs::path tmp = path.parent_path() / temp_file_name(path.filename().string());
-    std::string err = write_private_file(tmp, bytes);
+    std::string err = write_private_file(tmp, bytes, Durability::synced);
     if (!err.empty()) return err;
     // link() fails with EEXIST instead of replacing: the first process's file stays, whole
     const int linked = ::link(tmp.c_str(), path.c_str());

@@ -7,8 +7,9 @@
 // open to others); each entry is opened without following links and must be a regular file of
 // this user that nobody else can write; each carries an HMAC under a per-user secret kept in
 // the directory (`.hmac-key`, 0600, 32 random bytes), so an entry planted, forged or copied
-// from another cache is a miss. Entries are written to a temporary file, fsync'ed and renamed
-// into place, so readers see a whole entry or none.
+// from another cache is a miss. Entries are written to a temporary file and renamed into place,
+// so readers see a whole entry or none; not fsync'ed (a cold compile would wait for the disk's
+// journal): one that a crash left damaged fails its HMAC, a miss. The secret is fsync'ed.
 //
 // Nothing here fails a compile: an untrusted directory turns the disk off, a failed write stops
 // writing (a read-only cache is still read), and each kind of problem is said once, through
