@@ -232,13 +232,10 @@ extern "C" __global__ void lookup(const int* idx, float* out, int n) {
 """)
 
 
-_keep_alive = []
-
-
 def _set_table(module, rng):
     import xcuda
-    values = xcuda.to_device(f32(rng, 100))
-    _keep_alive.append(values)  # the table must outlive the launch
+    global table_values  # the table outlives the launch, in the script's namespace as in a notebook's
+    table_values = values = xcuda.to_device(f32(rng, 100))
     table = module.get_global("table")
     table.set(np.frombuffer(np.array([values.ptr], dtype=np.uint64).tobytes(), dtype=table.dtype).reshape(table.shape))
 

@@ -317,7 +317,8 @@ def test_on_a_gpu_the_grade_is_the_cpu_devices_and_the_time_is_shown_not_graded(
             xcuda.set_device(device)
         assert on_gpu.device == "the CPU device and the GPU" and on_cpu.device == "the CPU device"
         assert on_gpu.verdict == on_cpu.verdict and on_gpu.score == on_cpu.score
-        assert [g.measured for g in on_gpu.gates] == [g.measured for g in on_cpu.gates]
+        # nan where a gate was not measured (the tests failed): equal to nan here
+        np.testing.assert_array_equal([g.measured for g in on_gpu.gates], [g.measured for g in on_cpu.gates])
         assert [t.gpu == "pass" for t in on_gpu.tests] == [t.passed for t in on_cpu.tests]
     # A kernel the checks stop is not run on the GPU, whose context an illegal address would cost.
     overrun = xcuda.grade(kernel_of(AFFINE.replace("if (i < n)", "if (i <= n)"), "affine"), ex)

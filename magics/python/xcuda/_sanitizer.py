@@ -19,6 +19,7 @@ The launch is diverted (xcuda._core._divert_launches) to launch_in_child(), whic
    stay as they were and the cell stops.
 """
 import os
+import re
 import pickle
 import shutil
 import signal
@@ -127,12 +128,12 @@ def _namespace_arrays():
     try:
         from IPython import get_ipython
     except ImportError:
-        return []
+        get_ipython = lambda: None  # noqa: E731
     ip = get_ipython()
-    if ip is None:
-        return []
+    # A script's own globals where there is no notebook (bench/checks_corpus.py, python -c).
+    namespace = ip.user_ns if ip is not None else vars(sys.modules["__main__"])
     found = []
-    for value in list(ip.user_ns.values()):
+    for value in list(namespace.values()):
         try:
             placed = _device_range(value)
         except (AttributeError, KeyError, TypeError, ValueError, RuntimeError):
@@ -150,6 +151,11 @@ def _pointer_words(raw):
     return [(8 * i, int(w)) for i, w in enumerate(words)]
 
 
+# (variable, address) of the last launch's __device__ pointers into memory the child could not be
+# given: what a failure in the child most likely comes from.
+_unresolved_pointers = []
+
+
 def _module_variables(kernel, arguments):
     """What the notebook left in the kernel's module's variables, for the child (see the module's
     docstring). `arguments`: [(index, ptr, nbytes)] of the launch's device-array arguments.
@@ -157,6 +163,7 @@ def _module_variables(kernel, arguments):
     delta)])] with kind "argument" (ref: its index), "variable" (ref: its name) or "extra" (ref:
     an index into extras: (argument spec as _host_copy makes it, write_back) pairs)."""
     variables, extras, nulls = [], [], []
+    _unresolved_pointers.clear()
     try:
         views = dict(kernel._globals.items())
     except _core.CudaError:
@@ -196,6 +203,8 @@ def _module_variables(kernel, arguments):
                             break
                 if target is not None:
                     pointers.append((offset, *target))
+                else:
+                    _unresolved_pointers.append((name, value))
         variables.append((name, raw, pointers))
     return variables, extras, nulls
 
@@ -250,6 +259,20 @@ class SanitizerFindings(Exception):
         self.launch_error = launch_error
 
 
+def _kernel_may_read(kernel, variable):
+    """Whether the launched kernel's PTX names the module variable `variable` (so a null access
+    may have gone through it): a null `__device__` pointer that only another kernel of the cell
+    reads is not offered as the pointer at fault. True where the PTX cannot tell (a call the
+    compiler did not inline may read it)."""
+    ptx = kernel._ptx
+    start = ptx.find(f".entry {kernel.lowered_name}(")
+    if start < 0:
+        return True
+    end = ptx.find("\n}", start)
+    body = ptx[start:end if end > 0 else len(ptx)]
+    return "call" in body or re.search(rf"(?<![\w$.]){re.escape(variable)}(?![\w$])", body) is not None
+
+
 def launch_in_child(tool_path, tool, kernel, args, grid, block, shared_mem, stream, options):
     """One diverted launch (see the module's docstring). Raises SanitizerFindings when the tool
     found something, RuntimeError when the child failed for another reason (its stderr)."""
@@ -270,6 +293,7 @@ def launch_in_child(tool_path, tool, kernel, args, grid, block, shared_mem, stre
         if spec[0] == "value" and "*" in ctype and (value is None or (isinstance(value, int) and value == 0)):
             null_arguments.append(name)
     variables, extras, null_variables = _module_variables(kernel, on_device)
+    null_variables = [name for name in null_variables if _kernel_may_read(kernel, name)]
     payload = {"kernel": kernel._with_line_info(), "device": _core.get_device(), "grid": grid, "block": block,
                "shared_mem": shared_mem, "options": options, "args": specs, "variables": variables,
                "extras": [spec for spec, _ in extras]}
@@ -294,8 +318,13 @@ def launch_in_child(tool_path, tool, kernel, args, grid, block, shared_mem, stre
         raise RuntimeError(f"%%cuda_check: the checking process for {kernel.name} ended with exit code {rc} "
                            f"and no report:\n{tail}")
     if outcome["error"]:
+        unreachable = "".join(
+            f"; `{name}` holds {address:#x}, device memory that is not an argument of this launch, another "
+            f"variable of its module or an array of the notebook's namespace, so the checking process could not "
+            f"be given it (keep that array in a notebook variable, or pass it as an argument)"
+            for name, address in _unresolved_pointers)
         raise RuntimeError(f"%%cuda_check: {kernel.name} failed in the checking process ({outcome['error']}) "
-                           f"but {tool} reported nothing; try --tool memcheck")
+                           f"but {tool} reported nothing{unreachable or '; try --tool memcheck'}")
     for index, result in outcome["results"].items():
         write_backs[index](result)
     views = kernel._globals

@@ -72,3 +72,18 @@ def test_a_device_pointer_the_notebook_never_set_is_named_as_null():
     variables, _, nulls = _sanitizer._module_variables(notebook, [])
     assert nulls == ["unset_table"]
     assert dict((name, p) for name, _, p in variables)["unset_table"] == []
+
+
+def test_a_null_device_pointer_is_offered_as_the_culprit_only_for_the_kernels_that_read_it():
+    # compute-sanitizer says only "address 0x0": of a null argument and a null __device__ pointer,
+    # the pointer is a suspect only for a kernel whose code names it.
+    m = xcuda.compile(r'''
+__device__ float* lut;
+extern "C" __global__ void axpy(float a, const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a * x[i] + y[i];
+}
+extern "C" __global__ void gather(float* out) { out[threadIdx.x] = lut[threadIdx.x]; }
+''')
+    assert not _sanitizer._kernel_may_read(m.axpy, "lut")
+    assert _sanitizer._kernel_may_read(m.gather, "lut")
