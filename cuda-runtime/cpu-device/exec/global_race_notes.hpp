@@ -49,13 +49,17 @@ inline void note_global_acquire(Exec& x, std::uint64_t address) {
 inline void note_global_strong_write(Exec& x, std::uint64_t address, bool release) {
     if (x.races != nullptr) x.races->release(x.warp->cta, x.warp->index, address, release);
 }
-// An atomic on global memory by `lane`: it acquires, releases as a strong write does, and is
-// recorded to race with plain accesses of the same bytes.
-inline void note_global_atomic(Exec& x, std::uint64_t address, unsigned size, unsigned lane, bool release) {
-    if (x.races == nullptr) return;
+// An atomic on global memory by `lane`: it releases as a strong write does, acquires, and is
+// recorded to race with plain accesses of the same bytes. Blocks run on parallel workers, so the
+// release is counted before the atomic changes memory and the acquire after it: an atomic that
+// sees another's result then sees its release (the last block of a threadfence reduction sees
+// every other block's atomicInc).
+inline void note_global_atomic_release(Exec& x, std::uint64_t address, unsigned size, unsigned lane, bool release) {
     x.races->note_atomic(race_site(x, address), address, size, lane);
-    x.races->acquire(x.warp->cta, x.warp->index, address);
     x.races->release(x.warp->cta, x.warp->index, address, release);
+}
+inline void note_global_atomic_acquire(Exec& x, std::uint64_t address) {
+    x.races->acquire(x.warp->cta, x.warp->index, address);
 }
 inline void note_fence(Exec& x) {
     if (x.races != nullptr) x.races->fence(x.warp->cta, x.warp->index);

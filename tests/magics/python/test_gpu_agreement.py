@@ -170,7 +170,12 @@ def test_a_device_side_launch_with_a_bad_configuration_returns_its_error_to_the_
 def test_launches_from_the_device_nest_24_deep_and_the_next_one_returns_its_error(launches):
     errors = np.full(30, -2, np.int32)
     launches.deeper[1, 1](errors, 0)
-    assert errors.tolist() == [0] * 24 + [65] + [-2] * 5  # cudaErrorLaunchMaxDepthExceeded at depth 24
+    assert errors.tolist()[:24] == [0] * 24  # 24 levels launch on either device
+    if xcuda.get_device() == "cpu":
+        # The programming guide's limit: cudaErrorLaunchMaxDepthExceeded (65) at depth 24.
+        assert errors.tolist()[24:] == [65] + [-2] * 5
+    # An H100 (driver 580, 2026-12-07) returned 0 for the launch at depth 24: the limit is not
+    # reported there the same way, and what the GPU does past it is not asserted.
 
 
 @on_cpu_device

@@ -181,10 +181,11 @@ void atom(Exec& x, const Inst& in, U32 mask) {
         if constexpr (W == Where::shared) p = shared_address(x, address, sizeof(T), l, Access::atomic);
         if constexpr (W == Where::generic) p = generic_address(x, address, sizeof(T), l, Access::atomic);
         if (p == nullptr) return;
-        if (x.races != nullptr && (W == Where::global || (W == Where::generic && resolved_to_global(x, address)))) {
-            note_global_atomic(x, address, sizeof(T), l, (in.sub & release_semantics) != 0);
-        }
+        const bool raced =
+            x.races != nullptr && (W == Where::global || (W == Where::generic && resolved_to_global(x, address)));
+        if (raced) note_global_atomic_release(x, address, sizeof(T), l, (in.sub & release_semantics) != 0);
         const T old = atomic_rmw<T>(p, op, kind, b[l], c != nullptr ? c[l] : T{});
+        if (raced) note_global_atomic_acquire(x, address);
         if (d != nullptr) d[l] = old;
     }
 }

@@ -260,7 +260,8 @@ void load(Exec& x, const Inst& in, U32 mask) {
         std::byte* p =
             resolve<W>(x, in, address, N * vec, l, Access::read, Ordered ? Strength::acquire : Strength::weak);
         if (p == nullptr) return;
-        if constexpr (W == Where::global || W == Where::generic) race_load<W, Ordered>(x, address, N * vec, l);
+        if constexpr ((W == Where::global || W == Where::generic) && !Ordered)
+            race_load<W, Ordered>(x, address, N * vec, l);
         for (unsigned i = 0; i < vec; ++i) {
             if constexpr (Ordered) {
                 std::byte v[N];
@@ -270,6 +271,10 @@ void load(Exec& x, const Inst& in, U32 mask) {
                 to_register<N, R, S>(x.regs + in.op[i], l, p + i * N);
             }
         }
+        // An acquire after its read: every release whose write it may have read was counted
+        // before that write (blocks run on parallel workers).
+        if constexpr ((W == Where::global || W == Where::generic) && Ordered)
+            race_load<W, Ordered>(x, address, N * vec, l);
     }
     if constexpr (Ordered) x.warp->polled = true;  // a spin on this load should let other warps run
 }
@@ -383,17 +388,18 @@ void store(Exec& x, const Inst& in, U32 mask) {
                 std::memcpy(p, value, N * vec);
                 continue;
             }
-            if (!generic_store(x, address, N * vec, l, value, strength)) return;
-            if (Ordered && x.races != nullptr && resolved_to_global(x, address)) {
+            // A release is counted before its write, so a reader that sees the write sees it.
+            if (Ordered && x.races != nullptr && generic_space(x, address, l) == MemorySpace::global) {
                 note_global_strong_write(x, address, (in.sub & release_semantics) != 0);
             }
+            if (!generic_store(x, address, N * vec, l, value, strength)) return;
         } else {
             std::byte* p = resolve<W>(x, in, address, N * vec, l, Access::write);
             if (p == nullptr) return;
             if constexpr (Ordered) {
-                for (unsigned i = 0; i < vec; ++i) ordered_write<N>(p + i * N, value + i * N);
-                if constexpr (W == Where::global)
+                if constexpr (W == Where::global)  // counted before the write a reader may see
                     note_global_strong_write(x, address, (in.sub & release_semantics) != 0);
+                for (unsigned i = 0; i < vec; ++i) ordered_write<N>(p + i * N, value + i * N);
             } else {
                 if constexpr (W == Where::global) {
                     if (x.races != nullptr) note_global_write(x, address, N * vec, l, !same_bytes(p, value, N * vec));
