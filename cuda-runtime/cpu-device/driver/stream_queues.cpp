@@ -1,5 +1,7 @@
 #include "driver/stream_queues.hpp"
 
+#include <xcuda/cpu/debugger.hpp>
+
 #include <chrono>
 #include <cstdlib>
 #include <system_error>
@@ -200,12 +202,17 @@ void Scheduler::wait_idle() {
     std::unique_lock<std::mutex> lock(mutex_);
     std::vector<std::pair<std::shared_ptr<Stream>, std::uint64_t>> targets;
     for (const std::shared_ptr<Stream>& s : streams_) targets.emplace_back(s, s->submitted_);
-    progress_.wait(lock, [&] {
+    const auto done = [&] {
         for (const auto& [s, count] : targets) {
             if (s->completed_ < count) return false;
         }
         return true;
-    });
+    };
+    // A launch stopped by the debugger goes on only when the frontend says so, which the thread
+    // waiting here may be the one to do: not waited for (what it uses, it holds).
+    while (!progress_.wait_for(lock, std::chrono::milliseconds(50), done)) {
+        if (debug_stop_held()) return;
+    }
 }
 
 bool Scheduler::idle(const Stream& stream) {

@@ -2,6 +2,7 @@
 CPU device, its variables read by their C++ names from the -G DWARF, expressions and conditions
 evaluated in its frame, the launch's results and checks as without the debugger. They need the
 CPU device (the launch runs there on a GPU machine too, on copies of the arrays)."""
+import gc
 import io
 
 import numpy as np
@@ -184,6 +185,28 @@ def test_a_launch_under_the_debugger_stops_where_a_condition_holds_and_evaluates
     assert stops == [((13, 0, 0), (0, 0, 0), "13", "13.0", "52.0", "13", "1.0"),
                      ((1, 0, 0), (1, 0, 0), "33", "33.0", "132.0", "33", "1.0")]
     np.testing.assert_array_equal(y, 2.0 * np.arange(64, dtype=np.float32) + 1.0)
+
+
+@needs_cpu_device
+def test_memory_and_modules_freed_while_a_thread_is_stopped_do_not_wait_for_the_stopped_launch(saxpy):
+    # Python's garbage collector may free a module or an array while the notebook shows a stop:
+    # the CPU device's wait for idle streams must not wait for the launch the debugger holds.
+    x, y = arrays(32)
+    launch = _kernel_debug.DebugLaunch(saxpy, [np.float32(2.0), x, y, np.int32(32)], 1, 32)
+    launch.add_breakpoint(_kernel_debug.Breakpoint(LINE_Y))
+    held = {"module": xcuda.compile('extern "C" __global__ void unused_k(int* p) { *p = 1; }', no_cache=True),
+            "array": xcuda.to_device(np.zeros(16, np.float32))}
+    stops = []
+
+    def on_stop(stop):
+        held.clear()
+        gc.collect()  # the module unloaded and the array freed here, with the launch parked
+        stops.append(stop.thread["thread"])
+        return "run"
+
+    launch.run(on_stop)
+    assert stops == [(0, 0, 0)]
+    np.testing.assert_array_equal(y, 2.0 * np.arange(32, dtype=np.float32) + 1.0)
 
 
 @needs_cpu_device

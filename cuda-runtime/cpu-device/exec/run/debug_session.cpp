@@ -443,6 +443,12 @@ bool debug_launch_end(DebugSession& session) {
     return d.aborted;
 }
 
+namespace {
+std::atomic<int> held_stops{0};  // launches parked in debug_arrive
+}  // namespace
+
+bool debug_stop_held() { return held_stops.load() > 0; }
+
 bool debug_arrive(Exec& x, Warp& w, std::uint32_t pc) {
     DebugSession::Impl& d = x.launch->debug->impl();
     std::unique_lock<std::mutex> lock(d.mutex);
@@ -478,7 +484,9 @@ bool debug_arrive(Exec& x, Warp& w, std::uint32_t pc) {
     d.hits = std::move(hits);
     d.state = DebugSession::State::stopped;
     d.changed.notify_all();
+    held_stops.fetch_add(1);
     d.changed.wait(lock, [&] { return d.state != DebugSession::State::stopped || d.aborted; });
+    held_stops.fetch_sub(1);
     d.warp = nullptr;
     d.hits.clear();
     if (d.aborted) {

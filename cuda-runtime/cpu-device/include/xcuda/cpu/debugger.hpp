@@ -127,4 +127,9 @@ void arm_debug_session(std::shared_ptr<DebugSession> session);
 // The armed session for a launch of `kernel` of a -G module, taken (disarmed), or nullptr.
 std::shared_ptr<DebugSession> take_debug_session(const std::string& kernel);
 
+// Whether a launch is parked at a debugger's stop now: its worker waits for the frontend, so a
+// wait for the device to be idle (a module unloaded or memory freed by Python's garbage collector
+// while the notebook shows the stop) must not wait for it.
+bool debug_stop_held();
+
 }  // namespace xcuda::cpu
