@@ -79,8 +79,10 @@ namespace xcuda::kernel
             py::gil_scoped_release release;  // the control thread may need the GIL to answer meanwhile
             sink->publish(event);
         };
-        device_glue().attr("start")(py::cpp_function([publish](py::object event) { publish(event.cast<nl::json>()); }),
-                                    cell_prefix);
+        py::object glue = device_glue();
+        m_device_thread = glue.attr("DEVICE_THREAD").cast<int>();
+        glue.attr("start")(py::cpp_function([publish](py::object event) { publish(event.cast<nl::json>()); }),
+                           cell_prefix);
     }
 
     void device_debugger::stop()
@@ -97,12 +99,20 @@ namespace xcuda::kernel
 
     std::optional<nl::json> device_debugger::handle(const nl::json& request, const std::set<int>& stopped_threads)
     {
+        // Only a stop of the device thread has device frames, scopes and variables. While Python
+        // threads are stopped, this control thread runs no Python: debugpy on Python 3.12
+        // (sys.monitoring, for every thread) would suspend it too, and the request would never be
+        // answered.
+        if (stopped_threads.count(m_device_thread) == 0)
+        {
+            return std::nullopt;
+        }
         py::gil_scoped_acquire acquire;
         py::object glue = device_glue();
         nl::json retargeted = request;
         if (request.value("command", "") == "continue")
         {
-            const int device_thread = glue.attr("DEVICE_THREAD").cast<int>();
+            const int device_thread = m_device_thread;
             const nl::json& arguments = request.contains("arguments") ? request["arguments"] : nl::json::object();
             const int thread = arguments.is_object() ? arguments.value("threadId", 0) : 0;
             if (stopped_threads.count(thread) == 0 && stopped_threads.count(device_thread) != 0)

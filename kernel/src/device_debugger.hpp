@@ -50,5 +50,6 @@ namespace xcuda::kernel
     private:
         struct sink;
         std::shared_ptr<sink> m_sink;
+        int m_device_thread = -1;  // the device thread's DAP id, read at start
     };
 }
