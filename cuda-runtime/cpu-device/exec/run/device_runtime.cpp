@@ -1,6 +1,7 @@
 #include "exec/run/device_runtime.hpp"
 
 #include "exec/run/device_heap.hpp"
+#include "exec/run/call_slots.hpp"
 #include "exec/global_race_notes.hpp"
 #include "exec/memory_access.hpp"
 #include "exec/emulated_device.hpp"
@@ -13,13 +14,6 @@
 
 namespace xcuda::cpu {
 
-namespace {
-
-// Where the running call is in the cell, for the heap's record of a block (its reports say where
-// a block was allocated and freed).
-SourceLocation call_site_location(const Exec& x) { return x.location_of(x.program->sites[x.code[x.pc].site].loc); }
-
-}  // namespace
 namespace {
 
 using U32 = std::uint32_t;
@@ -48,23 +42,6 @@ constexpr std::size_t parameter_region_limit = std::size_t{16} << 20;
 struct Dim3Param {
     U32 x = 1, y = 1, z = 1;
 };
-
-// The call's argument `i` for `lane`, from the caller's frame (a dim3 is 12 bytes).
-template <class T>
-T argument(const Exec& x, const CallSite& call, std::size_t i, unsigned lane) {
-    T v{};
-    if (i >= call.arguments.size()) return v;
-    const ParamSlot& s = call.arguments[i];
-    std::memcpy(&v, x.regs + s.offset + std::size_t{lane} * s.size, std::min<std::size_t>(sizeof(T), s.size));
-    return v;
-}
-
-template <class T>
-void result(const Exec& x, const CallSite& call, unsigned lane, T v) {
-    if (call.results.empty()) return;
-    const ParamSlot& s = call.results[0];
-    std::memcpy(x.regs + s.offset + std::size_t{lane} * s.size, &v, std::min<std::size_t>(sizeof(T), s.size));
-}
 
 Dim3 dims(const Dim3Param& d) { return {d.x, d.y, d.z}; }
 
@@ -228,16 +205,17 @@ void DeviceRuntime::call(Exec& x, const CallSite& call, U32 mask) {
                 Slot wanted;
                 if (entry == RuntimeEntry::get_parameter_buffer_v2) {
                     U32 function = 0;
-                    if (kernel_of(program_, module_, argument<U64>(x, call, 0, lane), function) == nullptr) {
+                    if (kernel_of(program_, module_, call_argument<U64>(x, call, 0, lane), function) == nullptr) {
                         error = cuda_error_invalid_device_function;
                     }
                     wanted.has_kernel = true;
                     wanted.launch.function = function;
-                    wanted.launch.grid = dims(argument<Dim3Param>(x, call, 1, lane));
-                    wanted.launch.block = dims(argument<Dim3Param>(x, call, 2, lane));
-                    wanted.launch.shared_bytes = argument<U32>(x, call, 3, lane);
+                    wanted.launch.grid = dims(call_argument<Dim3Param>(x, call, 1, lane));
+                    wanted.launch.block = dims(call_argument<Dim3Param>(x, call, 2, lane));
+                    wanted.launch.shared_bytes = call_argument<U32>(x, call, 3, lane);
                 } else {
-                    const U64 alignment = argument<U64>(x, call, 0, lane), size = argument<U64>(x, call, 1, lane);
+                    const U64 alignment = call_argument<U64>(x, call, 0, lane),
+                              size = call_argument<U64>(x, call, 1, lane);
                     if (size > slot_bytes_ || alignment > 16 || (alignment & (alignment - 1)) != 0)
                         error = cuda_error_invalid_value;
                 }
@@ -258,27 +236,29 @@ void DeviceRuntime::call(Exec& x, const CallSite& call, U32 mask) {
                     }
                 }
                 if (buffer != 0) note_parameter_buffer_taken(x, taken);
-                result<U64>(x, call, lane, buffer);
+                call_result<U64>(x, call, lane, buffer);
                 if (error != cuda_success) set_error(x, lane, error);
                 return;
             }
             case RuntimeEntry::launch_device_v2:
-                error = launch(x, lane, argument<U64>(x, call, 0, lane), argument<U64>(x, call, 1, lane), nullptr);
+                error = launch(x, lane, call_argument<U64>(x, call, 0, lane), call_argument<U64>(x, call, 1, lane),
+                               nullptr);
                 break;
             case RuntimeEntry::launch_device: {
                 DeviceLaunch shape;
-                if (kernel_of(program_, module_, argument<U64>(x, call, 0, lane), shape.function) == nullptr) {
+                if (kernel_of(program_, module_, call_argument<U64>(x, call, 0, lane), shape.function) == nullptr) {
                     error = cuda_error_invalid_device_function;
                     break;
                 }
-                shape.grid = dims(argument<Dim3Param>(x, call, 2, lane));
-                shape.block = dims(argument<Dim3Param>(x, call, 3, lane));
-                shape.shared_bytes = argument<U32>(x, call, 4, lane);
-                error = launch(x, lane, argument<U64>(x, call, 1, lane), argument<U64>(x, call, 5, lane), &shape);
+                shape.grid = dims(call_argument<Dim3Param>(x, call, 2, lane));
+                shape.block = dims(call_argument<Dim3Param>(x, call, 3, lane));
+                shape.shared_bytes = call_argument<U32>(x, call, 4, lane);
+                error =
+                    launch(x, lane, call_argument<U64>(x, call, 1, lane), call_argument<U64>(x, call, 5, lane), &shape);
                 break;
             }
             case RuntimeEntry::stream_create_with_flags: {
-                if (argument<U32>(x, call, 1, lane) != stream_non_blocking) {
+                if (call_argument<U32>(x, call, 1, lane) != stream_non_blocking) {
                     error = cuda_error_invalid_value;  // device streams must be cudaStreamNonBlocking
                     break;
                 }
@@ -288,14 +268,15 @@ void DeviceRuntime::call(Exec& x, const CallSite& call, U32 mask) {
                     stream = next_stream_++;
                     streams_.insert(stream);
                 }
-                if (!generic_store(x, argument<U64>(x, call, 0, lane), 8, lane,
+                if (!generic_store(x, call_argument<U64>(x, call, 0, lane), 8, lane,
                                    reinterpret_cast<const std::byte*>(&stream)))
                     return;
                 break;
             }
             case RuntimeEntry::stream_destroy: {
                 std::lock_guard<std::mutex> lock(mutex_);
-                if (streams_.erase(argument<U64>(x, call, 0, lane)) == 0) error = cuda_error_invalid_resource_handle;
+                if (streams_.erase(call_argument<U64>(x, call, 0, lane)) == 0)
+                    error = cuda_error_invalid_resource_handle;
                 break;
             }
             case RuntimeEntry::get_last_error:
@@ -304,7 +285,7 @@ void DeviceRuntime::call(Exec& x, const CallSite& call, U32 mask) {
                 auto it = last_error_.find(thread_key(x, lane));
                 const int last = it == last_error_.end() ? cuda_success : it->second;
                 if (it != last_error_.end() && entry == RuntimeEntry::get_last_error) last_error_.erase(it);
-                result<std::int32_t>(x, call, lane, last);
+                call_result<std::int32_t>(x, call, lane, last);
                 return;  // neither sets the last error
             }
             case RuntimeEntry::get_device:
@@ -313,30 +294,31 @@ void DeviceRuntime::call(Exec& x, const CallSite& call, U32 mask) {
                 const std::int32_t value = entry == RuntimeEntry::get_device         ? 0
                                            : entry == RuntimeEntry::get_device_count ? 1
                                                                                      : runtime_version;
-                if (!generic_store(x, argument<U64>(x, call, 0, lane), 4, lane,
+                if (!generic_store(x, call_argument<U64>(x, call, 0, lane), 4, lane,
                                    reinterpret_cast<const std::byte*>(&value)))
                     return;
                 break;
             }
             case RuntimeEntry::malloc: {
                 const U64 p =
-                    DeviceHeap::instance().blocks().allocate(argument<U64>(x, call, 1, lane), call_site_location(x));
-                if (!generic_store(x, argument<U64>(x, call, 0, lane), 8, lane, reinterpret_cast<const std::byte*>(&p)))
+                    DeviceHeap::instance().blocks().allocate(call_argument<U64>(x, call, 1, lane), call_location(x));
+                if (!generic_store(x, call_argument<U64>(x, call, 0, lane), 8, lane,
+                                   reinterpret_cast<const std::byte*>(&p)))
                     return;
                 if (p == 0) error = cuda_error_memory_allocation;
                 break;
             }
             case RuntimeEntry::free: {
-                const U64 p = argument<U64>(x, call, 0, lane);
+                const U64 p = call_argument<U64>(x, call, 0, lane);
                 HeapBlock block;
-                if (p != 0 && DeviceHeap::instance().blocks().release(p, call_site_location(x), block) !=
-                                  HeapBlocks::Freed::freed)
+                if (p != 0 &&
+                    DeviceHeap::instance().blocks().release(p, call_location(x), block) != HeapBlocks::Freed::freed)
                     error = cuda_error_invalid_value;
                 break;
             }
         }
         if (x.faulted) return;
-        result<std::int32_t>(x, call, lane, error);
+        call_result<std::int32_t>(x, call, lane, error);
         if (error != cuda_success) set_error(x, lane, error);
     });
 }

@@ -1,6 +1,7 @@
 // The functions a kernel calls that the CUDA driver provides: printf (vprintf), assert
 // (__assertfail) and the device heap (malloc, free); the device runtime's are device_runtime.cpp's.
 #include "exec/run/device_heap.hpp"
+#include "exec/run/call_slots.hpp"
 #include "exec/run/device_runtime.hpp"
 #include "exec/global_race_notes.hpp"
 #include "exec/memory_access.hpp"
@@ -17,23 +18,6 @@ namespace {
 
 using U32 = std::uint32_t;
 using U64 = std::uint64_t;
-
-// The argument slot `i` of the call for `lane` (from the caller's frame).
-template <class T>
-T argument(const Exec& x, const CallSite& call, std::size_t i, unsigned lane) {
-    T v{};
-    if (i >= call.arguments.size()) return v;
-    const ParamSlot& s = call.arguments[i];
-    std::memcpy(&v, x.regs + s.offset + std::size_t{lane} * s.size, std::min<std::size_t>(sizeof(T), s.size));
-    return v;
-}
-
-template <class T>
-void result(const Exec& x, const CallSite& call, unsigned lane, T v) {
-    if (call.results.empty()) return;
-    const ParamSlot& s = call.results[0];
-    std::memcpy(x.regs + s.offset + std::size_t{lane} * s.size, &v, std::min<std::size_t>(sizeof(T), s.size));
-}
 
 // A NUL-terminated string at a generic address, read through the checks.
 bool read_string(Exec& x, U64 address, unsigned lane, std::string& out, std::size_t limit = 1 << 16) {
@@ -196,10 +180,11 @@ void device_printf(Exec& x, const CallSite& call, U32 mask) {
         mask &= mask - 1;
         std::string line;
         int count = 0;
-        if (!format_printf(x, argument<U64>(x, call, 0, lane), argument<U64>(x, call, 1, lane), lane, line, count)) {
+        if (!format_printf(x, call_argument<U64>(x, call, 0, lane), call_argument<U64>(x, call, 1, lane), lane, line,
+                           count)) {
             return;  // a bad pointer: the finding is recorded
         }
-        result<std::int32_t>(x, call, lane, count);
+        call_result<std::int32_t>(x, call, lane, count);
         records += line;
     }
     LaunchState& L = *x.launch;
@@ -216,12 +201,12 @@ void device_printf(Exec& x, const CallSite& call, U32 mask) {
 void assert_fail(Exec& x, const CallSite& call, U32 mask) {
     const unsigned lane = first_lane(mask);
     std::string message, file, function;
-    if (!read_string(x, argument<U64>(x, call, 0, lane), lane, message) ||
-        !read_string(x, argument<U64>(x, call, 1, lane), lane, file) ||
-        !read_string(x, argument<U64>(x, call, 3, lane), lane, function)) {
+    if (!read_string(x, call_argument<U64>(x, call, 0, lane), lane, message) ||
+        !read_string(x, call_argument<U64>(x, call, 1, lane), lane, file) ||
+        !read_string(x, call_argument<U64>(x, call, 3, lane), lane, function)) {
         return;
     }
-    const U32 line = argument<U32>(x, call, 2, lane);
+    const U32 line = call_argument<U32>(x, call, 2, lane);
     const Dim3 t = x.thread_of(lane);
     const Dim3& b = x.cta->ctaid;
     Finding f;
@@ -232,13 +217,12 @@ void assert_fail(Exec& x, const CallSite& call, U32 mask) {
     x.fail(std::move(f), lane, static_cast<U32>(__builtin_popcount(mask)), CUDA_ERROR_ASSERT);
 }
 
-SourceLocation call_location(const Exec& x) { return x.location_of(x.program->sites[x.code[x.pc].site].loc); }
-
 void device_malloc(Exec& x, const CallSite& call, U32 mask) {
     HeapBlocks& heap = DeviceHeap::instance().blocks();
     const SourceLocation at = call_location(x);
-    for_lanes(mask,
-              [&](unsigned lane) { result<U64>(x, call, lane, heap.allocate(argument<U64>(x, call, 0, lane), at)); });
+    for_lanes(mask, [&](unsigned lane) {
+        call_result<U64>(x, call, lane, heap.allocate(call_argument<U64>(x, call, 0, lane), at));
+    });
 }
 
 // free() of a pointer malloc did not return, or of a block freed already: what compute-sanitizer
@@ -272,7 +256,7 @@ void device_free(Exec& x, const CallSite& call, U32 mask) {
     const SourceLocation at = call_location(x);
     for_lanes(mask, [&](unsigned lane) {
         if (x.faulted) return;
-        const U64 p = argument<U64>(x, call, 0, lane);
+        const U64 p = call_argument<U64>(x, call, 0, lane);
         if (p == 0) return;  // free(NULL) does nothing
         HeapBlock block;
         const HeapBlocks::Freed why = heap.release(p, at, block);
