@@ -28,8 +28,6 @@ void call_result(const Exec& x, const CallSite& call, unsigned lane, T v) {
 }
 
 // The running call's place in the cell (a heap block's report says where it was allocated and freed).
-inline SourceLocation call_location(const Exec& x) {
-    return x.location_of(x.program->sites[x.code[x.pc].site].loc);
-}
+inline SourceLocation call_location(const Exec& x) { return x.location_of(x.program->sites[x.code[x.pc].site].loc); }
 
 }  // namespace xcuda::cpu
