@@ -1,5 +1,6 @@
 #include "python_debugger.hpp"
 #include "device_debugger.hpp"
+#include "stopped_frame_variables.hpp"
 
 #include <cerrno>
 #include <exception>
@@ -221,41 +222,62 @@ namespace xcuda::kernel
 
             nl::json inspect_variables(const nl::json& message)
             {
+                if (!get_stopped_threads().empty())
+                {
+                    // The globals are read in Python, which must not run here during a stop
+                    // (stopped_frame_variables.hpp says why); the stopped frames have them.
+                    return dap_failure(message, "a cell is stopped at a breakpoint: the notebook's variables are "
+                                                "in the stopped frames (the <module> frame's Locals); continue "
+                                                "the cell to list them here");
+                }
                 py::gil_scoped_acquire acquire;
                 return debugger_glue().attr("inspect_variables")(py::object(py::cast(message))).cast<nl::json>();
             }
 
             nl::json rich_inspect_variables(const nl::json& message)
             {
-                // Stopped at a breakpoint, the value lives in a frame only debugpy can reach:
-                // it evaluates the formatting there and the text comes back here to be read.
-                // Only a name is formatted in the frame: anything else would run as code there.
                 if (auto reply = m_device->handle(message, stopped_threads()))
                 {
                     return *reply;
                 }
                 const std::string name = message["arguments"].value("variableName", "");
-                bool is_name = false;
+                if (get_stopped_threads().empty())
                 {
+                    // Not stopped: the notebook's namespace, read in Python.
                     py::gil_scoped_acquire acquire;
-                    is_name = py::str(name).attr("isidentifier")().cast<bool>();
+                    return debugger_glue()
+                        .attr("rich_inspect_variables")(py::object(py::cast(message)))
+                        .cast<nl::json>();
                 }
-                nl::json evaluated;
-                if (is_name && !get_stopped_threads().empty() && message["arguments"].contains("frameId"))
+                if (!is_python_name(name))
                 {
-                    nl::json request = {{"type", "request"},
-                                        {"command", "evaluate"},
-                                        {"seq", message["seq"].get<int>() + 1},
-                                        {"arguments",
-                                         {{"expression", "get_ipython().display_formatter.format(" + name + ")"},
-                                          {"frameId", message["arguments"]["frameId"]},
-                                          {"context", "clipboard"}}}};
-                    evaluated = forward_message(request);
+                    // debugpy's groupings ("special variables") are not variables: nothing to render.
+                    nl::json reply = dap_response(message, name == "special variables" || name == "function variables");
+                    reply["body"] = {{"data", nl::json::object()}, {"metadata", nl::json::object()}};
+                    return reply;
                 }
-                py::gil_scoped_acquire acquire;
-                return debugger_glue()
-                    .attr("rich_inspect_variables")(py::object(py::cast(message)), py::object(py::cast(evaluated)))
-                    .cast<nl::json>();
+                if (!message["arguments"].contains("frameId"))
+                {
+                    return dap_failure(message, "a cell is stopped at a breakpoint: say which frame's `" + name
+                                                    + "` to render (richInspectVariables' frameId)");
+                }
+                // Stopped at a breakpoint, the value lives in a frame only debugpy can reach:
+                // it renders it there, and the JSON text comes back here to be read. Only a
+                // name is evaluated in the frame: anything else would run as code there.
+                nl::json evaluated = forward_message(
+                    rendering_request(name, message["arguments"]["frameId"], message["seq"].get<int>() + 1));
+                rendering shown = read_rendering(name, evaluated);
+                nl::json reply = dap_response(message, shown.problem.empty());
+                if (shown.problem.empty())
+                {
+                    reply["body"] = {{"data", std::move(shown.data)}, {"metadata", std::move(shown.metadata)}};
+                }
+                else
+                {
+                    reply["message"] = shown.problem;
+                    reply["body"] = {{"data", nl::json::object()}, {"metadata", nl::json::object()}};
+                }
+                return reply;
             }
 
             nl::json variables_request_impl(const nl::json& message) override
@@ -270,11 +292,7 @@ namespace xcuda::kernel
                     py::gil_scoped_acquire acquire;
                     return debugger_glue().attr("variables")(py::object(py::cast(message))).cast<nl::json>();
                 }
-                nl::json reply = xeus::xdebugger_base::variables_request_impl(message);
-                py::gil_scoped_acquire acquire;
-                return debugger_glue()
-                    .attr("without_kernel_names")(py::object(py::cast(message)), py::object(py::cast(reply)))
-                    .cast<nl::json>();
+                return without_kernel_names(message, xeus::xdebugger_base::variables_request_impl(message));
             }
 
             // debugpy must be started by the thread that runs the cells (its tracing is set

@@ -8,7 +8,6 @@ import os
 import queue
 import re
 import subprocess
-import sys
 import textwrap
 import time
 
@@ -140,10 +139,6 @@ def test_cells_are_compiled_under_the_name_the_frontend_computes(fresh_kernel):
 
 
 @needs_debugpy
-@pytest.mark.xfail(sys.version_info >= (3, 12), strict=False, raises=queue.Empty,
-                   reason="known bug: on Python 3.12 debugpy (sys.monitoring) suspends the control thread when "
-                          "it runs the kernel's Python glue while a cell is stopped, so the variables request is "
-                          "never answered; the glue must move off the control thread")
 def test_a_breakpoint_stops_the_cell_and_shows_its_frame(debugged_kernel):
     _, kc = debugged_kernel
     code = textwrap.dedent("""\
@@ -151,6 +146,7 @@ def test_a_breakpoint_stops_the_cell_and_shows_its_frame(debugged_kernel):
             total = a + b
             return total
 
+        label = "it's \\\\ done"
         result = add(2, 3)
         print("result", result)""")
     source = debug(kc, "dumpCell", {"code": code})["body"]["sourcePath"]
@@ -182,6 +178,17 @@ def test_a_breakpoint_stops_the_cell_and_shows_its_frame(debugged_kernel):
 
     rich = debug(kc, "richInspectVariables", {"variableName": "a", "frameId": frames[0]["id"]})
     assert rich["success"] and rich["body"]["data"]["text/plain"] == "2", rich
+    # The cell's own frame: the notebook's names without IPython's (In, Out, _i1...), and a value
+    # whose display holds quotes and a backslash rendered as the notebook shows it. (Answered
+    # without Python on the control thread: on 3.12 debugpy suspended it and nothing came back.)
+    module_scopes = debug(kc, "scopes", {"frameId": frames[-1]["id"]})["body"]["scopes"]
+    module_locals = next(s for s in module_scopes if s["name"] == "Locals")
+    names = {v["name"] for v in debug(kc, "variables",
+                                      {"variablesReference": module_locals["variablesReference"]})["body"]["variables"]}
+    assert "label" in names and not names & {"In", "Out", "_i", "_ih"}, names
+    rich = debug(kc, "richInspectVariables", {"variableName": "label", "frameId": frames[-1]["id"]})
+    assert rich["success"] and rich["body"]["data"]["text/plain"] == repr("it's \\ done"), rich
+    assert debug(kc, "richInspectVariables", {"variableName": "label()", "frameId": frames[-1]["id"]})["success"] is False
 
     step = debug(kc, "next", {"threadId": stopped["body"]["threadId"]})
     assert step["success"], step

@@ -49,16 +49,27 @@ def variables(request):
     return _debugger().variables(request)
 
 
-def without_kernel_names(request, reply):
-    """debugpy's variables of a stopped frame, less IPython's and the kernel's own names."""
-    if not reply.get("success", False):
-        return reply
-    return _debugger().build_variables_response(request, reply.get("body", {}).get("variables", []))
+def display_json(value):
+    """`value` as the notebook would display it, as JSON text of [data, metadata]: evaluated by
+    debugpy in a stopped frame (the kernel reads the text without running Python; images' bytes
+    as base64, as Jupyter sends them)."""
+    import base64
+    import json
+
+    from IPython import get_ipython
+
+    def plain(v):
+        if isinstance(v, (bytes, bytearray)):
+            return base64.b64encode(v).decode("ascii")
+        return repr(v)
+
+    return json.dumps(list(get_ipython().display_formatter.format(value)), default=plain)
 
 
-def rich_inspect_variables(request, evaluated):
-    """A variable's rich display (what the variable panel's "render" shows). `evaluated` is
-    debugpy's answer to formatting it in a stopped frame, or empty when no cell is stopped."""
+def rich_inspect_variables(request):
+    """A variable of the notebook's namespace, as its rich display (what the variable panel's
+    "render" shows), while no cell is stopped (stopped, the kernel asks debugpy for display_json
+    in the frame)."""
     name = request.get("arguments", {}).get("variableName", "")
     reply = {"type": "response", "request_seq": request["seq"], "command": request["command"],
              "success": False, "body": {"data": {}, "metadata": {}}}
@@ -66,22 +77,13 @@ def rich_inspect_variables(request, evaluated):
         # debugpy's groupings ("special variables") are not variables: nothing to render.
         reply["success"] = name in ("special variables", "function variables")
         return reply
-    if evaluated:
-        if not evaluated.get("success", False):
-            reply["message"] = evaluated.get("message", f"{name} could not be evaluated in the stopped frame")
-            return reply
-        import ast  # here, not at the top: kernel_info's start-up imports this module
+    from IPython import get_ipython
 
-        # debugpy returns the repr of (data, metadata): two dicts of plain values.
-        data, metadata = ast.literal_eval(evaluated["body"]["result"])
-    else:
-        from IPython import get_ipython
-
-        shell = get_ipython()
-        if name not in shell.user_ns:
-            reply["message"] = f"{name} is not defined in the notebook"
-            return reply
-        data, metadata = shell.display_formatter.format(shell.user_ns[name])
+    shell = get_ipython()
+    if name not in shell.user_ns:
+        reply["message"] = f"{name} is not defined in the notebook"
+        return reply
+    data, metadata = shell.display_formatter.format(shell.user_ns[name])
     reply["body"] = {"data": data, "metadata": metadata}
     reply["success"] = True
     return reply

@@ -11,7 +11,7 @@ namespace py = pybind11;
 namespace xcuda::magics {
 namespace {
 
-const compile::CommandSpec& spec() {
+const compile::CommandSpec& cache_spec() {
     static const compile::CommandSpec s =
         help_only_spec("%cuda_cache", "%cuda_cache info|clear|limit SIZE",
                        "Shows (info) or empties (clear) the compile cache: memory, then disk under "
@@ -26,7 +26,7 @@ const compile::CommandSpec& spec() {
 }  // namespace
 
 void cuda_cache_line_magic(const std::string& line) {
-    const auto parsed = parse_magic_line(line, spec());
+    const auto parsed = parse_magic_line(line, cache_spec());
     if (!parsed) return;
     const compile::ParsedArgs& args = *parsed;
     const std::string action = args.positionals.empty() ? "info" : args.positionals[0];
@@ -67,6 +67,6 @@ void cuda_cache_line_magic(const std::string& line) {
     display_rich(r);
 }
 
-std::string cuda_cache_help() { return compile::format_help(spec()); }
+std::string cuda_cache_help() { return compile::format_help(cache_spec()); }
 
 }  // namespace xcuda::magics

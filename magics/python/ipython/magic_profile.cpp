@@ -13,7 +13,7 @@ namespace py = pybind11;
 namespace xcuda::magics {
 namespace {
 
-const compile::CommandSpec& spec() {
+const compile::CommandSpec& profile_spec() {
     static const compile::CommandSpec s = [] {
         compile::CommandSpec c = help_only_spec(
             "%%cuda_profile", "%%cuda_profile [--metrics[=SET|NAMES]] [--lines]",
@@ -49,7 +49,7 @@ const compile::CommandSpec& spec() {
 }  // namespace
 
 void cuda_profile_cell_magic(const std::string& line, const std::string& cell) {
-    const auto parsed = parse_magic_line(line, spec());
+    const auto parsed = parse_magic_line(line, profile_spec());
     if (!parsed) return;
     const compile::ParsedArgs& args = *parsed;
     HardwareProfileRequest request;
@@ -60,11 +60,11 @@ void cuda_profile_cell_magic(const std::string& line, const std::string& cell) {
 }
 
 void cuda_profile_line_magic(const std::string& line) {
-    cell_magic_on_a_line(line, spec(),
+    cell_magic_on_a_line(line, profile_spec(),
                          "%%cuda_profile profiles the cell below it: start the cell with `%%cuda_profile` on its own "
                          "line (%cuda_profile -h says what it reports)");
 }
 
-std::string cuda_profile_help() { return compile::format_help(spec()); }
+std::string cuda_profile_help() { return compile::format_help(profile_spec()); }
 
 }  // namespace xcuda::magics

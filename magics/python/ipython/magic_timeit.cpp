@@ -32,7 +32,7 @@ compile::OptionSpec count_option(const char* short_name, const char* metavar, co
     return o;
 }
 
-const compile::CommandSpec& spec() {
+const compile::CommandSpec& timeit_spec() {
     static const compile::CommandSpec s = [] {
         compile::CommandSpec c;
         c.magic = "%cuda_timeit";
@@ -71,7 +71,7 @@ double take_gpu_seconds(LaunchRecorder& recorder) {
 }  // namespace
 
 py::object cuda_timeit_line_magic(const std::string& line) {
-    const auto parsed = parse_magic_line(line, spec());
+    const auto parsed = parse_magic_line(line, timeit_spec());
     if (!parsed) return py::none();
     const compile::ParsedArgs& args = *parsed;
     if (args.rest.empty())
@@ -126,6 +126,6 @@ py::object time_statement(const std::string& stmt, py::object globals, int numbe
     return py::cast(std::move(result));
 }
 
-std::string cuda_timeit_help() { return compile::format_help(spec()); }
+std::string cuda_timeit_help() { return compile::format_help(timeit_spec()); }
 
 }  // namespace xcuda::magics

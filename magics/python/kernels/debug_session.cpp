@@ -16,7 +16,7 @@ namespace py = pybind11;
 namespace xcuda::magics {
 namespace {
 
-using Session = cpu::DebugSession;
+using cpu::DebugSession;
 
 py::tuple dims(const cpu::Dim3& d) { return py::make_tuple(d.x, d.y, d.z); }
 
@@ -32,21 +32,21 @@ py::object as_bytes(const std::optional<std::vector<std::byte>>& data) {
     return py::bytes(reinterpret_cast<const char*>(data->data()), data->size());
 }
 
-const char* state_name(Session::State s) {
+const char* state_name(DebugSession::State s) {
     switch (s) {
-        case Session::State::armed: return "armed";
-        case Session::State::running: return "running";
-        case Session::State::stopped: return "stopped";
-        case Session::State::finished: break;
+        case DebugSession::State::armed: return "armed";
+        case DebugSession::State::running: return "running";
+        case DebugSession::State::stopped: return "stopped";
+        case DebugSession::State::finished: break;
     }
     return "finished";
 }
 
-Session::Resume resume_mode(const std::string& how) {
-    if (how == "run") return Session::Resume::run;
-    if (how == "step_over") return Session::Resume::step_over;
-    if (how == "step_in") return Session::Resume::step_in;
-    if (how == "step_out") return Session::Resume::step_out;
+DebugSession::Resume resume_mode(const std::string& how) {
+    if (how == "run") return DebugSession::Resume::run;
+    if (how == "step_over") return DebugSession::Resume::step_over;
+    if (how == "step_in") return DebugSession::Resume::step_in;
+    if (how == "step_out") return DebugSession::Resume::step_out;
     throw py::value_error("resume(" + how + "): use 'run', 'step_over', 'step_in' or 'step_out'");
 }
 
@@ -71,15 +71,15 @@ const char* space_name(cpu::MemorySpace s) {
 }  // namespace
 
 void define_debug_session(py::module_& m) {
-    py::class_<Session, std::shared_ptr<Session>>(
+    py::class_<DebugSession, std::shared_ptr<DebugSession>>(
         m, "_DebugSession",
         "A debugger's hold on the next CPU-device launch of one kernel compiled with -G (xcuda/_kernel_debug.py "
         "drives it): breakpoints, stops, steps, and the stopped thread's registers and memory.")
         .def(py::init<std::string>(), py::arg("kernel"))
-        .def_property_readonly("kernel", &Session::kernel)
+        .def_property_readonly("kernel", &DebugSession::kernel)
         .def(
             "add_breakpoint",
-            [](Session& s, std::string file, int line, std::vector<int> block, std::vector<int> thread,
+            [](DebugSession& s, std::string file, int line, std::vector<int> block, std::vector<int> thread,
                bool every_thread) {
                 cpu::ThreadSelector who;
                 const auto b = selector_dims(block, "block"), t = selector_dims(thread, "thread");
@@ -91,16 +91,16 @@ void define_debug_session(py::module_& m) {
             },
             py::arg("file"), py::arg("line"), py::arg("block") = std::vector<int>{},
             py::arg("thread") = std::vector<int>{}, py::arg("every_thread") = false)
-        .def("clear_breakpoints", &Session::clear_breakpoints)
+        .def("clear_breakpoints", &DebugSession::clear_breakpoints)
         .def(
-            "arm", [](const std::shared_ptr<Session>& s) { cpu::arm_debug_session(s); },
+            "arm", [](const std::shared_ptr<DebugSession>& s) { cpu::arm_debug_session(s); },
             "The next CPU-device launch of the kernel (compiled with -G) runs under this session.")
         .def_static(
             "disarm", [] { cpu::arm_debug_session(nullptr); }, "No launch takes the armed session.")
         .def(
             "wait",
-            [](Session& s, int timeout_ms) {
-                Session::State state;
+            [](DebugSession& s, int timeout_ms) {
+                DebugSession::State state;
                 {
                     py::gil_scoped_release released;
                     state = s.wait(timeout_ms);
@@ -110,17 +110,18 @@ void define_debug_session(py::module_& m) {
             py::arg("timeout_ms"),
             "Waits until the launch stops a thread or ends (at most timeout_ms): 'armed', 'running', 'stopped' or "
             "'finished'.")
-        .def_property_readonly("state", [](const Session& s) { return state_name(s.state()); })
+        .def_property_readonly("state", [](const DebugSession& s) { return state_name(s.state()); })
         .def(
-            "resume", [](Session& s, const std::string& how) { s.resume(resume_mode(how)); }, py::arg("how") = "run")
-        .def("follow", &Session::follow, py::arg("lane"))
-        .def("abort", &Session::abort)
-        .def_property_readonly("pc", &Session::pc)
-        .def("hits", &Session::hits, "[(breakpoint id, lane mask)] of the stop; empty for a step.")
-        .def("followed_lane", &Session::followed_lane)
+            "resume", [](DebugSession& s, const std::string& how) { s.resume(resume_mode(how)); },
+            py::arg("how") = "run")
+        .def("follow", &DebugSession::follow, py::arg("lane"))
+        .def("abort", &DebugSession::abort)
+        .def_property_readonly("pc", &DebugSession::pc)
+        .def("hits", &DebugSession::hits, "[(breakpoint id, lane mask)] of the stop; empty for a step.")
+        .def("followed_lane", &DebugSession::followed_lane)
         .def(
             "thread",
-            [](const Session& s, unsigned lane) {
+            [](const DebugSession& s, unsigned lane) {
                 const cpu::DebugThread t = s.thread(lane);
                 py::dict d;
                 d["block"] = dims(t.block);
@@ -135,7 +136,7 @@ void define_debug_session(py::module_& m) {
             },
             py::arg("lane"))
         .def("frames",
-             [](const Session& s) {
+             [](const DebugSession& s) {
                  py::list out;
                  for (const cpu::DebugFrame& f : s.frames())
                      out.append(py::make_tuple(f.function, f.pc, f.where.file, f.where.line, f.where.column));
@@ -143,32 +144,32 @@ void define_debug_session(py::module_& m) {
              })
         .def(
             "read_register",
-            [](const Session& s, std::size_t frame, const std::string& name, unsigned lane) {
+            [](const DebugSession& s, std::size_t frame, const std::string& name, unsigned lane) {
                 return as_bytes(s.read_register(frame, name, lane));
             },
             py::arg("frame"), py::arg("name"), py::arg("lane"))
         .def(
             "read_variable",
-            [](const Session& s, const std::string& space, const std::string& symbol, std::uint64_t offset,
+            [](const DebugSession& s, const std::string& space, const std::string& symbol, std::uint64_t offset,
                std::size_t bytes, std::size_t frame, unsigned lane) {
                 return as_bytes(s.read_variable(space_named(space), symbol, offset, bytes, frame, lane));
             },
             py::arg("space"), py::arg("symbol"), py::arg("offset"), py::arg("bytes"), py::arg("frame"), py::arg("lane"))
         .def(
             "read_memory",
-            [](const Session& s, std::uint64_t address, std::size_t bytes, unsigned lane) {
+            [](const DebugSession& s, std::uint64_t address, std::size_t bytes, unsigned lane) {
                 return as_bytes(s.read_memory(address, bytes, lane));
             },
             py::arg("address"), py::arg("bytes"), py::arg("lane"))
         .def(
             "region_of",
-            [](const Session& s, std::uint64_t address, unsigned lane) -> py::object {
+            [](const DebugSession& s, std::uint64_t address, unsigned lane) -> py::object {
                 auto r = s.region_of(address, lane);
                 if (!r) return py::none();
                 return py::make_tuple(r->base, r->size, space_name(r->space));
             },
             py::arg("address"), py::arg("lane"))
-        .def("label_pc", &Session::label_pc, py::arg("label"));
+        .def("label_pc", &DebugSession::label_pc, py::arg("label"));
 }
 
 }  // namespace xcuda::magics

@@ -70,7 +70,14 @@ struct TorchState {
     std::vector<std::pair<PyObject*, ElemType>> dtypes;
 };
 
+}  // namespace
+
+// Which launch path an array type takes. Outside the anonymous namespace: KnownArrayTypes, which
+// Session holds, remembers it (GCC warns of a type from an anonymous namespace in a struct with
+// linkage once this file is part of a unity batch).
 enum class Family : std::uint8_t { generic, cupy, torch };
+
+namespace {
 
 CupyState& cupy_state() {
     static CupyState state;
