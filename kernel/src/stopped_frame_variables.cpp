@@ -10,11 +10,15 @@ namespace xcuda::kernel
         // xeus-python-shell's list (xeus_python_shell/debugger.py): what IPython and the kernel
         // put in a notebook's namespace.
         constexpr std::array<const char*, 20> kernel_names = {
-            "__name__", "__doc__",     "__package__", "__loader__", "__spec__", "__annotations__", "__builtins__",
-            "__builtin__", "__display__", "get_ipython", "debugpy", "exit", "quit", "In", "Out", "_oh", "_dh",
-            "_",        "__",          "___"};
+            "__name__",     "__doc__",     "__package__", "__loader__",  "__spec__", "__annotations__",
+            "__builtins__", "__builtin__", "__display__", "get_ipython", "debugpy",  "exit",
+            "quit",         "In",          "Out",         "_oh",         "_dh",      "_",
+            "__",           "___"};
 
-        bool is_ascii_digit(char c) { return c >= '0' && c <= '9'; }
+        bool is_ascii_digit(char c)
+        {
+            return c >= '0' && c <= '9';
+        }
 
         // A Python string's repr (what debugpy returns without rawString) back to the string.
         // The text is JSON made with ensure_ascii: printable ASCII, so repr escapes only the
@@ -105,8 +109,8 @@ namespace xcuda::kernel
                 {"command", "evaluate"},
                 {"seq", seq},
                 {"arguments",
-                 {{"expression", "__import__('xcuda._python_debugger', fromlist=['display_json']).display_json(" + name
-                                     + ")"},
+                 {{"expression",
+                   "__import__('xcuda._python_debugger', fromlist=['display_json']).display_json(" + name + ")"},
                   {"frameId", frame_id},
                   {"context", "clipboard"},
                   {"format", {{"rawString", true}}}}}};

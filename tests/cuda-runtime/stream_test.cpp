@@ -29,7 +29,9 @@ TEST_F(StreamTest, EventsTimeWorkOnAStream) {
     end.record(s.handle());
     const float ms = elapsed_ms(start, end);
     EXPECT_GT(ms, 0.0f);
-    if (!device().is_cpu()) EXPECT_LT(ms, 10000.0f);  // a GPU's time, not garbage
+    if (!device().is_cpu()) {
+        EXPECT_LT(ms, 10000.0f);  // a GPU's time, not garbage
+    }
     EXPECT_TRUE(end.query());
     EXPECT_TRUE(s.query());
 }

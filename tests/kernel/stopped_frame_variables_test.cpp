@@ -9,7 +9,8 @@ using namespace xcuda::kernel;
 
 TEST(StoppedFrameVariables, IPythonsAndTheKernelsNamesAreLeftOutTheUsersKept)
 {
-    for (const char* name : {"In", "Out", "get_ipython", "exit", "_", "__", "_1", "_42", "_i", "_ii", "_i7", "__builtins__"})
+    for (const char* name :
+         {"In", "Out", "get_ipython", "exit", "_", "__", "_1", "_42", "_i", "_ii", "_i7", "__builtins__"})
     {
         EXPECT_TRUE(is_kernel_variable_name(name)) << name;
     }
@@ -21,11 +22,10 @@ TEST(StoppedFrameVariables, IPythonsAndTheKernelsNamesAreLeftOutTheUsersKept)
     const json reply = {{"success", true},
                         {"request_seq", 12},
                         {"body",
-                         {{"variables",
-                           json::array({{{"name", "In"}, {"value", "[...]"}},
-                                        {{"name", "add"}, {"value", "<function add>"}},
-                                        {{"name", "_i3"}, {"value", "'x'"}},
-                                        {{"name", "result"}, {"value", "5"}}})}}}};
+                         {{"variables", json::array({{{"name", "In"}, {"value", "[...]"}},
+                                                     {{"name", "add"}, {"value", "<function add>"}},
+                                                     {{"name", "_i3"}, {"value", "'x'"}},
+                                                     {{"name", "result"}, {"value", "5"}}})}}}};
     json filtered = without_kernel_names(request, reply);
     ASSERT_EQ(filtered["body"]["variables"].size(), 2u);
     EXPECT_EQ(filtered["body"]["variables"][0]["name"], "add");
@@ -39,7 +39,8 @@ TEST(StoppedFrameVariables, OnlyANameIsEvaluatedInTheStoppedFrame)
     EXPECT_TRUE(is_python_name("a"));
     EXPECT_TRUE(is_python_name("_total2"));
     EXPECT_TRUE(is_python_name("\xc3\xa9t\xc3\xa9"));  // été
-    for (const char* code : {"", "2a", "a.b", "a()", "__import__('os').system('x')", "a b", "special variables", "a[0]"})
+    for (const char* code :
+         {"", "2a", "a.b", "a()", "__import__('os').system('x')", "a b", "special variables", "a[0]"})
     {
         EXPECT_FALSE(is_python_name(code)) << code;
     }

@@ -176,9 +176,9 @@ TEST(Diagnostics, NeverThrowsOnTruncatedOrHostileLogs) {
 
 TEST(Diagnostics, CellCompileErrorReportsTheFirstCellErrorAndFormatsErrorsFirst) {
     std::vector<Diagnostic> ds = {
-        {Severity::warning, "cell_3", 1, 5, "177-D", "variable \"u\" unused", "int u;"},
-        {Severity::error, "util.cuh", 4, 2, "", "bad header", "x"},
-        {Severity::error, "cell_3", 2, 9, "", "identifier \"a\" is undefined", "p[0] = a;"},
+        {Severity::warning, "cell_3", 1, 5, "177-D", "variable \"u\" unused", "int u;", {}},
+        {Severity::error, "util.cuh", 4, 2, "", "bad header", "x", {}},
+        {Severity::error, "cell_3", 2, 9, "", "identifier \"a\" is undefined", "p[0] = a;", {}},
     };
     CellCompileError e("cell.cu", {"-arch=sm_90"}, "raw log", ds, "cell_3");
     EXPECT_EQ(e.line(), 2);
