@@ -23,17 +23,16 @@ const std::string& builtin_headers_digest() {
 std::string cache_key(std::string_view source, const std::vector<std::string>& cell_options,
                       const std::vector<std::string>& instantiate,
                       const std::vector<std::pair<std::string, std::string>>& used, const HeaderRegistry& headers,
-                      const std::string& arch, const std::string& nvrtc_version,
-                      const std::vector<std::string>& toolkit_dirs) {
+                      const std::string& arch, const NvrtcFacts& nvrtc) {
     Sha256 h;
-    h.field("xcuda-compile").field(std::to_string(cache_format_version)).field(nvrtc_version).field(arch);
+    h.field("xcuda-compile").field(std::to_string(cache_format_version)).field(nvrtc.version).field(arch);
     // What the payload's lowered names cover: since "kernels+variables", the cell's
     // __constant__/__device__ variables too (an older entry lacks theirs).
     h.field("kernels+variables");
     h.field(std::to_string(cell_options.size()));
     for (const auto& o : cell_options) h.field(o);
-    h.field(std::to_string(toolkit_dirs.size()));
-    for (const auto& d : toolkit_dirs) h.field(d);
+    h.field(std::to_string(nvrtc.toolkit_dirs.size()));
+    for (const auto& d : nvrtc.toolkit_dirs) h.field(d);
     h.field(std::to_string(instantiate.size()));
     for (const auto& e : instantiate) h.field(e);
     h.field(std::to_string(used.size()));

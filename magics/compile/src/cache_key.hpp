@@ -4,6 +4,7 @@
 #pragma once
 
 #include "xcuda/compile/header_registry.hpp"
+#include "xcuda/compile/toolchain_facts.hpp"
 
 #include <string>
 #include <string_view>
@@ -13,14 +14,13 @@
 namespace xcuda::compile::detail {
 
 // The SHA-256 key (hex) of compiling `source` with the cell's NVRTC options `cell_options`
-// (nvrtc_options()) and template instantiations `instantiate`, for `arch` with NVRTC
-// `nvrtc_version` ("13.0") and the toolkit's include dirs `toolkit_dirs`. `used`: the registered
+// (nvrtc_options()) and template instantiations `instantiate`, for `arch` with `nvrtc` (its
+// version and the toolkit's include dirs it is given). `used`: the registered
 // headers the cell includes (name, text); `headers`: the registry, for the ones registered in a
 // built-in header's place.
 std::string cache_key(std::string_view source, const std::vector<std::string>& cell_options,
                       const std::vector<std::string>& instantiate,
                       const std::vector<std::pair<std::string, std::string>>& used, const HeaderRegistry& headers,
-                      const std::string& arch, const std::string& nvrtc_version,
-                      const std::vector<std::string>& toolkit_dirs);
+                      const std::string& arch, const NvrtcFacts& nvrtc);
 
 }  // namespace xcuda::compile::detail

@@ -211,13 +211,34 @@ void CellOption::set(CellOptions& options, const OptionValue& value) const {
                                if (auto problem = spec.check(item)) throw ParseError(item, *problem);
                            }
                        }
-                       options.*member = v;
+                       if (member == &CellOptions::nvrtc_extra) {
+                           options.set_nvrtc_extra(v);  // and what they ask of the session
+                       } else {
+                           options.*member = v;
+                       }
                    },
                    [&](auto, const auto&) {
                        throw std::invalid_argument("a value of the wrong type for option " + spelling());
                    },
                },
                field, value);
+}
+
+void CellOptions::set_nvrtc_extra(std::vector<std::string> words) {
+    relocatable = false;
+    pch = PchMode::off;
+    minimal = false;
+    bool pch_asked = false;
+    for (const auto& w : words) {
+        if (w == "-dc" || w == "--device-c" || w == "-rdc=true" || w == "--relocatable-device-code=true")
+            relocatable = true;
+        if (w == "-pch" || w == "--pch") pch_asked = true;
+        // --pch-dir=DIR, or --pch-dir DIR: the cell's own directory, whether or not -pch is there
+        if (w.rfind("--pch-dir", 0) == 0 || w.rfind("-pch-dir", 0) == 0) pch = PchMode::named_dir;
+        if (w == "-minimal" || w == "--minimal") minimal = true;
+    }
+    if (pch_asked && pch == PchMode::off) pch = PchMode::private_dir;
+    nvrtc_extra = std::move(words);
 }
 
 const CellOption* find_keyword(std::string_view keyword) {

@@ -26,13 +26,6 @@ std::string demangled(const std::string& name) {
 
 }  // namespace
 
-bool wants_relocatable_code(const std::vector<std::string>& nvrtc_options) {
-    for (const auto& o : nvrtc_options) {
-        if (o == "-dc" || o == "--device-c" || o == "-rdc=true" || o == "--relocatable-device-code=true") return true;
-    }
-    return false;
-}
-
 std::optional<ElfSymbols> elf_symbols(std::string_view elf) {
     Elf64_Ehdr eh;
     if (!read_at(elf, 0, eh) || std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||

@@ -5,6 +5,16 @@
 
 #include <map>
 
+namespace xcuda::compile {
+
+const CompiledKernel* CompiledModule::find(std::string_view name, std::string_view instantiation) const {
+    for (const auto& k : kernels)
+        if ((k.decl.name == name || k.decl.qualified_name == name) && k.instantiation == instantiation) return &k;
+    return nullptr;
+}
+
+}  // namespace xcuda::compile
+
 namespace xcuda::compile::detail {
 namespace {
 
@@ -78,6 +88,20 @@ std::shared_ptr<CompiledModule> bound_module(std::string_view source, const std:
     auto m = build_module(source, bindings, globals, payload, label, aliases);
     m->notes = std::move(notes);
     for (const auto& [name, text] : used) m->headers_used.push_back(name);
+    return m;
+}
+
+std::shared_ptr<const CompiledModule> memoised_module(CompileCache& cache, const std::string& key,
+                                                      const std::string& label) {
+    auto memo = cache.memo(key);
+    if (!memo) return nullptr;
+    auto m = std::static_pointer_cast<const CompiledModule>(memo);
+    if (m->cell_label != label && !m->warnings.empty()) {
+        auto relabelled = std::make_shared<CompiledModule>(*m);
+        relabel(relabelled->warnings, m->cell_label, label);
+        relabelled->cell_label = label;
+        m = relabelled;
+    }
     return m;
 }
 

@@ -15,20 +15,17 @@ std::string machine_arch(const std::string& arch) {
     return arch.rfind("compute_", 0) == 0 ? "sm_" + arch.substr(8) : arch;
 }
 
-void check_supported_arch(const std::string& arch, const std::vector<std::string>& supported,
-                          const std::string& nvrtc_version) {
+void check_supported_arch(const std::string& arch, const NvrtcFacts& nvrtc) {
+    const std::vector<std::string>& supported = nvrtc.supported_archs;
     std::string real = machine_arch(arch);
     if (!real.empty() && (real.back() == 'a' || real.back() == 'f')) real.pop_back();
     if (!supported.empty() && std::find(supported.begin(), supported.end(), real) == supported.end())
-        throw ParseError(arch, "--arch " + arch + " is not supported by NVRTC " + nvrtc_version + "; use one of " +
+        throw ParseError(arch, "--arch " + arch + " is not supported by NVRTC " + nvrtc.version + "; use one of " +
                                    join_with(supported, " "));
 }
 
-bool may_compile_minimal(std::string_view source, const std::vector<std::string>& opts, bool uses_headers) {
-    if (uses_headers) return false;
-    for (const auto& o : opts) {
-        if (o == "-minimal" || o == "--minimal") return false;
-    }
+bool may_compile_minimal(std::string_view source, const CellOptions& options, bool uses_headers) {
+    if (uses_headers || options.minimal) return false;
     for (const auto& d : detail::preprocessor_directives(source)) {
         if (d.name == "include") return false;
     }

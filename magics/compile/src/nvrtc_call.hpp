@@ -2,7 +2,9 @@
 // handed, whether -minimal is tried, and the arch checked against the ones this NVRTC knows.
 #pragma once
 
+#include "xcuda/compile/cell_options.hpp"
 #include "xcuda/compile/header_registry.hpp"
+#include "xcuda/compile/toolchain_facts.hpp"
 
 #include <string>
 #include <string_view>
@@ -14,19 +16,17 @@ namespace xcuda::compile::detail {
 // The machine architecture an arch names: "compute_90" -> "sm_90" ("sm_90a" stays).
 std::string machine_arch(const std::string& arch);
 
-// Throws ParseError naming the archs NVRTC `nvrtc_version` supports (`supported`, "sm_XX"; empty:
-// not known, nothing checked) when `arch` is none of them; an arch-specific suffix (sm_90a,
-// sm_100f) is supported with its base arch.
-void check_supported_arch(const std::string& arch, const std::vector<std::string>& supported,
-                          const std::string& nvrtc_version);
+// Throws ParseError naming the archs `nvrtc` supports (none known: nothing checked) when `arch`
+// is none of them; an arch-specific suffix (sm_90a, sm_100f) is supported with its base arch.
+void check_supported_arch(const std::string& arch, const NvrtcFacts& nvrtc);
 
 // NVRTC's -minimal (12.4+) leaves out texture and surface functions, the device runtime
 // (cudaMalloc & co.), launches from device code and the runtime API's types; in exchange a small
 // cell compiles faster (saxpy to sm_90 cubin: 21.7 -> 18.6 ms here, the front end's share). It is
-// tried for cells that include nothing (a header may need what it leaves out) and name none of
-// it; a cell that then fails is compiled again without, so the user only sees errors of the
-// whole language. False positives here only cost the speed-up.
-bool may_compile_minimal(std::string_view source, const std::vector<std::string>& opts, bool uses_headers);
+// tried for cells that include nothing (a header may need what it leaves out), name none of it and
+// do not ask for it themselves (`options`); a cell that then fails is compiled again without, so
+// the user only sees errors of the whole language. False positives here only cost the speed-up.
+bool may_compile_minimal(std::string_view source, const CellOptions& options, bool uses_headers);
 
 // The built-in standard headers go to every compile, not only to cells that include one: NVRTC
 // then also finds them for headers it reads from -I dirs, which the registry cannot scan, and

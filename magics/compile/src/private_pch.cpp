@@ -7,13 +7,8 @@ namespace xcuda::compile {
 // a name any local user can create first and fill. Unless the cell names a directory, they go
 // to a private one (PchDir: this process's own under the cache directory, 0700, else a fresh
 // mkdtemp), removed with the session. Not part of the cache key (it names the process).
-std::string CompileSession::private_pch_dir(const std::vector<std::string>& options) {
-    bool pch = false;
-    for (const auto& o : options) {
-        if (o.rfind("--pch-dir", 0) == 0 || o.rfind("-pch-dir", 0) == 0) return {};
-        if (o == "-pch" || o == "--pch") pch = true;
-    }
-    if (!pch) return {};
+std::string CompileSession::private_pch_dir(PchMode pch) {
+    if (pch != PchMode::private_dir) return {};
     if (!pch_dir_tried_) {
         pch_dir_tried_ = true;
         pch_dir_ = PchDir::make(cache_ ? cache_->dir() : std::optional<std::filesystem::path>{});

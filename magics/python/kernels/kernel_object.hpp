@@ -3,7 +3,7 @@
 #include "kernels/module_object.hpp"
 #include "launch/launch_args.hpp"
 
-#include <xcuda/compile/compile_cell.hpp>
+#include <xcuda/compile/compiled_module.hpp>
 #include <xcuda/rt/dim3.hpp>
 #include <xcuda/rt/launch.hpp>
 #include <xcuda/rt/module.hpp>

@@ -134,7 +134,9 @@ std::shared_ptr<ModuleImpl> ModuleImpl::debugged(const std::shared_ptr<ModuleImp
     if (std::find(extra.begin(), extra.end(), "-G") != extra.end()) return self;
     if (!self->debugged_) {
         ModuleRecipe recipe = self->recipe_;
-        recipe.options.nvrtc_extra.push_back("-G");
+        std::vector<std::string> words = extra;
+        words.push_back("-G");
+        recipe.options.set_nvrtc_extra(std::move(words));
         recipe.options.lineinfo = false;  // -G has line information, and NVRTC ignores -lineinfo with it
         compile::HeaderRegistry headers;
         for (const auto& [name, text] : recipe.headers) headers.set(name, text);

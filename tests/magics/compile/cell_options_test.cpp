@@ -223,3 +223,37 @@ TEST(CellOptions, ExerciseNamesWhatToGradeAndIsNoCompileKeyword) {
     EXPECT_EQ(find_keyword("exercise"), nullptr);
     EXPECT_EQ(nvrtc_options(o), nvrtc_options(parse_cell_options("-q")));
 }
+
+TEST(CellOptions, RelocatableCodeIsAskedForByTheUsualSpellings) {
+    for (const char* line : {"-- -G -dc", "-- -rdc=true", "-- --relocatable-device-code=true", "-- --device-c"})
+        EXPECT_TRUE(parse_cell_options(line).relocatable) << line;
+    EXPECT_FALSE(parse_cell_options("-- -rdc=false").relocatable);
+    // only the words after `--` are NVRTC's: a macro or include dir spelled like one is not
+    EXPECT_FALSE(parse_cell_options("-D dc -I dc").relocatable);
+}
+
+TEST(CellOptions, PchSaysWhoseDirectoryHoldsThePrecompiledHeaders) {
+    EXPECT_EQ(parse_cell_options("").pch, PchMode::off);
+    EXPECT_EQ(parse_cell_options("-- -pch").pch, PchMode::private_dir);
+    EXPECT_EQ(parse_cell_options("-- --pch").pch, PchMode::private_dir);
+    EXPECT_EQ(parse_cell_options("-- -pch --pch-dir=/mine").pch, PchMode::named_dir);
+    EXPECT_EQ(parse_cell_options("-- --pch-dir /mine -pch").pch, PchMode::named_dir);
+    EXPECT_EQ(parse_cell_options("-- --pch-dir=/mine").pch, PchMode::named_dir);
+}
+
+TEST(CellOptions, MinimalIsTheCellsOwnRequest) {
+    EXPECT_FALSE(parse_cell_options("").minimal);
+    EXPECT_TRUE(parse_cell_options("-- -minimal").minimal);
+    EXPECT_TRUE(parse_cell_options("-- --minimal").minimal);
+}
+
+TEST(CellOptions, TheOptionsKeywordAndSetNvrtcExtraReadTheModesAgain) {
+    CellOptions o = parse_cell_options("-- -dc -pch -minimal");
+    find_keyword("options")->set(o, std::vector<std::string>{"-G"});
+    EXPECT_FALSE(o.relocatable || o.minimal);
+    EXPECT_EQ(o.pch, PchMode::off);
+    o.set_nvrtc_extra({"-rdc=true", "--pch-dir=/d"});
+    EXPECT_TRUE(o.relocatable);
+    EXPECT_EQ(o.pch, PchMode::named_dir);
+    EXPECT_EQ(o.nvrtc_extra, (std::vector<std::string>{"-rdc=true", "--pch-dir=/d"}));
+}

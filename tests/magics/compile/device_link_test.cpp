@@ -41,14 +41,6 @@ std::uint16_t elf_type(const std::string& cubin) {
 
 }  // namespace
 
-TEST(DeviceLink, RelocatableCodeIsAskedForByTheUsualSpellings) {
-    EXPECT_TRUE(wants_relocatable_code({"-std=c++17", "-dc"}));
-    EXPECT_TRUE(wants_relocatable_code({"-rdc=true"}));
-    EXPECT_TRUE(wants_relocatable_code({"--relocatable-device-code=true"}));
-    EXPECT_TRUE(wants_relocatable_code({"--device-c"}));
-    EXPECT_FALSE(wants_relocatable_code({"-rdc=false", "-std=c++17"}));
-}
-
 TEST(DeviceLink, ElfSymbolsOfARelocatableCellListDefinitionsAndNeeds) {
     xcuda::rt::CompileOptions co;
     co.arch = "sm_90";

@@ -13,6 +13,13 @@
 
 namespace xcuda::compile {
 
+// Where NVRTC's automatic precompiled headers (`-- -pch`) go.
+enum class PchMode {
+    off,          // no -pch
+    private_dir,  // -pch alone: the session's private directory (CompileSession)
+    named_dir,    // --pch-dir=DIR given: where the cell says
+};
+
 struct CellOptions {
     std::string name;                       // -n/--name: bind the module under this name
     std::string arch;                       // --arch sm_XX; "" = the default arch
@@ -30,7 +37,17 @@ struct CellOptions {
     bool help = false;                      // -h/--help: print cuda_help_text(), compile nothing
     bool quiet = false;                     // -q/--quiet: no line saying what was compiled and bound
     std::string exercise;                   // --exercise NAME: grade the cell's kernel (xcuda.grade)
-    std::vector<std::string> nvrtc_extra;   // everything after `--`, passed to NVRTC as is
+    std::vector<std::string> nvrtc_extra;   // everything after `--`, passed to NVRTC as is (set_nvrtc_extra)
+
+    // What the words after `--` ask of the session itself, not only of NVRTC; read from them
+    // once, as they are set, so that nothing later reads them back out of the strings.
+    bool relocatable = false;    // -dc, --device-c, -rdc=true, --relocatable-device-code=true: device-linked
+    PchMode pch = PchMode::off;  // -pch/--pch, --pch-dir
+    bool minimal = false;        // -minimal/--minimal: the cell asks for it, so the session never adds it
+
+    // Sets nvrtc_extra and reads relocatable, pch and minimal from it. The magic line, the
+    // `options` keyword and a pickled state all set it so (the table's `--` row).
+    void set_nvrtc_extra(std::vector<std::string> words);
 };
 
 // The member of CellOptions a row sets; its type is the option's: a flag, one text, a list.

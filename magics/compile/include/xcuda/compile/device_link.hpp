@@ -14,9 +14,6 @@
 
 namespace xcuda::compile {
 
-// -dc, --device-c, -rdc=true, --relocatable-device-code=true among NVRTC's options.
-bool wants_relocatable_code(const std::vector<std::string>& nvrtc_options);
-
 // The global symbols an ELF object defines and the ones it needs from elsewhere; nullopt when
 // `elf` is not a 64-bit little-endian ELF with a symbol table. Never reads outside `elf`.
 struct ElfSymbols {
