@@ -13,10 +13,11 @@ namespace {
 
 #define EXPECT_RAN(out) ASSERT_EQ((out).status, CUDA_SUCCESS) << ((out).failure ? (out).failure->report() : "")
 
-const Finding& race_of(const LaunchOutcome& out) {
-    static const Finding none;
+// A copy: the outcome is often a temporary, gone when the statement ends (ASan saw the reference
+// into it read afterwards).
+Finding race_of(const LaunchOutcome& out) {
     EXPECT_NE(out.failure, nullptr) << "no finding";
-    if (out.failure == nullptr) return none;
+    if (out.failure == nullptr) return Finding{};
     EXPECT_EQ(out.failure->finding.kind, FindingKind::global_race) << out.failure->report();
     return out.failure->finding;
 }
