@@ -2,6 +2,8 @@
 #include "cupti_object.hpp"
 
 #include <xcuda/rt/counters.hpp>
+#include <xcuda/rt/driver.hpp>
+#include <xcuda/rt/profiler_errors.hpp>
 
 #include <cstdint>
 #include <map>
@@ -105,6 +107,17 @@ private:
         if (r == CUPTI_ERROR_INVALID_CHIP_NAME) {
             throw std::invalid_argument("chip '" + chip + "' is not one CUPTI " + cupti().path +
                                         " knows (xcuda.profiler_chips() lists them)");
+        }
+        if (r == CUPTI_ERROR_UNKNOWN && !gpu_available()) {
+            // Seen with NVIDIA's pip wheels on a machine without a GPU: CUPTI 13.0 and 13.1 list a
+            // chip's metrics there, 13.3 to 13.5 look for libcuda.so.1 first and fail with 999.
+            throw ProfilerUnavailable(
+                ProfilerUnavailable::Why::unsupported,
+                "CUPTI " + cupti().path +
+                    " could not start its host profiler (CUPTI error 999) on a machine "
+                    "without NVIDIA's driver: recent CUPTIs (13.3 and later) need libcuda.so.1 even to list a "
+                    "chip's metrics. On a GPU machine it works; here, CUPTI 13.1 lists them without a driver: "
+                    "pip install 'nvidia-cuda-cupti>=13.0,<13.2'");
         }
         check_cupti(r, "cuptiProfilerHostInitialize");
         return p.pHostObject;
