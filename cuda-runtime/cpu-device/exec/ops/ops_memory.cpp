@@ -14,6 +14,10 @@
 #include <cstring>
 #include <type_traits>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace xcuda::cpu {
 namespace {
 
@@ -187,48 +191,152 @@ inline void race_load(Exec& x, U64 address, unsigned size, unsigned lane) {
     }
 }
 
+// Every lane's address of a memory instruction (inactive lanes' too: their registers exist), in
+// one branch-free loop the compiler vectorises.
+inline void lane_addresses(const Exec& x, const Inst& in, U64 (&out)[32]) {
+    const auto disp = static_cast<U64>(in.imm) + ((in.sub & frame_relative) ? x.frame_local_base : 0u);
+    if (in.size == 8) {
+        const U64* a = x.reg<U64>(in.op[address_operand]);
+        for (unsigned l = 0; l < 32; ++l) out[l] = a[l] + disp;
+    } else if (in.size == 4) {
+        const U32* a = x.reg<U32>(in.op[address_operand]);
+        for (unsigned l = 0; l < 32; ++l) out[l] = U64{a[l]} + disp;
+    } else {
+        for (unsigned l = 0; l < 32; ++l) out[l] = disp;
+    }
+}
+
+// The lanes of a warp's shared access grouped by the offset they access, each group a lane mask
+// (lanes_of), in the order of the groups' lowest lanes: a broadcast (every lane reads one word) is
+// one group, a row of a tile read by half a warp each two, and when the warp's second half repeats
+// its first (a 16-wide tile's column) lane l and lane l + 16 are one. A group need not hold every
+// lane of its offset (two groups may share one, other offsets between them), but each lane is in
+// exactly one, and a group's lanes in lane order act on the shadow's word as those lanes' accesses
+// one by one do.
+struct SharedGroups {
+    U32 starts = 0;       // each group's first lane (below 16 with `halves`)
+    U32 mask = 0;         // the active lanes
+    bool halves = false;  // lane l < 16 stands for l + 16 too
+};
+
+// The lanes of the group that starts at lane `l`; `later` holds the later groups' starts.
+[[gnu::always_inline]] inline U32 lanes_of(const SharedGroups& g, unsigned l, U32 later) {
+    const U32 below_next = later == 0 ? all_lanes : (1u << first_lane(later)) - 1;
+    U32 lanes = below_next & ~((1u << l) - 1);
+    if (g.halves) lanes = (lanes & 0xFFFFu) | ((lanes & 0xFFFFu) << 16);
+    return lanes & g.mask;
+}
+
+// `offsets` are the window offsets of a full warp (each below 2^32: the bounds are checked).
+inline SharedGroups group_lanes(const U32 (&offsets)[32], U32 mask) {
+    SharedGroups g;
+    g.mask = mask;
+    if (mask != all_lanes) {
+        U32 last = 0;
+        for (U32 m = mask; m != 0; m &= m - 1) {
+            const unsigned l = first_lane(m);
+            if (g.starts == 0 || offsets[l] != last) g.starts |= 1u << l;
+            last = offsets[l];
+        }
+        return g;
+    }
+    U32 same_as_previous = 0, halves_equal = 0;  // bit l: offsets[l] == offsets[l - 1]; == offsets[l + 16]
+#if defined(__SSE2__)
+    for (unsigned l = 0; l < 32; l += 4) {
+        const __m128i here = _mm_loadu_si128(reinterpret_cast<const __m128i*>(offsets + l));
+        // offsets[l - 1 .. l + 2] (lane -1 compares unequal: lane 0 starts a group)
+        const __m128i before = l == 0 ? _mm_set_epi32(static_cast<int>(offsets[2]), static_cast<int>(offsets[1]),
+                                                      static_cast<int>(offsets[0]), static_cast<int>(~offsets[0]))
+                                      : _mm_loadu_si128(reinterpret_cast<const __m128i*>(offsets + l - 1));
+        same_as_previous |= static_cast<U32>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(here, before)))) << l;
+        if (l < 16) {
+            const __m128i upper = _mm_loadu_si128(reinterpret_cast<const __m128i*>(offsets + l + 16));
+            halves_equal |= static_cast<U32>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(here, upper)))) << l;
+        }
+    }
+#else
+    for (unsigned l = 1; l < 32; ++l) same_as_previous |= static_cast<U32>(offsets[l] == offsets[l - 1]) << l;
+    for (unsigned l = 0; l < 16; ++l) halves_equal |= static_cast<U32>(offsets[l] == offsets[l + 16]) << l;
+#endif
+    g.halves = halves_equal == 0xFFFFu;
+    g.starts = ~same_as_previous & (g.halves ? 0xFFFFu : all_lanes);
+    return g;
+}
+
 // A warp's shared loads at once, when every lane's access is in the CTA's own window, aligned and
-// word-sized (or a multiple): one bounds check for the warp, the race shadow inline. Anything else
-// (another CTA's window, a finding to report) takes the per-lane path, which says what is wrong.
+// word-sized (or a multiple): one bounds check for the warp; the memory check and the race shadow
+// once per word for each group of lanes reading it (record_reads leaves the shadow as lane-by-lane
+// reads would). Anything else (another CTA's window, a finding to report, a race) takes the
+// per-lane path, which says what is wrong; nothing is recorded here then.
 template <unsigned N, unsigned R, bool S>
 bool load_shared_fast(Exec& x, const Inst& in, U32 mask) {
     const unsigned vec = in.sub & vector_bits, size = N * vec;
-    if (size % 4 != 0) return false;
-    U64 offsets[32];
-    U64 highest = 0, misaligned = 0;
-    for_lanes(mask, [&](unsigned l) {
-        const U64 o = lane_address(x, in, l);
-        offsets[l] = o;
-        highest = o > highest ? o : highest;
-        misaligned |= o & (size - 1);
-    });
-    if (misaligned != 0 || highest + size > x.launch->shared_window_bytes) return false;
+    const U64 window_bytes = x.launch->shared_window_bytes;
+    if (size % 4 != 0 || size > window_bytes) return false;
+    U64 addresses[32];
+    lane_addresses(x, in, addresses);
+    // Out of the window (or misaligned): some lane's offset above `limit` (or, past 2^32, with high
+    // bits), or low bits set. With every lane active, one branch-free loop the compiler vectorises.
+    const U64 limit = window_bytes - size;  // below 2^32
+    U64 bad = 0;
+    if (mask == all_lanes) {
+        for (unsigned l = 0; l < 32; ++l) {
+            const U64 o = addresses[l];
+            bad |= (o >> 32) | ((limit - o) >> 63) | (o & (size - 1));
+        }
+    } else {
+        for (unsigned l = 0; l < 32; ++l) {
+            const U64 o = ((mask >> l) & 1u) ? addresses[l] : 0;
+            bad |= (o >> 32) | ((limit - o) >> 63) | (o & (size - 1));
+        }
+    }
+    if (bad != 0) return false;
+    U32 offsets[32];
+    for (unsigned l = 0; l < 32; ++l) offsets[l] = static_cast<U32>(addresses[l]);
     Cta& cta = *x.cta;
+    const SharedGroups groups = group_lanes(offsets, mask);
     if (x.checks && cta.shadow != nullptr) {
         const auto syncs = static_cast<std::uint16_t>(x.warp->warp_syncs);
-        const std::uint32_t first = x.warp->first_thread;
+        const auto first = static_cast<std::uint16_t>(x.warp->first_thread);
         const std::uint64_t now = *x.epochs, horizon = race_horizon(x);
-        // A red zone or a byte nobody wrote: the per-lane path reports (or holds) it.
         const SharedState* state = cta.shared_state;
-        auto clean = [&](std::uint32_t word, unsigned l) {
-            return (state == nullptr || state->word_written(word)) &&
-                   cta.shadow->read_word(word, static_cast<std::uint16_t>(first + l), syncs, x.pc, now, horizon);
-        };
+        SharedShadow& shadow = *cta.shadow;
         const unsigned words = size / 4;
-        for (U32 m = mask; m != 0;) {
-            const unsigned l = first_lane(m);
-            m &= m - 1;
-            const auto word = static_cast<std::uint32_t>(offsets[l] / 4);
-            if (words == 1) {  // the common case, without the loop
-                if (!clean(word, l)) return false;
-                continue;
-            }
+        // A red zone or a byte nobody wrote, or a race: the per-lane path reports (or holds) it.
+        for (U32 s = groups.starts; s != 0;) {
+            const unsigned l = first_lane(s);
+            s &= s - 1;
+            const U32 word = offsets[l] / 4, lanes = lanes_of(groups, l, s);
             for (unsigned w = 0; w < words; ++w) {
-                if (!clean(word + w, l)) return false;
+                if (state != nullptr && !state->word_written(word + w)) return false;
+                if (shadow.read_would_race(word + w, first, lanes, syncs, horizon)) return false;
             }
+        }
+        for (U32 s = groups.starts; s != 0;) {
+            const unsigned l = first_lane(s);
+            s &= s - 1;
+            const U32 word = offsets[l] / 4, lanes = lanes_of(groups, l, s);
+            for (unsigned w = 0; w < words; ++w) shadow.record_reads(word + w, first, lanes, syncs, x.pc, now);
         }
     }
     const std::byte* window = cta.shared;
+    if ((groups.starts & (groups.starts - 1)) == 0) {
+        // One value for every lane (a tile's row read by a whole warp): read once.
+        const std::byte* p = window + offsets[first_lane(mask)];
+        for (unsigned i = 0; i < vec; ++i) {
+            RegInt<R> v;
+            to_register<N, R, S>(reinterpret_cast<std::byte*>(&v), 0, p + i * N);
+            each_lane(mask, x.reg<RegInt<R>>(in.op[i]), [v](unsigned) { return v; });
+        }
+        return true;
+    }
+    if (mask == all_lanes) {
+        for (unsigned i = 0; i < vec; ++i) {
+            std::byte* d = x.regs + in.op[i];
+            for (unsigned l = 0; l < 32; ++l) to_register<N, R, S>(d, l, window + offsets[l] + i * N);
+        }
+        return true;
+    }
     for_lanes(mask, [&](unsigned l) {
         for (unsigned i = 0; i < vec; ++i) to_register<N, R, S>(x.regs + in.op[i], l, window + offsets[l] + i * N);
     });
@@ -247,9 +355,11 @@ void load(Exec& x, const Inst& in, U32 mask) {
             const std::byte* p =
                 kernel_param_address(x, static_cast<U64>(in.imm), N * vec, first_lane(mask), Access::read);
             if (p == nullptr) return;
-            for_lanes(mask, [&](unsigned l) {
-                for (unsigned i = 0; i < vec; ++i) to_register<N, R, S>(x.regs + in.op[i], l, p + i * N);
-            });
+            for (unsigned i = 0; i < vec; ++i) {  // one value, broadcast
+                RegInt<R> v;
+                to_register<N, R, S>(reinterpret_cast<std::byte*>(&v), 0, p + i * N);
+                each_lane(mask, x.reg<RegInt<R>>(in.op[i]), [v](unsigned) { return v; });
+            }
             return;
         }
     }
@@ -648,7 +758,14 @@ void cvta(Exec& x, const Inst& in, U32 m) {
     T* d = x.reg<T>(in.op[0]);
     const T* a = x.reg<T>(in.op[1]);
     if (space != MemorySpace::shared && space != MemorySpace::local && space != MemorySpace::param) {
-        for_lanes(m, [&](unsigned l) { d[l] = a[l]; });  // global and const addresses are generic already
+        each_lane(m, d, [a](unsigned l) { return a[l]; });  // global and const addresses are generic already
+        return;
+    }
+    if (space != MemorySpace::local) {  // one base for the warp
+        const U64 base = space == MemorySpace::shared ? shared_window_base(x) : x.launch->params_address;
+        each_lane(m, d, [&](unsigned l) {
+            return static_cast<T>(to ? static_cast<U64>(a[l]) - base : static_cast<U64>(a[l]) + base);
+        });
         return;
     }
     for_lanes(m, [&](unsigned l) {
