@@ -389,6 +389,14 @@ void load(Exec& x, const Inst& in, U32 mask) {
     if constexpr (Ordered) x.warp->polled = true;  // a spin on this load should let other warps run
 }
 
+// Whether a full warp's addresses are consecutive 4-byte elements, lane l at addr[0] + 4 l (32
+// coalesced floats): one branch-free loop the compiler vectorises.
+inline bool consecutive_words(const U64* addr) {
+    U64 off = 0;
+    for (unsigned l = 0; l < 32; ++l) off |= (addr[l] - addr[0]) ^ (U64{l} * 4u);
+    return off == 0;
+}
+
 // A vectorisable fast path for the most common load: 32 lanes, one 4-byte global element each,
 // within the allocation the last access hit.
 template <bool Ordered>
@@ -396,6 +404,15 @@ bool load_global_fast(Exec& x, const Inst& in, U32 mask) {
     if (Ordered || mask != all_lanes || in.sub != 1 || in.size != 8) return false;  // one element, 64-bit addresses
     const U64* addr = x.reg<U64>(in.op[address_operand]);
     const auto disp = static_cast<U64>(in.imm);
+    if (consecutive_words(addr)) {  // one range: 128 bytes
+        const U64 lo = addr[0] + disp;
+        if (lo + 128 < lo) return false;  // wraps: the per-lane path says where
+        if ((lo < x.ok_begin || lo + 128 > x.ok_end) && !cover_range(x, lo, lo + 128)) return false;
+        if (x.checks && (lo & 3u) != 0) return false;
+        std::memcpy(x.reg<U32>(in.op[0]), reinterpret_cast<const void*>(lo), 128);
+        note_global_consecutive_warp(x, lo, 4, GlobalAccessKind::read);
+        return true;
+    }
     U64 lo = ~U64{0}, hi = 0, misaligned = 0;
     for (unsigned l = 0; l < 32; ++l) {
         const U64 a = addr[l] + disp;
@@ -442,6 +459,34 @@ bool store_global_fast(Exec& x, const Inst& in, U32 mask) {
     if (mask != all_lanes || (in.sub & vector_bits) != 1 || in.size != 8) return false;
     const U64* addr = x.reg<U64>(in.op[address_operand]);
     const auto disp = static_cast<U64>(in.imm);
+    if (R == 4 && consecutive_words(addr)) {  // one range: 128 bytes
+        const U64 lo = addr[0] + disp;
+        if (lo + 128 < lo) return false;  // wraps: the per-lane path says where
+        if ((lo < x.ok_begin || lo + 128 > x.ok_end) && !cover_range(x, lo, lo + 128)) return false;
+        if (x.checks && (lo & 3u) != 0) return false;
+        auto* memory = reinterpret_cast<std::byte*>(lo);
+        const std::byte* values = x.regs + in.op[0];
+        if (x.races == nullptr) {
+            std::memcpy(memory, values, 128);
+            return true;
+        }
+        U32 changed = 0;
+        for (unsigned l = 0; l < 32; ++l) {
+            U32 value, old;
+            std::memcpy(&value, values + std::size_t{l} * 4, 4);
+            std::memcpy(&old, memory + std::size_t{l} * 4, 4);
+            changed |= U32{value != old} << l;
+        }
+        std::memcpy(memory, values, 128);
+        if (changed == all_lanes) {
+            note_global_consecutive_warp(x, lo, 4, GlobalAccessKind::write);
+        } else if (changed != 0) {
+            U64 at[32];
+            for (unsigned l = 0; l < 32; ++l) at[l] = lo + U64{l} * 4;
+            note_global_warp(x, at, changed, 4, GlobalAccessKind::write);
+        }
+        return true;
+    }
     U64 at[32];
     U64 lo = ~U64{0}, hi = 0, misaligned = 0;
     for (unsigned l = 0; l < 32; ++l) {
