@@ -263,38 +263,84 @@ inline SharedGroups group_lanes(const U32 (&offsets)[32], U32 mask) {
     return g;
 }
 
+// The shape of the address register's values for this access (lanes `mask`): one the worker
+// kept, when the register holds the same values, or a new one; nullptr when the values do not fit
+// one (an active value past 2^32, a register other than 4 or 8 bytes, a frame-relative address).
+const SharedAddressShape* shared_shape(Exec& x, const Inst& in, U32 mask) {
+    if ((in.size != 4 && in.size != 8) || (in.sub & frame_relative)) return nullptr;
+    const std::byte* reg = x.regs + in.op[address_operand];
+    const std::size_t bytes = std::size_t{32} * in.size;
+    for (const SharedAddressShape& s : x.shared_shapes) {
+        if (s.width == in.size && s.mask == mask && std::memcmp(s.values, reg, bytes) == 0) return &s;
+    }
+    U64 values[32];
+    if (in.size == 8) {
+        std::memcpy(values, reg, bytes);
+    } else {
+        const U32* v = reinterpret_cast<const U32*>(reg);
+        for (unsigned l = 0; l < 32; ++l) values[l] = v[l];
+    }
+    U64 highest = 0, low = 0;
+    for (unsigned l = 0; l < 32; ++l) {
+        const U64 v = ((mask >> l) & 1u) ? values[l] : 0;
+        highest = v > highest ? v : highest;
+        low |= v;
+    }
+    if (highest >> 32 != 0) return nullptr;
+    SharedAddressShape& s = x.shared_shapes[x.next_shared_shape++ % 4];
+    std::memcpy(s.values, reg, bytes);
+    for (unsigned l = 0; l < 32; ++l) s.offsets[l] = static_cast<U32>(values[l]);
+    s.highest = highest;
+    s.low_bits = static_cast<U32>(low);
+    s.mask = mask;
+    s.width = static_cast<std::uint8_t>(in.size);
+    const SharedGroups g = group_lanes(s.offsets, mask);
+    s.starts = g.starts;
+    s.halves = g.halves;
+    return &s;
+}
+
 // A warp's shared loads at once, when every lane's access is in the CTA's own window, aligned and
-// word-sized (or a multiple): one bounds check for the warp; the memory check and the race shadow
-// once per word for each group of lanes reading it (record_reads leaves the shadow as lane-by-lane
-// reads would). Anything else (another CTA's window, a finding to report, a race) takes the
-// per-lane path, which says what is wrong; nothing is recorded here then.
+// word-sized (or a multiple): one bounds check for the warp (from the register's shape and the
+// displacement, when the shape is kept); the memory check and the race shadow once per word for
+// each group of lanes reading it (record_reads leaves the shadow as lane-by-lane reads would).
+// Anything else (another CTA's window, a finding to report, a race) takes the per-lane path, which
+// says what is wrong; nothing is recorded here then.
 template <unsigned N, unsigned R, bool S>
 bool load_shared_fast(Exec& x, const Inst& in, U32 mask) {
     const unsigned vec = in.sub & vector_bits, size = N * vec;
     const U64 window_bytes = x.launch->shared_window_bytes;
     if (size % 4 != 0 || size > window_bytes) return false;
-    U64 addresses[32];
-    lane_addresses(x, in, addresses);
-    // Out of the window (or misaligned): some lane's offset above `limit` (or, past 2^32, with high
-    // bits), or low bits set. With every lane active, one branch-free loop the compiler vectorises.
-    const U64 limit = window_bytes - size;  // below 2^32
-    U64 bad = 0;
-    if (mask == all_lanes) {
-        for (unsigned l = 0; l < 32; ++l) {
-            const U64 o = addresses[l];
-            bad |= (o >> 32) | ((limit - o) >> 63) | (o & (size - 1));
-        }
+    const U64 limit = window_bytes - size;  // the highest offset an access may start at; below 2^32
+    const U32* offsets;                     // lane l accesses offsets[l] + add
+    U32 add = 0;
+    SharedGroups groups;
+    groups.mask = mask;
+    U32 computed[32];
+    if (const SharedAddressShape* shape = shared_shape(x, in, mask)) {
+        const auto disp = static_cast<U64>(in.imm);
+        const U64 top = shape->highest + disp;  // no lane's offset wraps when this does not
+        if (top < disp || top > limit || ((shape->low_bits | disp) & (size - 1)) != 0) return false;
+        offsets = shape->offsets;
+        add = static_cast<U32>(disp);
+        groups.starts = shape->starts;
+        groups.halves = shape->halves;
     } else {
+        U64 addresses[32];
+        lane_addresses(x, in, addresses);
+        // Out of the window (or misaligned): some lane's offset above `limit` (or, past 2^32, with
+        // high bits), or low bits set.
+        U64 bad = 0;
         for (unsigned l = 0; l < 32; ++l) {
             const U64 o = ((mask >> l) & 1u) ? addresses[l] : 0;
             bad |= (o >> 32) | ((limit - o) >> 63) | (o & (size - 1));
         }
+        if (bad != 0) return false;
+        for (unsigned l = 0; l < 32; ++l) computed[l] = static_cast<U32>(addresses[l]);
+        offsets = computed;
+        groups = group_lanes(computed, mask);
     }
-    if (bad != 0) return false;
-    U32 offsets[32];
-    for (unsigned l = 0; l < 32; ++l) offsets[l] = static_cast<U32>(addresses[l]);
     Cta& cta = *x.cta;
-    const SharedGroups groups = group_lanes(offsets, mask);
     if (x.checks && cta.shadow != nullptr) {
         const auto syncs = static_cast<std::uint16_t>(x.warp->warp_syncs);
         const auto first = static_cast<std::uint16_t>(x.warp->first_thread);
@@ -306,7 +352,7 @@ bool load_shared_fast(Exec& x, const Inst& in, U32 mask) {
         for (U32 s = groups.starts; s != 0;) {
             const unsigned l = first_lane(s);
             s &= s - 1;
-            const U32 word = offsets[l] / 4, lanes = lanes_of(groups, l, s);
+            const U32 word = (offsets[l] + add) / 4, lanes = lanes_of(groups, l, s);
             for (unsigned w = 0; w < words; ++w) {
                 if (state != nullptr && !state->word_written(word + w)) return false;
                 if (shadow.read_would_race(word + w, first, lanes, syncs, horizon)) return false;
@@ -315,11 +361,11 @@ bool load_shared_fast(Exec& x, const Inst& in, U32 mask) {
         for (U32 s = groups.starts; s != 0;) {
             const unsigned l = first_lane(s);
             s &= s - 1;
-            const U32 word = offsets[l] / 4, lanes = lanes_of(groups, l, s);
+            const U32 word = (offsets[l] + add) / 4, lanes = lanes_of(groups, l, s);
             for (unsigned w = 0; w < words; ++w) shadow.record_reads(word + w, first, lanes, syncs, x.pc, now);
         }
     }
-    const std::byte* window = cta.shared;
+    const std::byte* window = cta.shared + add;
     if ((groups.starts & (groups.starts - 1)) == 0) {
         // One value for every lane (a tile's row read by a whole warp): read once.
         const std::byte* p = window + offsets[first_lane(mask)];

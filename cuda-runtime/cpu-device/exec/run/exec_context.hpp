@@ -82,6 +82,20 @@ struct Cta {
     SharedState* shared_state = nullptr;  // the memory check's: written bytes, red zones (nullptr with checks off)
 };
 
+// What a warp's shared-memory access learned from its address register's 32 values (ops_memory.cpp):
+// the highest active offset, the lanes grouped by offset. A warp's next access through a register
+// holding the same values (a tile's row, k = 0..15 at growing displacements) reuses it.
+struct SharedAddressShape {
+    std::byte values[32 * 8];    // the register's lanes as they were (`width` bytes each)
+    std::uint32_t offsets[32];   // each lane's value, below 2^32 in active lanes
+    std::uint64_t highest = 0;   // of the active lanes' values
+    std::uint32_t low_bits = 0;  // the active lanes' values or'ed (their alignment)
+    std::uint32_t mask = 0;      // the active lanes
+    std::uint32_t starts = 0;    // the lane groups (ops_memory.cpp's SharedGroups)
+    std::uint8_t width = 0;      // 0: unused
+    bool halves = false;
+};
+
 struct Exec {
     LaunchState* launch = nullptr;
     const Program* program = nullptr;
@@ -105,6 +119,10 @@ struct Exec {
     // The allocation of the last access checked access by access without being cached above (the
     // device heap, memory with unwritten bytes): the race check's footprint for that access.
     std::uint64_t unchecked_begin = 0, unchecked_end = 0;  // empty
+
+    // The last few shared-access shapes (a tile loop reads through two or three registers).
+    SharedAddressShape shared_shapes[4];
+    std::uint32_t next_shared_shape = 0;
 
     bool faulted = false;                 // a finding stopped the current instruction
     InstructionCounts* counts = nullptr;  // per pc, when profiling (this worker's)
