@@ -263,6 +263,18 @@ inline SharedGroups group_lanes(const U32 (&offsets)[32], U32 mask) {
     return g;
 }
 
+// The groups of `g` as lane masks, each with its first lane; returns how many.
+inline unsigned list_groups(const SharedGroups& g, U32 (&lanes)[32], std::uint8_t (&lane)[32]) {
+    unsigned n = 0;
+    for (U32 s = g.starts; s != 0; ++n) {
+        const unsigned l = first_lane(s);
+        s &= s - 1;
+        lanes[n] = lanes_of(g, l, s);
+        lane[n] = static_cast<std::uint8_t>(l);
+    }
+    return n;
+}
+
 // The shape of the address register's values for this access (lanes `mask`): one the worker
 // kept, when the register holds the same values, or a new one; nullptr when the values do not fit
 // one (an active value past 2^32, a register other than 4 or 8 bytes, a frame-relative address).
@@ -294,9 +306,7 @@ const SharedAddressShape* shared_shape(Exec& x, const Inst& in, U32 mask) {
     s.low_bits = static_cast<U32>(low);
     s.mask = mask;
     s.width = static_cast<std::uint8_t>(in.size);
-    const SharedGroups g = group_lanes(s.offsets, mask);
-    s.starts = g.starts;
-    s.halves = g.halves;
+    s.groups = static_cast<std::uint8_t>(list_groups(group_lanes(s.offsets, mask), s.group_lanes, s.group_lane));
     return &s;
 }
 
@@ -314,17 +324,20 @@ bool load_shared_fast(Exec& x, const Inst& in, U32 mask) {
     const U64 limit = window_bytes - size;  // the highest offset an access may start at; below 2^32
     const U32* offsets;                     // lane l accesses offsets[l] + add
     U32 add = 0;
-    SharedGroups groups;
-    groups.mask = mask;
-    U32 computed[32];
+    const U32* group_masks;  // the lanes grouped by offset: each group's lanes and one of them
+    const std::uint8_t* group_lane;
+    unsigned groups;
+    U32 computed[32], computed_masks[32];
+    std::uint8_t computed_lane[32];
     if (const SharedAddressShape* shape = shared_shape(x, in, mask)) {
         const auto disp = static_cast<U64>(in.imm);
         const U64 top = shape->highest + disp;  // no lane's offset wraps when this does not
         if (top < disp || top > limit || ((shape->low_bits | disp) & (size - 1)) != 0) return false;
         offsets = shape->offsets;
         add = static_cast<U32>(disp);
-        groups.starts = shape->starts;
-        groups.halves = shape->halves;
+        group_masks = shape->group_lanes;
+        group_lane = shape->group_lane;
+        groups = shape->groups;
     } else {
         U64 addresses[32];
         lane_addresses(x, in, addresses);
@@ -338,7 +351,9 @@ bool load_shared_fast(Exec& x, const Inst& in, U32 mask) {
         if (bad != 0) return false;
         for (unsigned l = 0; l < 32; ++l) computed[l] = static_cast<U32>(addresses[l]);
         offsets = computed;
-        groups = group_lanes(computed, mask);
+        groups = list_groups(group_lanes(computed, mask), computed_masks, computed_lane);
+        group_masks = computed_masks;
+        group_lane = computed_lane;
     }
     Cta& cta = *x.cta;
     if (x.checks && cta.shadow != nullptr) {
@@ -349,24 +364,20 @@ bool load_shared_fast(Exec& x, const Inst& in, U32 mask) {
         SharedShadow& shadow = *cta.shadow;
         const unsigned words = size / 4;
         // A red zone or a byte nobody wrote, or a race: the per-lane path reports (or holds) it.
-        for (U32 s = groups.starts; s != 0;) {
-            const unsigned l = first_lane(s);
-            s &= s - 1;
-            const U32 word = (offsets[l] + add) / 4, lanes = lanes_of(groups, l, s);
+        for (unsigned g = 0; g < groups; ++g) {
+            const U32 word = (offsets[group_lane[g]] + add) / 4;
             for (unsigned w = 0; w < words; ++w) {
                 if (state != nullptr && !state->word_written(word + w)) return false;
-                if (shadow.read_would_race(word + w, first, lanes, syncs, horizon)) return false;
+                if (shadow.read_would_race(word + w, first, group_masks[g], syncs, horizon)) return false;
             }
         }
-        for (U32 s = groups.starts; s != 0;) {
-            const unsigned l = first_lane(s);
-            s &= s - 1;
-            const U32 word = (offsets[l] + add) / 4, lanes = lanes_of(groups, l, s);
-            for (unsigned w = 0; w < words; ++w) shadow.record_reads(word + w, first, lanes, syncs, x.pc, now);
+        for (unsigned g = 0; g < groups; ++g) {
+            const U32 word = (offsets[group_lane[g]] + add) / 4;
+            for (unsigned w = 0; w < words; ++w) shadow.record_reads(word + w, first, group_masks[g], syncs, x.pc, now);
         }
     }
     const std::byte* window = cta.shared + add;
-    if ((groups.starts & (groups.starts - 1)) == 0) {
+    if (groups == 1) {
         // One value for every lane (a tile's row read by a whole warp): read once.
         const std::byte* p = window + offsets[first_lane(mask)];
         for (unsigned i = 0; i < vec; ++i) {

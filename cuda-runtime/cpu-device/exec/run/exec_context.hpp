@@ -91,9 +91,11 @@ struct SharedAddressShape {
     std::uint64_t highest = 0;   // of the active lanes' values
     std::uint32_t low_bits = 0;  // the active lanes' values or'ed (their alignment)
     std::uint32_t mask = 0;      // the active lanes
-    std::uint32_t starts = 0;    // the lane groups (ops_memory.cpp's SharedGroups)
-    std::uint8_t width = 0;      // 0: unused
-    bool halves = false;
+    // The lanes grouped by offset (ops_memory.cpp's group_lanes): each group's lanes and one of them.
+    std::uint32_t group_lanes[32];
+    std::uint8_t group_lane[32];
+    std::uint8_t groups = 0;
+    std::uint8_t width = 0;  // 0: unused
 };
 
 struct Exec {
