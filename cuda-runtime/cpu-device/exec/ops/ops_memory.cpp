@@ -282,8 +282,13 @@ const SharedAddressShape* shared_shape(Exec& x, const Inst& in, U32 mask) {
     if ((in.size != 4 && in.size != 8) || (in.sub & frame_relative)) return nullptr;
     const std::byte* reg = x.regs + in.op[address_operand];
     const std::size_t bytes = std::size_t{32} * in.size;
+    U64 lane0;
+    std::memcpy(&lane0, reg, 8);
     for (const SharedAddressShape& s : x.shared_shapes) {
-        if (s.width == in.size && s.mask == mask && std::memcmp(s.values, reg, bytes) == 0) return &s;
+        U64 kept0;
+        std::memcpy(&kept0, s.values, 8);
+        if (s.width != in.size || s.mask != mask || kept0 != lane0) continue;
+        if (std::memcmp(s.values, reg, bytes) == 0) return &s;
     }
     U64 values[32];
     if (in.size == 8) {
@@ -571,9 +576,56 @@ bool store_global_fast(Exec& x, const Inst& in, U32 mask) {
     return true;
 }
 
+// A warp's weak 4-byte shared stores at once, when every lane's is in the CTA's own window, aligned
+// and to bytes already written (no red zone, nothing for the memory check to mark): one bounds check
+// for the warp (the address register's shape), then each lane in order as the per-lane path does
+// it once those checks passed: the race shadow's write (a race is reported at that lane, the lanes
+// before it having stored), then the store. Anything else takes the per-lane path.
+template <unsigned R>
+bool store_shared_fast(Exec& x, const Inst& in, U32 mask) {
+    const U64 window_bytes = x.launch->shared_window_bytes;
+    const SharedAddressShape* shape = shared_shape(x, in, mask);
+    if (shape == nullptr || window_bytes < 4) return false;
+    const auto disp = static_cast<U64>(in.imm);
+    const U64 top = shape->highest + disp;
+    if (top < disp || top > window_bytes - 4 || ((shape->low_bits | disp) & 3u) != 0) return false;
+    Cta& cta = *x.cta;
+    std::byte* window = cta.shared + static_cast<U32>(disp);
+    const U32* offsets = shape->offsets;
+    const std::byte* values = x.regs + in.op[0];
+    if (cta.shared_state != nullptr) {
+        for (unsigned g = 0; g < shape->groups; ++g) {
+            if (!cta.shared_state->word_written((offsets[shape->group_lane[g]] + static_cast<U32>(disp)) / 4))
+                return false;
+        }
+    }
+    if (x.checks && cta.shadow != nullptr) {
+        const std::uint64_t now = *x.epochs, horizon = race_horizon(x);
+        const Accessor who{x.warp->first_thread, x.warp->warp_syncs, x.pc};
+        for (U32 m = mask; m != 0; m &= m - 1) {
+            const unsigned l = first_lane(m);
+            const U32 within = offsets[l] + static_cast<U32>(disp);
+            std::byte* p = window + offsets[l];
+            const std::byte* value = values + std::size_t{l} * R;
+            RaceConflict c;
+            if (cta.shadow->write(within, 4, {who.thread + l, who.warp_syncs, who.pc}, now, horizon, p, value, c)) {
+                report_shared_race(x, c, Access::write, within, 4, l);
+                return true;  // stopped at the racing lane, as the per-lane path stops
+            }
+            std::memcpy(p, value, 4);
+        }
+        return true;
+    }
+    for_lanes(mask, [&](unsigned l) { std::memcpy(window + offsets[l], values + std::size_t{l} * R, 4); });
+    return true;
+}
+
 template <Where W, unsigned N, unsigned R, bool Ordered>
 void store(Exec& x, const Inst& in, U32 mask) {
     const unsigned vec = in.sub & vector_bits;
+    if constexpr (W == Where::shared && N == 4 && !Ordered) {
+        if (vec == 1 && x.trace == nullptr && x.counts == nullptr && store_shared_fast<R>(x, in, mask)) return;
+    }
     if (x.counts != nullptr) {
         count_access<W>(x, in, mask, N * vec);
     } else if constexpr (W == Where::global && N == 4 && (R == 4 || R == 8) && !Ordered) {
