@@ -282,14 +282,14 @@ const SharedAddressShape* shared_shape(Exec& x, const Inst& in, U32 mask) {
     if ((in.size != 4 && in.size != 8) || (in.sub & frame_relative)) return nullptr;
     const std::byte* reg = x.regs + in.op[address_operand];
     const std::size_t bytes = std::size_t{32} * in.size;
-    U64 lane0;
-    std::memcpy(&lane0, reg, 8);
-    for (const SharedAddressShape& s : x.shared_shapes) {
-        U64 kept0;
-        std::memcpy(&kept0, s.values, 8);
-        if (s.width != in.size || s.mask != mask || kept0 != lane0) continue;
-        if (std::memcmp(s.values, reg, bytes) == 0) return &s;
-    }
+    U64 lane0 = 0;
+    std::memcpy(&lane0, reg, in.size);
+    if (x.shared_shapes == nullptr) x.shared_shapes = std::make_unique<SharedAddressShape[]>(Exec::shared_shape_slots);
+    constexpr unsigned slot_bits = 6;  // 64 slots
+    static_assert(Exec::shared_shape_slots == 1u << slot_bits);
+    SharedAddressShape& s =
+        x.shared_shapes[static_cast<std::size_t>((lane0 * 0x9E3779B97F4A7C15ull) >> (64 - slot_bits))];
+    if (s.width == in.size && s.mask == mask && std::memcmp(s.values, reg, bytes) == 0) return &s;
     U64 values[32];
     if (in.size == 8) {
         std::memcpy(values, reg, bytes);
@@ -304,7 +304,6 @@ const SharedAddressShape* shared_shape(Exec& x, const Inst& in, U32 mask) {
         low |= v;
     }
     if (highest >> 32 != 0) return nullptr;
-    SharedAddressShape& s = x.shared_shapes[x.next_shared_shape++ % 4];
     std::memcpy(s.values, reg, bytes);
     for (unsigned l = 0; l < 32; ++l) s.offsets[l] = static_cast<U32>(values[l]);
     s.highest = highest;

@@ -122,9 +122,11 @@ struct Exec {
     // device heap, memory with unwritten bytes): the race check's footprint for that access.
     std::uint64_t unchecked_begin = 0, unchecked_end = 0;  // empty
 
-    // The last few shared-access shapes (a tile loop reads through two or three registers).
-    SharedAddressShape shared_shapes[4];
-    std::uint32_t next_shared_shape = 0;
+    // Shared-access shapes, one slot per hash of the register's lane 0 (ops_memory.cpp): a tile
+    // loop's warps each reach memory through a few registers whose values stay the same all kernel
+    // long, so the slots hold every warp's of a CTA between barriers.
+    static constexpr unsigned shared_shape_slots = 64;
+    std::unique_ptr<SharedAddressShape[]> shared_shapes;
 
     bool faulted = false;                 // a finding stopped the current instruction
     InstructionCounts* counts = nullptr;  // per pc, when profiling (this worker's)
