@@ -171,6 +171,16 @@ void GlobalRaceLog::note_warp(const Where& at, const std::uint64_t* addresses, s
     if (open) add(run);
 }
 
+void GlobalRaceLog::note_consecutive_warp(const Where& at, std::uint64_t lo, unsigned size, GlobalAccessKind kind) {
+    flush();  // the log keeps each unit's accesses in the order they ran
+    GlobalAccess run = entry(at, kind);
+    run.lo = lo;
+    run.bytes = 32 * size;
+    run.elem = static_cast<std::uint8_t>(size);
+    run.lanes = ~std::uint32_t{0};
+    add(run);
+}
+
 void GlobalRaceLog::note_atomic(const Where& at, std::uint64_t address, unsigned size, unsigned lane) {
     const std::uint32_t who = at.cta * clock_.warps_per_cta + at.warp_index;
     for (const auto& [a, w] : atomics_seen_) {

@@ -118,6 +118,9 @@ public:
     // A whole warp's 4-byte accesses at addresses[l] (every lane of `lanes`), at once.
     void note_warp(const Where& at, const std::uint64_t* addresses, std::uint32_t lanes, unsigned size,
                    GlobalAccessKind kind);
+    // A whole warp's accesses of `size` bytes each, lane l at lo + l * size: note_warp of those
+    // addresses (one run), without them.
+    void note_consecutive_warp(const Where& at, std::uint64_t lo, unsigned size, GlobalAccessKind kind);
     // An atomic of `lane` (recorded the first few times per address and unit).
     void note_atomic(const Where& at, std::uint64_t address, unsigned size, unsigned lane);
 

@@ -49,28 +49,49 @@ public:
     std::uint64_t release_epoch(std::uint32_t word) const noexcept { return words_[word].release_epoch; }
     void release(std::uint32_t word, std::uint64_t epoch) noexcept { words_[word].release_epoch = epoch; }
 
-    // read() for one whole word (a 4-byte-aligned access, or one word of a wider one), inline for
-    // the warp-wide fast path: false, having recorded nothing, when it would race (read() then
+    // The warp-wide fast path's read of one whole word (a 4-byte-aligned access, or one word of a
+    // wider one) by several lanes of a warp at once: `lanes` (a mask) of the warp whose lane 0 is
+    // thread `first`. Checked first, then recorded, so that a race records nothing (read() then
     // says with what).
-    bool read_word(std::uint32_t word, std::uint16_t thread, std::uint16_t syncs, std::uint32_t pc, std::uint64_t epoch,
-                   std::uint64_t horizon) noexcept {
-        Word& w = words_[word];
-        if (w.write_epoch >= horizon && w.write_thread != thread &&
-            !(w.write_thread / 32 == thread / 32 && w.write_syncs != syncs)) {
-            return false;
+    [[gnu::always_inline]] bool read_would_race(std::uint32_t word, std::uint16_t first, std::uint32_t lanes,
+                                                std::uint16_t syncs, std::uint64_t horizon) const noexcept {
+        const Word& w = words_[word];
+        if (w.write_epoch < horizon) return false;  // ordered after the write: no lane races
+        for (; lanes != 0; lanes &= lanes - 1) {
+            const auto thread = static_cast<std::uint16_t>(first + __builtin_ctz(lanes));
+            if (w.write_thread != thread && !(w.write_thread / 32 == thread / 32 && w.write_syncs != syncs))
+                return true;
         }
+        return false;
+    }
+    // Records the reads of read_would_race() in lane order, leaving the word's readers as read() of
+    // each lane in turn would: the first reader of the epoch stays, the last other one is second.
+    [[gnu::always_inline]] void record_reads(std::uint32_t word, std::uint16_t first, std::uint32_t lanes,
+                                             std::uint16_t syncs, std::uint32_t pc, std::uint64_t epoch) noexcept {
+        Word& w = words_[word];
+        const unsigned highest = 31u - static_cast<unsigned>(__builtin_clz(lanes));
         if (w.read_epoch != epoch) {
             w.read_epoch = epoch;
-            w.first_reader = {thread, syncs, 0xF, pc};
+            w.first_reader = {static_cast<std::uint16_t>(first + __builtin_ctz(lanes)), syncs, 0xF, pc};
             w.has_second = 0;
-        } else if (w.first_reader.thread == thread) {
+            lanes &= lanes - 1;  // the lowest lane is the first reader
+            if (lanes == 0) return;
+            w.second_reader = {static_cast<std::uint16_t>(first + highest), syncs, 0xF, pc};
+            w.has_second = 1;
+            return;
+        }
+        // The first reader's own lane (if it reads again) refreshes it; every other lane is second in
+        // turn, so the highest of them stays.
+        const auto own = static_cast<std::uint16_t>(w.first_reader.thread - first);
+        if (own < 32 && ((lanes >> own) & 1u)) {
             w.first_reader.syncs = syncs;
             w.first_reader.bytes = 0xF;
-        } else {
-            w.second_reader = {thread, syncs, 0xF, pc};
-            w.has_second = 1;
+            lanes &= ~(1u << own);
+            if (lanes == 0) return;
         }
-        return true;
+        w.second_reader = {static_cast<std::uint16_t>(first + 31u - static_cast<unsigned>(__builtin_clz(lanes))), syncs,
+                           0xF, pc};
+        w.has_second = 1;
     }
 
 private:

@@ -41,6 +41,11 @@ inline void note_global_warp(Exec& x, const std::uint64_t* addresses, std::uint3
         x.races->note_warp(race_site(x, addresses[__builtin_ctz(lanes)]), addresses, lanes, size, kind);
 }
 
+// note_global_warp of a whole warp's consecutive elements, lane l at lo + l * size.
+inline void note_global_consecutive_warp(Exec& x, std::uint64_t lo, unsigned size, GlobalAccessKind kind) {
+    if (x.races != nullptr) x.races->note_consecutive_warp(race_site(x, lo), lo, size, kind);
+}
+
 // A strong read (volatile, relaxed or acquire load) of global memory: an acquire.
 inline void note_global_acquire(Exec& x, std::uint64_t address) {
     if (x.races != nullptr) x.races->acquire(x.warp->cta, x.warp->index, address);

@@ -128,6 +128,11 @@ Accessor accessor(const Exec& x, unsigned lane) { return {x.linear_thread(lane),
 
 }  // namespace
 
+void report_shared_race(Exec& x, const RaceConflict& conflict, Access access, std::uint64_t offset, unsigned size,
+                        unsigned lane) {
+    report_race(x, conflict, access, offset, size, lane);
+}
+
 bool cover_range(Exec& x, std::uint64_t lo, std::uint64_t end) {
     // Checks off: the fast paths know the whole arena already. A traced launch records every
     // access on the slow path.

@@ -3,6 +3,7 @@
 // the finding is recorded and the caller stops the instruction.
 #pragma once
 
+#include "check/shared_race.hpp"
 #include "exec/run/exec_context.hpp"
 
 #include <cstddef>
@@ -46,6 +47,11 @@ std::byte* shared_address(Exec& x, std::uint64_t offset, unsigned size, unsigned
 // Writes `size` bytes of `value` to the shared window at `offset`, checked; false after a finding.
 bool shared_store(Exec& x, std::uint64_t offset, unsigned size, unsigned lane, const std::byte* value,
                   Strength strength = Strength::weak);
+
+// Reports a race that `lane`'s access of the shared window at `offset` met (SharedShadow's
+// read or write said so): the finding shared_address and shared_store make.
+void report_shared_race(Exec& x, const RaceConflict& conflict, Access access, std::uint64_t offset, unsigned size,
+                        unsigned lane);
 
 // A local-window access (an offset in the lane's own local memory).
 std::byte* local_address(Exec& x, std::uint64_t offset, unsigned size, unsigned lane, Access access);

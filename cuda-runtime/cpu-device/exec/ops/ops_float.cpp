@@ -6,8 +6,11 @@
 #include "exec/decode/decode.hpp"
 #include "exec/ops/float_formats.hpp"
 #include "exec/ops/float_semantics.hpp"
+#include "exec/ops/fma_lanes.hpp"
 #include "exec/ops/lanes.hpp"
 #include "exec/ops/rounding_mode.hpp"
+
+#include <type_traits>
 
 namespace xcuda::cpu {
 namespace {
@@ -110,6 +113,13 @@ template <class Op>
 void f32_ternary(Exec& x, const Inst& in, U32 m) {
     const fp::Mode mode = mode_of(in);
     const fp::Environment env(mode.round);
+    if constexpr (std::is_same_v<Op, Fma>) {
+        if (mode.round == fp::Round::nearest && !mode.sat && !mode.ftz) {  // the common fma.rn.f32
+            fp::fma_rn_lanes(x.reg<float>(in.op[0]), x.reg<float>(in.op[1]), x.reg<float>(in.op[2]),
+                             x.reg<float>(in.op[3]), m);
+            return;
+        }
+    }
     if (mode.round != fp::Round::nearest || mode.sat) {
         ternary<float, float, float, float>(x, in, m,
                                             [mode](float a, float b, float c) { return Op::any(a, b, c, mode); });

@@ -14,6 +14,10 @@
 #include <cstring>
 #include <type_traits>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace xcuda::cpu {
 namespace {
 
@@ -187,48 +191,213 @@ inline void race_load(Exec& x, U64 address, unsigned size, unsigned lane) {
     }
 }
 
+// Every lane's address of a memory instruction (inactive lanes' too: their registers exist), in
+// one branch-free loop the compiler vectorises.
+inline void lane_addresses(const Exec& x, const Inst& in, U64 (&out)[32]) {
+    const auto disp = static_cast<U64>(in.imm) + ((in.sub & frame_relative) ? x.frame_local_base : 0u);
+    if (in.size == 8) {
+        const U64* a = x.reg<U64>(in.op[address_operand]);
+        for (unsigned l = 0; l < 32; ++l) out[l] = a[l] + disp;
+    } else if (in.size == 4) {
+        const U32* a = x.reg<U32>(in.op[address_operand]);
+        for (unsigned l = 0; l < 32; ++l) out[l] = U64{a[l]} + disp;
+    } else {
+        for (unsigned l = 0; l < 32; ++l) out[l] = disp;
+    }
+}
+
+// The lanes of a warp's shared access grouped by the offset they access, each group a lane mask
+// (lanes_of), in the order of the groups' lowest lanes: a broadcast (every lane reads one word) is
+// one group, a row of a tile read by half a warp each two, and when the warp's second half repeats
+// its first (a 16-wide tile's column) lane l and lane l + 16 are one. A group need not hold every
+// lane of its offset (two groups may share one, other offsets between them), but each lane is in
+// exactly one, and a group's lanes in lane order act on the shadow's word as those lanes' accesses
+// one by one do.
+struct SharedGroups {
+    U32 starts = 0;       // each group's first lane (below 16 with `halves`)
+    U32 mask = 0;         // the active lanes
+    bool halves = false;  // lane l < 16 stands for l + 16 too
+};
+
+// The lanes of the group that starts at lane `l`; `later` holds the later groups' starts.
+[[gnu::always_inline]] inline U32 lanes_of(const SharedGroups& g, unsigned l, U32 later) {
+    const U32 below_next = later == 0 ? all_lanes : (1u << first_lane(later)) - 1;
+    U32 lanes = below_next & ~((1u << l) - 1);
+    if (g.halves) lanes = (lanes & 0xFFFFu) | ((lanes & 0xFFFFu) << 16);
+    return lanes & g.mask;
+}
+
+// `offsets` are the window offsets of a full warp (each below 2^32: the bounds are checked).
+inline SharedGroups group_lanes(const U32 (&offsets)[32], U32 mask) {
+    SharedGroups g;
+    g.mask = mask;
+    if (mask != all_lanes) {
+        U32 last = 0;
+        for (U32 m = mask; m != 0; m &= m - 1) {
+            const unsigned l = first_lane(m);
+            if (g.starts == 0 || offsets[l] != last) g.starts |= 1u << l;
+            last = offsets[l];
+        }
+        return g;
+    }
+    U32 same_as_previous = 0, halves_equal = 0;  // bit l: offsets[l] == offsets[l - 1]; == offsets[l + 16]
+#if defined(__SSE2__)
+    for (unsigned l = 0; l < 32; l += 4) {
+        const __m128i here = _mm_loadu_si128(reinterpret_cast<const __m128i*>(offsets + l));
+        // offsets[l - 1 .. l + 2] (lane -1 compares unequal: lane 0 starts a group)
+        const __m128i before = l == 0 ? _mm_set_epi32(static_cast<int>(offsets[2]), static_cast<int>(offsets[1]),
+                                                      static_cast<int>(offsets[0]), static_cast<int>(~offsets[0]))
+                                      : _mm_loadu_si128(reinterpret_cast<const __m128i*>(offsets + l - 1));
+        same_as_previous |= static_cast<U32>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(here, before)))) << l;
+        if (l < 16) {
+            const __m128i upper = _mm_loadu_si128(reinterpret_cast<const __m128i*>(offsets + l + 16));
+            halves_equal |= static_cast<U32>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(here, upper)))) << l;
+        }
+    }
+#else
+    for (unsigned l = 1; l < 32; ++l) same_as_previous |= static_cast<U32>(offsets[l] == offsets[l - 1]) << l;
+    for (unsigned l = 0; l < 16; ++l) halves_equal |= static_cast<U32>(offsets[l] == offsets[l + 16]) << l;
+#endif
+    g.halves = halves_equal == 0xFFFFu;
+    g.starts = ~same_as_previous & (g.halves ? 0xFFFFu : all_lanes);
+    return g;
+}
+
+// The groups of `g` as lane masks, each with its first lane; returns how many.
+inline unsigned list_groups(const SharedGroups& g, U32 (&lanes)[32], std::uint8_t (&lane)[32]) {
+    unsigned n = 0;
+    for (U32 s = g.starts; s != 0; ++n) {
+        const unsigned l = first_lane(s);
+        s &= s - 1;
+        lanes[n] = lanes_of(g, l, s);
+        lane[n] = static_cast<std::uint8_t>(l);
+    }
+    return n;
+}
+
+// The shape of the address register's values for this access (lanes `mask`): one the worker
+// kept, when the register holds the same values, or a new one; nullptr when the values do not fit
+// one (an active value past 2^32, a register other than 4 or 8 bytes, a frame-relative address).
+const SharedAddressShape* shared_shape(Exec& x, const Inst& in, U32 mask) {
+    if ((in.size != 4 && in.size != 8) || (in.sub & frame_relative)) return nullptr;
+    const std::byte* reg = x.regs + in.op[address_operand];
+    const std::size_t bytes = std::size_t{32} * in.size;
+    U64 lane0 = 0;
+    std::memcpy(&lane0, reg, in.size);
+    if (x.shared_shapes == nullptr) x.shared_shapes = std::make_unique<SharedAddressShape[]>(Exec::shared_shape_slots);
+    constexpr unsigned slot_bits = 6;  // 64 slots
+    static_assert(Exec::shared_shape_slots == 1u << slot_bits);
+    SharedAddressShape& s =
+        x.shared_shapes[static_cast<std::size_t>((lane0 * 0x9E3779B97F4A7C15ull) >> (64 - slot_bits))];
+    if (s.width == in.size && s.mask == mask && std::memcmp(s.values, reg, bytes) == 0) return &s;
+    U64 values[32];
+    if (in.size == 8) {
+        std::memcpy(values, reg, bytes);
+    } else {
+        const U32* v = reinterpret_cast<const U32*>(reg);
+        for (unsigned l = 0; l < 32; ++l) values[l] = v[l];
+    }
+    U64 highest = 0, low = 0;
+    for (unsigned l = 0; l < 32; ++l) {
+        const U64 v = ((mask >> l) & 1u) ? values[l] : 0;
+        highest = v > highest ? v : highest;
+        low |= v;
+    }
+    if (highest >> 32 != 0) return nullptr;
+    std::memcpy(s.values, reg, bytes);
+    for (unsigned l = 0; l < 32; ++l) s.offsets[l] = static_cast<U32>(values[l]);
+    s.highest = highest;
+    s.low_bits = static_cast<U32>(low);
+    s.mask = mask;
+    s.width = static_cast<std::uint8_t>(in.size);
+    s.groups = static_cast<std::uint8_t>(list_groups(group_lanes(s.offsets, mask), s.group_lanes, s.group_lane));
+    return &s;
+}
+
 // A warp's shared loads at once, when every lane's access is in the CTA's own window, aligned and
-// word-sized (or a multiple): one bounds check for the warp, the race shadow inline. Anything else
-// (another CTA's window, a finding to report) takes the per-lane path, which says what is wrong.
+// word-sized (or a multiple): one bounds check for the warp (from the register's shape and the
+// displacement, when the shape is kept); the memory check and the race shadow once per word for
+// each group of lanes reading it (record_reads leaves the shadow as lane-by-lane reads would).
+// Anything else (another CTA's window, a finding to report, a race) takes the per-lane path, which
+// says what is wrong; nothing is recorded here then.
 template <unsigned N, unsigned R, bool S>
 bool load_shared_fast(Exec& x, const Inst& in, U32 mask) {
     const unsigned vec = in.sub & vector_bits, size = N * vec;
-    if (size % 4 != 0) return false;
-    U64 offsets[32];
-    U64 highest = 0, misaligned = 0;
-    for_lanes(mask, [&](unsigned l) {
-        const U64 o = lane_address(x, in, l);
-        offsets[l] = o;
-        highest = o > highest ? o : highest;
-        misaligned |= o & (size - 1);
-    });
-    if (misaligned != 0 || highest + size > x.launch->shared_window_bytes) return false;
+    const U64 window_bytes = x.launch->shared_window_bytes;
+    if (size % 4 != 0 || size > window_bytes) return false;
+    const U64 limit = window_bytes - size;  // the highest offset an access may start at; below 2^32
+    const U32* offsets;                     // lane l accesses offsets[l] + add
+    U32 add = 0;
+    const U32* group_masks;  // the lanes grouped by offset: each group's lanes and one of them
+    const std::uint8_t* group_lane;
+    unsigned groups;
+    U32 computed[32], computed_masks[32];
+    std::uint8_t computed_lane[32];
+    if (const SharedAddressShape* shape = shared_shape(x, in, mask)) {
+        const auto disp = static_cast<U64>(in.imm);
+        const U64 top = shape->highest + disp;  // no lane's offset wraps when this does not
+        if (top < disp || top > limit || ((shape->low_bits | disp) & (size - 1)) != 0) return false;
+        offsets = shape->offsets;
+        add = static_cast<U32>(disp);
+        group_masks = shape->group_lanes;
+        group_lane = shape->group_lane;
+        groups = shape->groups;
+    } else {
+        U64 addresses[32];
+        lane_addresses(x, in, addresses);
+        // Out of the window (or misaligned): some lane's offset above `limit` (or, past 2^32, with
+        // high bits), or low bits set.
+        U64 bad = 0;
+        for (unsigned l = 0; l < 32; ++l) {
+            const U64 o = ((mask >> l) & 1u) ? addresses[l] : 0;
+            bad |= (o >> 32) | ((limit - o) >> 63) | (o & (size - 1));
+        }
+        if (bad != 0) return false;
+        for (unsigned l = 0; l < 32; ++l) computed[l] = static_cast<U32>(addresses[l]);
+        offsets = computed;
+        groups = list_groups(group_lanes(computed, mask), computed_masks, computed_lane);
+        group_masks = computed_masks;
+        group_lane = computed_lane;
+    }
     Cta& cta = *x.cta;
     if (x.checks && cta.shadow != nullptr) {
         const auto syncs = static_cast<std::uint16_t>(x.warp->warp_syncs);
-        const std::uint32_t first = x.warp->first_thread;
+        const auto first = static_cast<std::uint16_t>(x.warp->first_thread);
         const std::uint64_t now = *x.epochs, horizon = race_horizon(x);
-        // A red zone or a byte nobody wrote: the per-lane path reports (or holds) it.
         const SharedState* state = cta.shared_state;
-        auto clean = [&](std::uint32_t word, unsigned l) {
-            return (state == nullptr || state->word_written(word)) &&
-                   cta.shadow->read_word(word, static_cast<std::uint16_t>(first + l), syncs, x.pc, now, horizon);
-        };
+        SharedShadow& shadow = *cta.shadow;
         const unsigned words = size / 4;
-        for (U32 m = mask; m != 0;) {
-            const unsigned l = first_lane(m);
-            m &= m - 1;
-            const auto word = static_cast<std::uint32_t>(offsets[l] / 4);
-            if (words == 1) {  // the common case, without the loop
-                if (!clean(word, l)) return false;
-                continue;
-            }
+        // A red zone or a byte nobody wrote, or a race: the per-lane path reports (or holds) it.
+        for (unsigned g = 0; g < groups; ++g) {
+            const U32 word = (offsets[group_lane[g]] + add) / 4;
             for (unsigned w = 0; w < words; ++w) {
-                if (!clean(word + w, l)) return false;
+                if (state != nullptr && !state->word_written(word + w)) return false;
+                if (shadow.read_would_race(word + w, first, group_masks[g], syncs, horizon)) return false;
             }
         }
+        for (unsigned g = 0; g < groups; ++g) {
+            const U32 word = (offsets[group_lane[g]] + add) / 4;
+            for (unsigned w = 0; w < words; ++w) shadow.record_reads(word + w, first, group_masks[g], syncs, x.pc, now);
+        }
     }
-    const std::byte* window = cta.shared;
+    const std::byte* window = cta.shared + add;
+    if (groups == 1) {
+        // One value for every lane (a tile's row read by a whole warp): read once.
+        const std::byte* p = window + offsets[first_lane(mask)];
+        for (unsigned i = 0; i < vec; ++i) {
+            RegInt<R> v;
+            to_register<N, R, S>(reinterpret_cast<std::byte*>(&v), 0, p + i * N);
+            each_lane(mask, x.reg<RegInt<R>>(in.op[i]), [v](unsigned) { return v; });
+        }
+        return true;
+    }
+    if (mask == all_lanes) {
+        for (unsigned i = 0; i < vec; ++i) {
+            std::byte* d = x.regs + in.op[i];
+            for (unsigned l = 0; l < 32; ++l) to_register<N, R, S>(d, l, window + offsets[l] + i * N);
+        }
+        return true;
+    }
     for_lanes(mask, [&](unsigned l) {
         for (unsigned i = 0; i < vec; ++i) to_register<N, R, S>(x.regs + in.op[i], l, window + offsets[l] + i * N);
     });
@@ -247,9 +416,11 @@ void load(Exec& x, const Inst& in, U32 mask) {
             const std::byte* p =
                 kernel_param_address(x, static_cast<U64>(in.imm), N * vec, first_lane(mask), Access::read);
             if (p == nullptr) return;
-            for_lanes(mask, [&](unsigned l) {
-                for (unsigned i = 0; i < vec; ++i) to_register<N, R, S>(x.regs + in.op[i], l, p + i * N);
-            });
+            for (unsigned i = 0; i < vec; ++i) {  // one value, broadcast
+                RegInt<R> v;
+                to_register<N, R, S>(reinterpret_cast<std::byte*>(&v), 0, p + i * N);
+                each_lane(mask, x.reg<RegInt<R>>(in.op[i]), [v](unsigned) { return v; });
+            }
             return;
         }
     }
@@ -279,6 +450,14 @@ void load(Exec& x, const Inst& in, U32 mask) {
     if constexpr (Ordered) x.warp->polled = true;  // a spin on this load should let other warps run
 }
 
+// Whether a full warp's addresses are consecutive 4-byte elements, lane l at addr[0] + 4 l (32
+// coalesced floats): one branch-free loop the compiler vectorises.
+inline bool consecutive_words(const U64* addr) {
+    U64 off = 0;
+    for (unsigned l = 0; l < 32; ++l) off |= (addr[l] - addr[0]) ^ (U64{l} * 4u);
+    return off == 0;
+}
+
 // A vectorisable fast path for the most common load: 32 lanes, one 4-byte global element each,
 // within the allocation the last access hit.
 template <bool Ordered>
@@ -286,6 +465,15 @@ bool load_global_fast(Exec& x, const Inst& in, U32 mask) {
     if (Ordered || mask != all_lanes || in.sub != 1 || in.size != 8) return false;  // one element, 64-bit addresses
     const U64* addr = x.reg<U64>(in.op[address_operand]);
     const auto disp = static_cast<U64>(in.imm);
+    if (consecutive_words(addr)) {  // one range: 128 bytes
+        const U64 lo = addr[0] + disp;
+        if (lo + 128 < lo) return false;  // wraps: the per-lane path says where
+        if ((lo < x.ok_begin || lo + 128 > x.ok_end) && !cover_range(x, lo, lo + 128)) return false;
+        if (x.checks && (lo & 3u) != 0) return false;
+        std::memcpy(x.reg<U32>(in.op[0]), reinterpret_cast<const void*>(lo), 128);
+        note_global_consecutive_warp(x, lo, 4, GlobalAccessKind::read);
+        return true;
+    }
     U64 lo = ~U64{0}, hi = 0, misaligned = 0;
     for (unsigned l = 0; l < 32; ++l) {
         const U64 a = addr[l] + disp;
@@ -332,6 +520,34 @@ bool store_global_fast(Exec& x, const Inst& in, U32 mask) {
     if (mask != all_lanes || (in.sub & vector_bits) != 1 || in.size != 8) return false;
     const U64* addr = x.reg<U64>(in.op[address_operand]);
     const auto disp = static_cast<U64>(in.imm);
+    if (R == 4 && consecutive_words(addr)) {  // one range: 128 bytes
+        const U64 lo = addr[0] + disp;
+        if (lo + 128 < lo) return false;  // wraps: the per-lane path says where
+        if ((lo < x.ok_begin || lo + 128 > x.ok_end) && !cover_range(x, lo, lo + 128)) return false;
+        if (x.checks && (lo & 3u) != 0) return false;
+        auto* memory = reinterpret_cast<std::byte*>(lo);
+        const std::byte* values = x.regs + in.op[0];
+        if (x.races == nullptr) {
+            std::memcpy(memory, values, 128);
+            return true;
+        }
+        U32 changed = 0;
+        for (unsigned l = 0; l < 32; ++l) {
+            U32 value, old;
+            std::memcpy(&value, values + std::size_t{l} * 4, 4);
+            std::memcpy(&old, memory + std::size_t{l} * 4, 4);
+            changed |= U32{value != old} << l;
+        }
+        std::memcpy(memory, values, 128);
+        if (changed == all_lanes) {
+            note_global_consecutive_warp(x, lo, 4, GlobalAccessKind::write);
+        } else if (changed != 0) {
+            U64 at[32];
+            for (unsigned l = 0; l < 32; ++l) at[l] = lo + U64{l} * 4;
+            note_global_warp(x, at, changed, 4, GlobalAccessKind::write);
+        }
+        return true;
+    }
     U64 at[32];
     U64 lo = ~U64{0}, hi = 0, misaligned = 0;
     for (unsigned l = 0; l < 32; ++l) {
@@ -359,9 +575,56 @@ bool store_global_fast(Exec& x, const Inst& in, U32 mask) {
     return true;
 }
 
+// A warp's weak 4-byte shared stores at once, when every lane's is in the CTA's own window, aligned
+// and to bytes already written (no red zone, nothing for the memory check to mark): one bounds check
+// for the warp (the address register's shape), then each lane in order as the per-lane path does
+// it once those checks passed: the race shadow's write (a race is reported at that lane, the lanes
+// before it having stored), then the store. Anything else takes the per-lane path.
+template <unsigned R>
+bool store_shared_fast(Exec& x, const Inst& in, U32 mask) {
+    const U64 window_bytes = x.launch->shared_window_bytes;
+    const SharedAddressShape* shape = shared_shape(x, in, mask);
+    if (shape == nullptr || window_bytes < 4) return false;
+    const auto disp = static_cast<U64>(in.imm);
+    const U64 top = shape->highest + disp;
+    if (top < disp || top > window_bytes - 4 || ((shape->low_bits | disp) & 3u) != 0) return false;
+    Cta& cta = *x.cta;
+    std::byte* window = cta.shared + static_cast<U32>(disp);
+    const U32* offsets = shape->offsets;
+    const std::byte* values = x.regs + in.op[0];
+    if (cta.shared_state != nullptr) {
+        for (unsigned g = 0; g < shape->groups; ++g) {
+            if (!cta.shared_state->word_written((offsets[shape->group_lane[g]] + static_cast<U32>(disp)) / 4))
+                return false;
+        }
+    }
+    if (x.checks && cta.shadow != nullptr) {
+        const std::uint64_t now = *x.epochs, horizon = race_horizon(x);
+        const Accessor who{x.warp->first_thread, x.warp->warp_syncs, x.pc};
+        for (U32 m = mask; m != 0; m &= m - 1) {
+            const unsigned l = first_lane(m);
+            const U32 within = offsets[l] + static_cast<U32>(disp);
+            std::byte* p = window + offsets[l];
+            const std::byte* value = values + std::size_t{l} * R;
+            RaceConflict c;
+            if (cta.shadow->write(within, 4, {who.thread + l, who.warp_syncs, who.pc}, now, horizon, p, value, c)) {
+                report_shared_race(x, c, Access::write, within, 4, l);
+                return true;  // stopped at the racing lane, as the per-lane path stops
+            }
+            std::memcpy(p, value, 4);
+        }
+        return true;
+    }
+    for_lanes(mask, [&](unsigned l) { std::memcpy(window + offsets[l], values + std::size_t{l} * R, 4); });
+    return true;
+}
+
 template <Where W, unsigned N, unsigned R, bool Ordered>
 void store(Exec& x, const Inst& in, U32 mask) {
     const unsigned vec = in.sub & vector_bits;
+    if constexpr (W == Where::shared && N == 4 && !Ordered) {
+        if (vec == 1 && x.trace == nullptr && x.counts == nullptr && store_shared_fast<R>(x, in, mask)) return;
+    }
     if (x.counts != nullptr) {
         count_access<W>(x, in, mask, N * vec);
     } else if constexpr (W == Where::global && N == 4 && (R == 4 || R == 8) && !Ordered) {
@@ -648,7 +911,14 @@ void cvta(Exec& x, const Inst& in, U32 m) {
     T* d = x.reg<T>(in.op[0]);
     const T* a = x.reg<T>(in.op[1]);
     if (space != MemorySpace::shared && space != MemorySpace::local && space != MemorySpace::param) {
-        for_lanes(m, [&](unsigned l) { d[l] = a[l]; });  // global and const addresses are generic already
+        each_lane(m, d, [a](unsigned l) { return a[l]; });  // global and const addresses are generic already
+        return;
+    }
+    if (space != MemorySpace::local) {  // one base for the warp
+        const U64 base = space == MemorySpace::shared ? shared_window_base(x) : x.launch->params_address;
+        each_lane(m, d, [&](unsigned l) {
+            return static_cast<T>(to ? static_cast<U64>(a[l]) - base : static_cast<U64>(a[l]) + base);
+        });
         return;
     }
     for_lanes(m, [&](unsigned l) {

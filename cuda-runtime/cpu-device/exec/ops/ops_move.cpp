@@ -32,10 +32,21 @@ void read_tid(Exec& x, const Inst& in, U32 m) {
     const Dim3& b = block_dims(x);
     const U32 first = x.warp->first_thread;
     const auto c = in.imm;
-    write_all<U32>(x, in, m, [&](unsigned l) {
-        const U32 t = first + l;
-        return c == 0 ? t % b.x : c == 1 ? (t / b.x) % b.y : t / (b.x * b.y);
-    });
+    // Lane l is thread first + l: its x, y and z count up like a counter's digits from the first
+    // lane's (one division for the warp, not three per lane).
+    U32 tx = first % b.x, ty = (first / b.x) % b.y, tz = first / (b.x * b.y);
+    U32 v[32];
+    for (unsigned l = 0; l < 32; ++l) {
+        v[l] = c == 0 ? tx : c == 1 ? ty : tz;
+        if (++tx == b.x) {
+            tx = 0;
+            if (++ty == b.y) {
+                ty = 0;
+                ++tz;
+            }
+        }
+    }
+    write_all<U32>(x, in, m, [&](unsigned l) { return v[l]; });
 }
 void read_ntid(Exec& x, const Inst& in, U32 m) {
     const U32 v = component(block_dims(x), in.imm);

@@ -82,6 +82,22 @@ struct Cta {
     SharedState* shared_state = nullptr;  // the memory check's: written bytes, red zones (nullptr with checks off)
 };
 
+// What a warp's shared-memory access learned from its address register's 32 values (ops_memory.cpp):
+// the highest active offset, the lanes grouped by offset. A warp's next access through a register
+// holding the same values (a tile's row, k = 0..15 at growing displacements) reuses it.
+struct SharedAddressShape {
+    std::byte values[32 * 8];    // the register's lanes as they were (`width` bytes each)
+    std::uint32_t offsets[32];   // each lane's value, below 2^32 in active lanes
+    std::uint64_t highest = 0;   // of the active lanes' values
+    std::uint32_t low_bits = 0;  // the active lanes' values or'ed (their alignment)
+    std::uint32_t mask = 0;      // the active lanes
+    // The lanes grouped by offset (ops_memory.cpp's group_lanes): each group's lanes and one of them.
+    std::uint32_t group_lanes[32];
+    std::uint8_t group_lane[32];
+    std::uint8_t groups = 0;
+    std::uint8_t width = 0;  // 0: unused
+};
+
 struct Exec {
     LaunchState* launch = nullptr;
     const Program* program = nullptr;
@@ -105,6 +121,12 @@ struct Exec {
     // The allocation of the last access checked access by access without being cached above (the
     // device heap, memory with unwritten bytes): the race check's footprint for that access.
     std::uint64_t unchecked_begin = 0, unchecked_end = 0;  // empty
+
+    // Shared-access shapes, one slot per hash of the register's lane 0 (ops_memory.cpp): a tile
+    // loop's warps each reach memory through a few registers whose values stay the same all kernel
+    // long, so the slots hold every warp's of a CTA between barriers.
+    static constexpr unsigned shared_shape_slots = 64;
+    std::unique_ptr<SharedAddressShape[]> shared_shapes;
 
     bool faulted = false;                 // a finding stopped the current instruction
     InstructionCounts* counts = nullptr;  // per pc, when profiling (this worker's)
