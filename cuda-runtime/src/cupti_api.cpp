@@ -9,6 +9,7 @@
 #include <cuda.h>
 
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <mutex>
@@ -20,6 +21,21 @@ namespace {
 std::string directory_of(const std::string& path) {
     const auto slash = path.rfind('/');
     return slash == std::string::npos ? std::string(".") : path.substr(0, slash);
+}
+
+// CUPTI's profiler dlopens libnvperf_host.so and libnvperf_target.so by name. A toolkit puts their
+// directory on the loader's path (ld.so.conf); NVIDIA's pip wheel (nvidia/cu13/lib) does not, and
+// its libcupti has no RUNPATH: with it, cuptiProfilerHostInitialize failed with
+// CUPTI_ERROR_NOT_INITIALIZED. Loaded here first from CUPTI's own directory, by their sonames they
+// are the ones CUPTI's dlopen finds. Where a file is missing or does not load, CUPTI's own search
+// runs as before and its error says so.
+void load_perfworks_beside(const std::string& cupti_path) {
+    if (cupti_path.find('/') == std::string::npos) return;
+    const std::string dir = directory_of(cupti_path);
+    for (const char* name : {"libnvperf_host.so", "libnvperf_target.so"}) {
+        const std::string path = dir + "/" + name;
+        if (::access(path.c_str(), R_OK) == 0) (void)::dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);
+    }
 }
 
 std::vector<std::string> candidates(int& major) {
@@ -67,6 +83,7 @@ CuptiApi load() {
     }
     api.path = loaded_file(reinterpret_cast<const void*>(api.cuptiGetResultString), loaded);
     api.handle = lib;
+    load_perfworks_beside(api.path);
     return api;
 }
 
