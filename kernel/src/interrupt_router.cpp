@@ -48,7 +48,8 @@ namespace xcuda::kernel
 
         // Python's SIGINT handler: signal.default_int_handler's KeyboardInterrupt, raised only
         // inside the user's code (see _interrupt_policy for why), noting that the interrupts
-        // forwarded so far reached it. Elsewhere it asks to be tripped again on the next wake.
+        // forwarded so far reached it. Elsewhere it asks to be tripped again on the next wake,
+        // or, where the policy says None (the cell's code has ended), drops them.
         PyObject* raise_keyboard_interrupt_in_user_code(PyObject*, PyObject* args)
         {
             PyObject* frame = PyTuple_GET_SIZE(args) >= 2 ? PyTuple_GET_ITEM(args, 1) : Py_None;
@@ -56,6 +57,14 @@ namespace xcuda::kernel
             if (verdict == nullptr)
             {
                 return nullptr;
+            }
+            if (verdict == Py_None)
+            {
+                // Dropped (the cell's code has ended): counted as landed, so nothing wakes the
+                // cell again to raise it in what follows.
+                Py_DECREF(verdict);
+                landed = forwarded.load();
+                Py_RETURN_NONE;
             }
             const int in_user_code = PyObject_IsTrue(verdict);
             Py_DECREF(verdict);

@@ -41,7 +41,8 @@ namespace xcuda::kernel
         // noting SIGINT handler as both signal.getsignal(SIGINT) and
         // signal.default_int_handler, so code that checks for the default (asyncio.run)
         // still finds it. may_raise_at(frame) says whether KeyboardInterrupt may be raised in
-        // the Python frame the interrupt reached (None where no Python code runs).
+        // the Python frame the interrupt reached (the frame is None where no Python code runs):
+        // true raises it, false waits for the user's code, None drops it.
         explicit interrupt_router(pybind11::object may_raise_at);
         ~interrupt_router();
         interrupt_router(const interrupt_router&) = delete;

@@ -12,7 +12,7 @@ import logging
 import sys
 import types
 
-from xcuda import _editor_language, _cuda_restart, _frontend_payloads, _history, _kernel
+from xcuda import _editor_language, _cuda_restart, _frontend_payloads, _history, _interrupt_policy, _kernel
 
 _log = logging.getLogger(__name__)
 
@@ -99,6 +99,7 @@ def build_shell():
     _initialize(app)
     shell = app.shell
     _run_cells_as_ipython_does(shell)
+    _interrupt_policy.track_cells(shell)
     shell.kernel = _KernelFacade(comm_manager)
     shell.display_pub.publish_display_data = _kernel.publish_display_data
     shell.display_pub.clear_output = _kernel.clear_output
