@@ -144,25 +144,29 @@ void DeviceRuntime::set_error(Exec& x, unsigned lane, int error) {
 // and becomes the thread's last error), then queues the grid to run after this one.
 int DeviceRuntime::launch(Exec& x, unsigned lane, U64 buffer, U64 stream, const DeviceLaunch* shape) {
     DeviceLaunch d;
-    U32 index = 0;
+    const KernelInfo* k = nullptr;
     {
+        // The parameters are copied and the copy noted before the slot is free again: another
+        // block may be handed it (and clear it) the moment it is back on the free list.
         std::lock_guard<std::mutex> lock(mutex_);
         if (buffer < region_ || (buffer - region_) % slot_bytes_ != 0 ||
             (buffer - region_) / slot_bytes_ >= slots_.size())
             return cuda_error_invalid_value;
-        index = static_cast<U32>((buffer - region_) / slot_bytes_);
+        const auto index = static_cast<U32>((buffer - region_) / slot_bytes_);
         Slot& slot = slots_[index];
         if (!slot.in_use || (shape == nullptr && !slot.has_kernel)) return cuda_error_invalid_value;
         d = shape != nullptr ? *shape : slot.launch;
+        k = module_.kernel(program_.functions[d.function].name);
+        if (k != nullptr) {
+            d.parameters.assign(k->param_bytes, std::byte{0});
+            std::memcpy(d.parameters.data(), reinterpret_cast<const void*>(buffer),
+                        std::min<std::size_t>(k->param_bytes, slot_bytes_));
+        }
+        note_parameter_buffer_launched(x, index);
         slot.in_use = false;
         free_slots_.push_back(index);
     }
-    const KernelInfo* k = module_.kernel(program_.functions[d.function].name);
     if (k == nullptr) return cuda_error_invalid_device_function;
-    d.parameters.assign(k->param_bytes, std::byte{0});
-    std::memcpy(d.parameters.data(), reinterpret_cast<const void*>(buffer),
-                std::min<std::size_t>(k->param_bytes, slot_bytes_));
-    note_parameter_buffer_launched(x, index);
     if (const int error = check_shape(*k, d); error != cuda_success) return error;
     if (x.launch->spec->depth + 1 > max_nesting_depth) return cuda_error_launch_max_depth_exceeded;
     // A child cannot reach its parent's shared or local memory (the Programming Guide calls passing
