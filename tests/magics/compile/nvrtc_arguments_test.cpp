@@ -29,8 +29,12 @@ bool nvrtc_knows_minimal() {
 
 // What a session hands its compiler for `source` and `line` (arch sm_90): the first call, and the
 // retry when the first is made to fail.
+// Every call a session makes to its compiler for `source` and `line` (arch sm_90 unless the line
+// names one). `fail_first`: the first call is refused, as NVRTC refuses a cell. `cell_may_fail`: a
+// cell that ends in an error (a -dc cell's fake CUBIN cannot be device-linked, a refused cell ends in
+// a CellCompileError) still gives the calls it made.
 std::vector<xcuda::rt::CompileOptions> calls_for(const TempDir& tmp, const std::string& source, const std::string& line,
-                                                 bool fail_first) {
+                                                 bool fail_first, bool cell_may_fail = false) {
     std::vector<xcuda::rt::CompileOptions> seen;
     CompileSession s(std::make_shared<CompileCache>(tmp.path() / "xcuda"),
                      [&](std::string_view, const xcuda::rt::CompileOptions& o) {
@@ -42,9 +46,13 @@ std::vector<xcuda::rt::CompileOptions> calls_for(const TempDir& tmp, const std::
                          return r;
                      });
     CellOptions options = parse_cell_options(line);
-    options.arch = "sm_90";
+    if (options.arch.empty()) options.arch = "sm_90";
     HeaderRegistry headers;
-    s.compile_cell(source, options, headers);
+    try {
+        s.compile_cell(source, options, headers);
+    } catch (const xcuda::rt::CudaError&) {
+        if (!cell_may_fail) throw;
+    }
     return seen;
 }
 
@@ -117,30 +125,11 @@ std::string joined(const std::vector<std::string>& words) {
     return out;
 }
 
-// Every call a session makes to its compiler for `source` and `line` (arch sm_90 unless the line
-// names one), one line each: NVRTC's whole argument list (the private pch directory written as
-// <pch>) and the name expressions. `fail_first`: the first call is refused, as NVRTC refuses a cell.
+// calls_for's calls, one line each: NVRTC's whole argument list (the private pch directory written
+// as <pch>) and the name expressions.
 std::string calls_text(const std::string& source, const std::string& line, bool fail_first = false) {
     TempDir tmp;
-    std::vector<xcuda::rt::CompileOptions> seen;
-    CompileSession s(std::make_shared<CompileCache>(tmp.path() / "xcuda"),
-                     [&](std::string_view, const xcuda::rt::CompileOptions& o) {
-                         seen.push_back(o);
-                         if (fail_first && seen.size() == 1)
-                             throw xcuda::rt::CompileError(o.program_name, {}, "cell.cu(1): error: needs more");
-                         xcuda::rt::CompileResult r;
-                         r.cubin = "fake";
-                         return r;
-                     });
-    CellOptions options = parse_cell_options(line);
-    if (options.arch.empty()) options.arch = "sm_90";
-    HeaderRegistry headers;
-    try {
-        s.compile_cell(source, options, headers);
-    } catch (const xcuda::rt::CudaError&) {
-        // A -dc cell's fake CUBIN cannot be device-linked, and a refused cell ends in a
-        // CellCompileError: the calls made before are what is compared.
-    }
+    const auto seen = calls_for(tmp, source, line, fail_first, /*cell_may_fail=*/true);
     std::string out = "[" + line + "]" + (fail_first ? " refused first" : "") + "\n";
     for (const auto& o : seen) {
         std::vector<std::string> args = xcuda::rt::nvrtc_arguments(o, o.arch, toolkit);
