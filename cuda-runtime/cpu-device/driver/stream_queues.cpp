@@ -28,7 +28,15 @@ Scheduler& Scheduler::instance() {
     return *s;
 }
 
-Scheduler::Scheduler() : legacy_(std::make_shared<Stream>(true, false, 0)) { streams_.push_back(legacy_); }
+Scheduler::Scheduler() : legacy_(std::make_shared<Stream>(true, false, 0)) {
+    streams_.push_back(legacy_);
+    // wait_idle's wait ends when a launch parks at a debugger's stop (the lock makes the wake-up
+    // fall after the waiter's check or before its wait, never between).
+    set_debug_stop_listener([this] {
+        std::lock_guard<std::mutex> lock(mutex_);
+        progress_.notify_all();
+    });
+}
 
 std::shared_ptr<Stream> Scheduler::create_stream(bool non_blocking) {
     std::shared_ptr<Stream> stream;
@@ -210,9 +218,7 @@ void Scheduler::wait_idle() {
     };
     // A launch stopped by the debugger goes on only when the frontend says so, which the thread
     // waiting here may be the one to do: not waited for (what it uses, it holds).
-    while (!progress_.wait_for(lock, std::chrono::milliseconds(50), done)) {
-        if (debug_stop_held()) return;
-    }
+    progress_.wait(lock, [&] { return done() || debug_stop_held(); });
 }
 
 bool Scheduler::idle(const Stream& stream) {

@@ -445,9 +445,15 @@ bool debug_launch_end(DebugSession& session) {
 
 namespace {
 std::atomic<int> held_stops{0};  // launches parked in debug_arrive
+std::function<void()>& stop_listener() {
+    static std::function<void()> listener;
+    return listener;
+}
 }  // namespace
 
 bool debug_stop_held() { return held_stops.load() > 0; }
+
+void set_debug_stop_listener(std::function<void()> listener) { stop_listener() = std::move(listener); }
 
 bool debug_arrive(Exec& x, Warp& w, std::uint32_t pc) {
     DebugSession::Impl& d = x.launch->debug->impl();
@@ -485,6 +491,7 @@ bool debug_arrive(Exec& x, Warp& w, std::uint32_t pc) {
     d.state = DebugSession::State::stopped;
     d.changed.notify_all();
     held_stops.fetch_add(1);
+    if (stop_listener()) stop_listener()();
     d.changed.wait(lock, [&] { return d.state != DebugSession::State::stopped || d.aborted; });
     held_stops.fetch_sub(1);
     d.warp = nullptr;

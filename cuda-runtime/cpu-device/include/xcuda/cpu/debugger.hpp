@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -131,5 +132,9 @@ std::shared_ptr<DebugSession> take_debug_session(const std::string& kernel);
 // wait for the device to be idle (a module unloaded or memory freed by Python's garbage collector
 // while the notebook shows the stop) must not wait for it.
 bool debug_stop_held();
+// Called each time a launch parks at a stop (with the session's lock held: it must not take a
+// lock that is held while waiting on a session): the scheduler wakes a wait for the device to be
+// idle with it, instead of polling debug_stop_held(). One listener; set once, before launches.
+void set_debug_stop_listener(std::function<void()> listener);
 
 }  // namespace xcuda::cpu
