@@ -41,29 +41,12 @@ void load_perfworks_beside(const std::string& cupti_path) {
 std::vector<std::string> candidates(int& major) {
     major = CUDA_VERSION / 1000;
     if (const char* path = std::getenv("XCUDA_CUPTI"); path != nullptr && *path != '\0') return {path};
-    std::vector<std::string> names;
     // The NVRTC's own place first (a wheel's nvidia/cu13/lib, a toolkit's), then the other places of
     // its CUDA major, the loader's search, and a toolkit's lib64 or, in older layouts,
     // extras/CUPTI/lib64 beside the NVRTC's lib64.
     std::string nvrtc_dir;
-    try {
-        const NvrtcApi& api = nvrtc();
-        int minor = 0;
-        api.nvrtcVersion(&major, &minor);
-        if (!api.place.cupti.empty()) names.push_back(api.place.cupti);
-        nvrtc_dir = directory_of(api.path);
-    } catch (const std::exception&) {
-        // No NVRTC: the loader's search and the configured path remain.
-    }
-    for (const auto& place : toolkit_places()) {
-        if (place.cuda_major == major && !place.cupti.empty()) names.push_back(place.cupti);
-    }
-    const std::string soname = "libcupti.so." + std::to_string(major);
-    names.push_back(soname);
-    if (!nvrtc_dir.empty()) {
-        names.push_back(nvrtc_dir + "/" + soname);
-        names.push_back(nvrtc_dir + "/../extras/CUPTI/lib64/" + soname);
-    }
+    std::vector<std::string> names = companion_candidates(&ToolkitPlace::cupti, "libcupti.so", major, nvrtc_dir);
+    if (!nvrtc_dir.empty()) names.push_back(nvrtc_dir + "/../extras/CUPTI/lib64/libcupti.so." + std::to_string(major));
     if (*XCUDA_CONFIGURED_CUPTI_LIBRARY != '\0') names.emplace_back(XCUDA_CONFIGURED_CUPTI_LIBRARY);
     return names;
 }

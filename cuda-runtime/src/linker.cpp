@@ -24,24 +24,8 @@ namespace {
 std::vector<std::string> candidates(int& major) {
     major = CUDA_VERSION / 1000;
     if (const char* path = std::getenv("XCUDA_NVJITLINK"); path != nullptr && *path != '\0') return {path};
-    std::vector<std::string> names;
     std::string nvrtc_dir;
-    try {
-        const NvrtcApi& api = nvrtc();
-        int minor = 0;
-        api.nvrtcVersion(&major, &minor);
-        if (!api.place.nvjitlink.empty()) names.push_back(api.place.nvjitlink);
-        nvrtc_dir = fs::path(api.path).parent_path().string();
-    } catch (const CudaError&) {
-        // No NVRTC: the loader's search remains.
-    }
-    for (const auto& place : toolkit_places()) {
-        if (place.cuda_major == major && !place.nvjitlink.empty()) names.push_back(place.nvjitlink);
-    }
-    const std::string so = "libnvJitLink.so." + std::to_string(major);
-    names.push_back(so);
-    if (!nvrtc_dir.empty()) names.push_back(nvrtc_dir + "/" + so);
-    return names;
+    return companion_candidates(&ToolkitPlace::nvjitlink, "libnvJitLink.so", major, nvrtc_dir);
 }
 
 NvJitLinkApi load() {

@@ -171,4 +171,28 @@ std::string unfit_for_the_gpu(const NvrtcApi& api) {
     return gpu ? unfit_for(api, *gpu) : std::string();
 }
 
+std::vector<std::string> companion_candidates(std::string ToolkitPlace::*of_place, const std::string& soname_stem,
+                                              int& major, std::string& nvrtc_dir) {
+    major = CUDA_VERSION / 1000;
+    nvrtc_dir.clear();
+    std::vector<std::string> names;
+    try {
+        const NvrtcApi& api = nvrtc();
+        int minor = 0;
+        api.nvrtcVersion(&major, &minor);
+        if (!(api.place.*of_place).empty()) names.push_back(api.place.*of_place);
+        // A bare soname (the loader could not say which file) gives no folder to look in.
+        if (const auto slash = api.path.rfind('/'); slash != std::string::npos) nvrtc_dir = api.path.substr(0, slash);
+    } catch (const CudaError&) {
+        // No NVRTC: the places of the headers' CUDA major and the loader's search remain.
+    }
+    for (const auto& place : toolkit_places()) {
+        if (place.cuda_major == major && !(place.*of_place).empty()) names.push_back(place.*of_place);
+    }
+    const std::string soname = soname_stem + "." + std::to_string(major);
+    names.push_back(soname);
+    if (!nvrtc_dir.empty()) names.push_back(nvrtc_dir + "/" + soname);
+    return names;
+}
+
 }  // namespace xcuda::rt::detail

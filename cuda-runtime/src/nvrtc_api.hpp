@@ -44,4 +44,12 @@ const NvrtcApi* nvrtc_if_loaded() noexcept;
 // target), or "" (no GPU, or it suits). Loads the driver.
 std::string unfit_for_the_gpu(const NvrtcApi& api);
 
+// Where a library that goes with NVRTC (nvJitLink, CUPTI) is looked for, in order: the one of
+// NVRTC's own place (`of_place`), those of the other places of its CUDA major, then
+// `soname_stem`.N by the loader's search and in NVRTC's folder. Sets `major` to NVRTC's CUDA major
+// (the headers' when none loads) and `nvrtc_dir` to NVRTC's folder ("" when none loads, or its file
+// is not known).
+std::vector<std::string> companion_candidates(std::string ToolkitPlace::*of_place, const std::string& soname_stem,
+                                              int& major, std::string& nvrtc_dir);
+
 }  // namespace xcuda::rt::detail
