@@ -105,25 +105,19 @@ class _Reader:
         self.at += n
         return value
 
-    def uleb(self):
+    def uleb(self, signed=False):
         value = shift = 0
         while True:
             byte = self.u(1)
             value |= (byte & 0x7F) << shift
             shift += 7
             if byte < 0x80:
+                if signed and byte & 0x40:  # the sign bit of the last group
+                    value -= 1 << shift
                 return value
 
     def sleb(self):
-        value = shift = 0
-        while True:
-            byte = self.u(1)
-            value |= (byte & 0x7F) << shift
-            shift += 7
-            if byte < 0x80:
-                if byte & 0x40:
-                    value -= 1 << shift
-                return value
+        return self.uleb(signed=True)
 
     def cstring(self):
         end = self.data.find(b"\0", self.at)
