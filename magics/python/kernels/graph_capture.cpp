@@ -6,6 +6,7 @@
 #include "launch/launch_config.hpp"
 #include "session/device_state.hpp"
 #include "session/errors.hpp"
+#include "session/launch_detours.hpp"
 
 #include <algorithm>
 #include <stdexcept>
@@ -18,6 +19,8 @@ namespace xcuda::magics {
 namespace {
 
 thread_local GraphCapture* active = nullptr;
+// Captures under way on all threads (GIL held): launches take the detour while any is.
+int captures_under_way = 0;
 
 }  // namespace
 
@@ -50,12 +53,15 @@ GraphCapture& GraphCapture::enter() {
     activate();
     capture_ = std::make_unique<rt::StreamCapture>(stream_);
     active = this;
+    ++captures_under_way;
+    set_launch_detour(detour_capture, true);
     return *this;
 }
 
 void GraphCapture::exit(py::handle exception_type) {
     active = nullptr;
     std::unique_ptr<rt::StreamCapture> capture = std::move(capture_);
+    if (capture) set_launch_detour(detour_capture, --captures_under_way > 0);
     if (!exception_type.is_none()) {
         launches_.clear();  // the block raised: the capture is dropped with `capture`
         return;

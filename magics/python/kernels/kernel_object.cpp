@@ -12,6 +12,7 @@
 #include "session/device_state.hpp"
 #include "session/errors.hpp"
 #include "session/interrupt.hpp"
+#include "session/launch_detours.hpp"
 #include "session/session.hpp"
 
 #include <xcuda/cpu/argument_extents.hpp>
@@ -233,6 +234,10 @@ Kernel::Kernel(std::shared_ptr<ModuleImpl> module, std::shared_ptr<const KernelB
 const rt::Function& Kernel::function() {
     const int device = current_device();
     activate(device);
+    return loaded_function(device);
+}
+
+const rt::Function& Kernel::loaded_function(int device) {
     if (function_device_ != device || !function_) {
         function_ = module_->loaded(device).function(binding_->kernel.lowered_name);
         function_device_ = device;
@@ -242,6 +247,19 @@ const rt::Function& Kernel::function() {
 
 void Kernel::launch(py::handle args, rt::Dim3 grid, rt::Dim3 block, std::size_t shared_mem, CUstream stream,
                     const rt::LaunchOptions& options, CUfunction* validated) {
+    // One test for every reason a launch leaves the plain path (the diverter, a recorder, a graph
+    // capture, the CPU device, GPU work an interrupt left): the hooks cost a plain launch no more.
+    if (session().launch_detours != 0) {
+        launch_detoured(args, grid, block, shared_mem, stream, options, validated);
+        return;
+    }
+    PackedArgs packed;
+    binding_->packer.pack(args, stream, packed);
+    launch_packed<false>(packed, args, grid, block, shared_mem, stream, options, validated);
+}
+
+void Kernel::launch_detoured(py::handle args, rt::Dim3 grid, rt::Dim3 block, std::size_t shared_mem, CUstream stream,
+                             const rt::LaunchOptions& options, CUfunction* validated) {
     if (PyObject* diverter = active_launch_diverter()) {
         divert_launch(diverter, args, grid, block, shared_mem, stream, options);
         return;
@@ -251,23 +269,39 @@ void Kernel::launch(py::handle args, rt::Dim3 grid, rt::Dim3 block, std::size_t 
     const bool captured = capture != nullptr && stream == capture->stream();
     PackedArgs packed;
     binding_->packer.pack(args, stream, packed);
-    if (captured) refuse_host_arrays_in_graphs(*this, packed);
-    if (packed.required_device >= 0 && packed.required_device != current_device()) {
-        raise(PyExc_ValueError, binding_->description + " would run on device " + std::to_string(current_device()) +
+    if (captured) refuse_host_arrays_in_graphs(*this, packed);  // so nothing is staged to copy back
+    launch_packed<true>(packed, args, grid, block, shared_mem, stream, options, validated);
+    if (captured) capture->record(shared_from_this(), args, grid, block);
+}
+
+template <bool Detoured>
+void Kernel::launch_packed(PackedArgs& packed, py::handle args, rt::Dim3 grid, rt::Dim3 block, std::size_t shared_mem,
+                           CUstream stream, const rt::LaunchOptions& options, CUfunction* validated) {
+    // A plain launch's device is chosen, a GPU, and no interrupt left work on it.
+    const int device = Detoured ? current_device() : session().selected_device;
+    if (packed.required_device >= 0 && packed.required_device != device) {
+        raise(PyExc_ValueError, binding_->description + " would run on device " + std::to_string(device) +
                                     " but its array arguments are on device " + std::to_string(packed.required_device) +
                                     ": select that device (xcuda.Device(" + std::to_string(packed.required_device) +
                                     ").use()) or copy the arrays");
     }
-    const rt::Function& f = function();
-    if (current_device() == rt::cpu_device_ordinal) note_cpu_launch(binding_, module_);
+    if constexpr (Detoured) {
+        activate(device);
+    } else {
+        make_context_current(device);
+    }
+    const rt::Function& f = loaded_function(device);
+    const bool cpu_device = Detoured && device == rt::cpu_device_ordinal;
+    if (cpu_device) note_cpu_launch(binding_, module_);
     for (CUstream producer : packed.producer_streams) {
         wait_without_gil([&] { rt::synchronize_stream(producer); });
     }
-    stage_host_arrays(packed, stream, current_device());
+    stage_host_arrays(packed, stream, device);
     // The CPU device checks each array argument against its own extent, not the buffer it lies in.
     std::optional<cpu::LaunchArgumentExtents> extents;
-    if (current_device() == rt::cpu_device_ordinal) extents.emplace(argument_extents(packed, binding_->packer.count()));
-    if (LaunchRecorder* recorder = active_launch_recorder()) {
+    if (cpu_device) extents.emplace(argument_extents(packed, binding_->packer.count()));
+    LaunchRecorder* recorder = Detoured ? active_launch_recorder() : nullptr;
+    if (recorder != nullptr) {
         recorder->launch(*this, f, args, grid, block, shared_mem, stream, packed.params(), options);
     } else if (validated && *validated == f.handle()) {
         rt::launch_validated(f, grid, block, shared_mem, stream, packed.params(), options);
@@ -276,11 +310,7 @@ void Kernel::launch(py::handle args, rt::Dim3 grid, rt::Dim3 block, std::size_t 
         if (validated) *validated = f.handle();
     }
     note_launch();
-    if (captured) {
-        capture->record(shared_from_this(), args, grid, block);
-        return;  // nothing staged to copy back
-    }
-    unstage_host_arrays(packed, stream, current_device());
+    unstage_host_arrays(packed, stream, device);
 }
 
 const std::string& Kernel::source() const { return module_->source(); }

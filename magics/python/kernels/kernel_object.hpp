@@ -59,6 +59,16 @@ public:
     const std::string& source() const;
 
 private:
+    // A launch while one of the reasons in session/launch_detours.hpp holds: each is asked.
+    void launch_detoured(pybind11::handle args, rt::Dim3 grid, rt::Dim3 block, std::size_t shared_mem, CUstream stream,
+                         const rt::LaunchOptions& options, CUfunction* validated);
+    // The launch once `packed` holds the arguments. Detoured: the selected device may be the CPU
+    // device and a recorder may take the launch; the plain instance asks neither.
+    template <bool Detoured>
+    void launch_packed(PackedArgs& packed, pybind11::handle args, rt::Dim3 grid, rt::Dim3 block, std::size_t shared_mem,
+                       CUstream stream, const rt::LaunchOptions& options, CUfunction* validated);
+    // The function in `device`'s context, which the caller made current.
+    const rt::Function& loaded_function(int device);
     // Hands the launch to %%cuda_check's diverter (launch_diverter.hpp) instead of making it.
     void divert_launch(PyObject* diverter, pybind11::handle args, rt::Dim3 grid, rt::Dim3 block, std::size_t shared_mem,
                        CUstream stream, const rt::LaunchOptions& options);

@@ -4,6 +4,7 @@
 #include "session/errors.hpp"
 #include "session/interrupt.hpp"
 #include "session/ipython_env.hpp"
+#include "session/launch_detours.hpp"
 #include "session/session.hpp"
 
 #include <xcuda/rt/launch.hpp>
@@ -35,11 +36,13 @@ LaunchRecorder::LaunchRecorder(bool details, std::string owner) : details_(detai
                               " is recording launches: they would see each other's launches; run it in its own cell");
     }
     s.recorder = this;
+    set_launch_detour(detour_record, true);
     s.recorder_owner = owner_;
 }
 
 LaunchRecorder::~LaunchRecorder() {
     session().recorder = nullptr;
+    set_launch_detour(detour_record, false);
     session().recorder_owner.clear();
 }
 

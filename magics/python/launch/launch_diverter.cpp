@@ -1,4 +1,5 @@
 #include "launch/launch_diverter.hpp"
+#include "session/launch_detours.hpp"
 
 namespace py = pybind11;
 
@@ -18,6 +19,7 @@ void define_launch_diverter(py::module_& m) {
         [](py::object fn) -> py::object {
             py::object previous = diverter ? py::reinterpret_steal<py::object>(diverter) : py::none();
             diverter = fn.is_none() ? nullptr : fn.release().ptr();
+            set_launch_detour(detour_divert, diverter != nullptr);
             return previous;
         },
         py::arg("fn"),

@@ -2,6 +2,7 @@
 #include "session/errors.hpp"
 #include "session/gpu_work_left_running.hpp"
 #include "session/interrupt.hpp"
+#include "session/launch_detours.hpp"
 #include "session/session.hpp"
 
 #include <xcuda/rt/driver.hpp>
@@ -26,6 +27,14 @@ void warn_if_printf_fifo_small(const rt::PrimaryContext& ctx) {
     if (PyErr_WarnEx(PyExc_RuntimeWarning, message.c_str(), 1) != 0) throw py::error_already_set();
 }
 
+void choose_device(int ordinal) {
+    Session& s = session();
+    s.selected_device = ordinal;
+    s.device_chosen = true;
+    set_launch_detour(detour_device_unchosen, false);
+    set_launch_detour(detour_cpu_device, ordinal == rt::cpu_device_ordinal);
+}
+
 }  // namespace
 
 int current_device() {
@@ -34,17 +43,14 @@ int current_device() {
         // The device $XCUDA_DEVICE names (a GPU when there is one, else the CPU device). When
         // that one is unusable (XCUDA_DEVICE=none without a GPU), device 0: using it raises the
         // NoDeviceError that says why.
-        s.selected_device = rt::driver_available() ? rt::default_device_ordinal() : 0;
-        s.device_chosen = true;
+        choose_device(rt::driver_available() ? rt::default_device_ordinal() : 0);
     }
     return s.selected_device;
 }
 
 void select_device(int ordinal) {
     if (ordinal == rt::cpu_device_ordinal) {
-        Session& s = session();
-        s.selected_device = ordinal;
-        s.device_chosen = true;
+        choose_device(ordinal);
         return;
     }
     if (!rt::gpu_available()) {
@@ -58,15 +64,17 @@ void select_device(int ordinal) {
                                     std::to_string(count) + " CUDA device" + (count == 1 ? "" : "s") + " (valid: " +
                                     (count == 1 ? std::string("0") : "0.." + std::to_string(count - 1)) + ")");
     }
-    Session& s = session();
-    s.selected_device = ordinal;
-    s.device_chosen = true;
+    choose_device(ordinal);
 }
 
 const rt::PrimaryContext& activate(int ordinal) {
     // Everything that uses the GPU comes here first: while a kernel an interrupt left running
     // still runs, it fails at once rather than wait for it (the CPU device has nothing left).
     if (ordinal != rt::cpu_device_ordinal) refuse_while_gpu_work_left_running();
+    return make_context_current(ordinal);
+}
+
+const rt::PrimaryContext& make_context_current(int ordinal) {
     auto& map = session().contexts;
     auto it = map.find(ordinal);
     if (it == map.end()) {

@@ -17,6 +17,9 @@ void select_device(int ordinal);
 // device, or of `ordinal`. Throws NoDeviceError without a GPU.
 const rt::PrimaryContext& activate();
 const rt::PrimaryContext& activate(int ordinal);
+// activate(ordinal) without asking whether an interrupt left GPU work running: for a plain launch,
+// which knows that none is (session/launch_detours.hpp).
+const rt::PrimaryContext& make_context_current(int ordinal);
 
 // Launch bookkeeping for the post-cell synchronisation.
 void note_launch();

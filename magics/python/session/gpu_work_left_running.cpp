@@ -1,4 +1,5 @@
 #include "session/gpu_work_left_running.hpp"
+#include "session/launch_detours.hpp"
 #include "session/running_cell.hpp"
 #include "session/session.hpp"
 
@@ -16,6 +17,7 @@ void note_interrupt_of_a_wait() {
     std::string what = kernel.empty() ? std::string("GPU work") : "kernel `" + kernel + "`";
     if (!cell.is_none()) what += ", launched by cell [" + py::str(cell).cast<std::string>() + "] or before";
     session().gpu_work_left_running = what;
+    set_launch_detour(detour_gpu_work_left, true);
 }
 
 std::optional<std::string> gpu_work_left_running() {
@@ -23,6 +25,7 @@ std::optional<std::string> gpu_work_left_running() {
     if (s.gpu_work_left_running.empty()) return std::nullopt;
     if (rt::interrupted_work_running()) return s.gpu_work_left_running;
     s.gpu_work_left_running.clear();
+    set_launch_detour(detour_gpu_work_left, false);
     return std::nullopt;
 }
 

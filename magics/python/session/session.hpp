@@ -65,6 +65,9 @@ public:
     std::vector<rt::DeviceBuffer> abandoned_staging;  // still used by work an interrupt walked away from
 
     // --- launching (the recorder: kernels/launch_recorder.cpp; the caches: kernels/kernel_object.cpp)
+    // Why launches leave the plain path now, one bit per reason (session/launch_detours.hpp): the
+    // device is not chosen yet until the first current_device().
+    unsigned launch_detours = 1u;
     LaunchRecorder* recorder = nullptr;  // %%cuda_profile / %cuda_timeit / Kernel.profile recording launches
     std::string recorder_owner;          // who it is, for the message to a second one
 
