@@ -8,6 +8,7 @@
 #   XCUDA_REAL_KERNELS  "SAMPLES_GIT_DIR:CUPY_GIT_DIR": snapshots of NVIDIA/cuda-samples and
 #                       cupy/cupy (the fetch tool's), whose sources bench/cpu-device/real_kernels.py
 #                       exports into .device/real-kernels for run-on-device.sh's part compare
+#   XCUDA_OLD_WHEEL     another tree's repaired cp312 wheel, for part launch-ab (.device/wheel-old)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${1:-$root/build}" && pwd)
@@ -24,4 +25,5 @@ if [ -n "${XCUDA_REAL_KERNELS:-}" ]; then
   PYTHONPATH="$build/python" "${XCUDA_BUILD_PYTHON:-/usr/bin/python3}" "$root/bench/cpu-device/real_kernels.py" --samples "${XCUDA_REAL_KERNELS%%:*}" \
     --cupy "${XCUDA_REAL_KERNELS##*:}" --export "$dest/real-kernels"
 fi
+if [ -n "${XCUDA_OLD_WHEEL:-}" ]; then mkdir -p "$dest/wheel-old" && cp "$XCUDA_OLD_WHEEL" "$dest/wheel-old/"; fi
 du -sh "$dest"/*

@@ -9,7 +9,7 @@
 # user installs it; the kernel then runs hosted by that Python.
 # and, for part compare, .device/real-kernels/{cuda-samples,cupy}: the sources real_kernels.py
 # exported (tests/gpu/pack.sh does it where the snapshots are).
-# Logs go to $OUT. Parts: runtime | module | cpu | exercises | kernel | notebooks | compare | restart | checks | probe |
+# Logs go to $OUT. Parts: runtime | module | cpu | exercises | kernel | notebooks | compare | restart | checks | launch-ab | probe |
 # bench (default: all but probe, bench/probes/startup_probe.sh). restart: bench/restart.py (1 GiB) and
 # bench/probes/sanitizer_formats.py (compute-sanitizer's text for the parser's fixtures). checks:
 # bench/checks_corpus.py on the GPU and on its CPU device, and bench/probes/checks. cpu: the module suite again on the
@@ -52,7 +52,7 @@ if has runtime; then
   done
 fi
 
-if has module || has cpu || has exercises || has kernel || has notebooks || has compare || has restart || has checks || has probe || has bench; then
+if has module || has cpu || has exercises || has kernel || has notebooks || has compare || has restart || has checks || has launch-ab || has probe || has bench; then
   # As a user installs it: into the environment's own python3, from wheels only (no registry there).
   time_start=$(date +%s.%N)
   python3 -m pip install --no-index --find-links .whl --find-links .device/wheel xcuda >"$OUT/pip-install.log" 2>&1; rc=$?
@@ -123,6 +123,23 @@ if has checks; then
   mkdir -p "$OUT/probes"; bash bench/probes/checks/run.sh "$OUT/probes" >/dev/null 2>&1
   cp "$OUT/probes/all.txt" "$OUT/checks-probes.txt"; rm -rf "$OUT/probes"
   note "compute-sanitizer on bench/probes/checks: $(grep -c '^###' "$OUT/checks-probes.txt") runs"
+fi
+
+if has launch-ab; then
+  # The launch cost of another tree's wheel (.device/wheel-old, e.g. the tree of 2026-12-04) against
+  # this one's, alternating in fresh processes, each against CuPy on the same cubin (launch_ab.py).
+  if ls .device/wheel-old/xcuda-*.whl >/dev/null 2>&1; then
+    rm -rf /tmp/old-site
+    python3 -m pip install -q --no-index --no-deps --target /tmp/old-site .device/wheel-old/xcuda-*.whl >>"$OUT/pip-install.log" 2>&1
+    for round in 1 2 3 4 5; do
+      PYTHONPATH=/tmp/old-site timeout 60 python3 bench/probes/launch_ab.py >>"$OUT/launch-ab.jsonl" 2>>"$OUT/launch-ab.log"
+      timeout 60 python3 bench/probes/launch_ab.py >>"$OUT/launch-ab.jsonl" 2>>"$OUT/launch-ab.log"
+    done
+    cp "$OUT/launch-ab.jsonl" "$RESULTS/"
+    note "launch A/B (old wheel, this wheel; xcuda/CuPy ratio per run): $(python3 -c "import json,sys; print(' '.join('%s:%.3f' % ('old' if 'old-site' in r['xcuda'] else 'new', r['ratio']) for r in map(json.loads, open(sys.argv[1]))))" "$OUT/launch-ab.jsonl")"
+  else
+    note "launch-ab skipped: no .device/wheel-old/xcuda-*.whl"
+  fi
 fi
 
 if has probe; then
