@@ -71,6 +71,12 @@ CASES = []
 
 def case(*a, **k):
     CASES.append(Case(*a, **k))
+    return CASES[-1]
+
+
+def fixed(bug, name, source=None, **changes):
+    """The correct twin of case `bug`: its launch, with the fixed source (and any other changes)."""
+    CASES.append(dataclasses.replace(bug, name=name, category="", line=0, source=source or bug.source, **changes))
 
 
 # --- Out of bounds ---------------------------------------------------------------------------
@@ -80,10 +86,9 @@ extern "C" __global__ void copy_upto(const float* in, float* out, int n) {
     if (i <= n) out[i] = in[i];
 }
 """)
-case("off-by-one bound (i <= n)", "bounds", 3, BOUND, "copy_upto",
-     lambda r: (f32(r, 240), np.zeros(240, np.float32), 240), 2, 128)
-case("off-by-one bound, fixed", "", 0, BOUND.replace("i <= n", "i < n"), "copy_upto",
-     lambda r: (f32(r, 240), np.zeros(240, np.float32), 240), 2, 128)
+bug = case("off-by-one bound (i <= n)", "bounds", 3, BOUND, "copy_upto",
+           lambda r: (f32(r, 240), np.zeros(240, np.float32), 240), 2, 128)
+fixed(bug, "off-by-one bound, fixed", BOUND.replace("i <= n", "i < n"))
 
 NOGUARD = src("""
 extern "C" __global__ void scale(float* x, float a, int n) {
@@ -91,10 +96,9 @@ extern "C" __global__ void scale(float* x, float a, int n) {
     x[i] = a * x[i];
 }
 """)
-case("no bounds check, grid rounded up", "bounds", 3, NOGUARD, "scale",
-     lambda r: (f32(r, 1000), 2.0, 1000), 4, 256)
-case("no bounds check, fixed", "", 0, NOGUARD.replace("    x[i] = a * x[i];", "    if (i < n) x[i] = a * x[i];"),
-     "scale", lambda r: (f32(r, 1000), 2.0, 1000), 4, 256)
+bug = case("no bounds check, grid rounded up", "bounds", 3, NOGUARD, "scale",
+           lambda r: (f32(r, 1000), 2.0, 1000), 4, 256)
+fixed(bug, "no bounds check, fixed", NOGUARD.replace("    x[i] = a * x[i];", "    if (i < n) x[i] = a * x[i];"))
 
 STENCIL = src("""
 extern "C" __global__ void blur(const float* in, float* out, int n) {
@@ -102,11 +106,9 @@ extern "C" __global__ void blur(const float* in, float* out, int n) {
     if (i < n) out[i] = (in[i - 1] + in[i] + in[i + 1]) / 3.0f;
 }
 """)
-case("stencil reads the halo at both ends", "bounds", 3, STENCIL, "blur",
-     lambda r: (f32(r, 500), np.zeros(500, np.float32), 500), 2, 256)
-case("stencil, ends guarded", "", 0,
-     STENCIL.replace("if (i < n)", "if (i > 0 && i < n - 1)"), "blur",
-     lambda r: (f32(r, 500), np.zeros(500, np.float32), 500), 2, 256)
+bug = case("stencil reads the halo at both ends", "bounds", 3, STENCIL, "blur",
+           lambda r: (f32(r, 500), np.zeros(500, np.float32), 500), 2, 256)
+fixed(bug, "stencil, ends guarded", STENCIL.replace("if (i < n)", "if (i > 0 && i < n - 1)"))
 
 MATRIX = src("""
 extern "C" __global__ void add_matrix(const float* a, float* b, int rows, int cols) {
@@ -115,10 +117,9 @@ extern "C" __global__ void add_matrix(const float* a, float* b, int rows, int co
     if (r < cols && c < rows) b[r * cols + c] += a[r * cols + c];
 }
 """)
-case("2-D guard with rows and cols swapped", "bounds", 4, MATRIX, "add_matrix",
-     lambda r: (f32(r, 20 * 50), np.zeros(20 * 50, np.float32), 20, 50), (4, 4), (16, 16))
-case("2-D guard, fixed", "", 0, MATRIX.replace("r < cols && c < rows", "r < rows && c < cols"), "add_matrix",
-     lambda r: (f32(r, 20 * 50), np.zeros(20 * 50, np.float32), 20, 50), (4, 4), (16, 16))
+bug = case("2-D guard with rows and cols swapped", "bounds", 4, MATRIX, "add_matrix",
+           lambda r: (f32(r, 20 * 50), np.zeros(20 * 50, np.float32), 20, 50), (4, 4), (16, 16))
+fixed(bug, "2-D guard, fixed", MATRIX.replace("r < cols && c < rows", "r < rows && c < cols"))
 
 HIST = src("""
 extern "C" __global__ void histogram(const float* x, int* bins, int n, int nbins) {
@@ -129,13 +130,11 @@ extern "C" __global__ void histogram(const float* x, int* bins, int n, int nbins
     }
 }
 """)
-case("histogram bin off by one (x == 1.0)", "bounds", 5, HIST, "histogram",
-     lambda r: (np.concatenate([r.random(190, dtype=np.float32), np.ones(2, np.float32)]),
-                np.zeros(16, np.int32), 192, 16), 1, 256)
-case("histogram bin clamped", "", 0, HIST.replace("int b = (int)(x[i] * nbins);",
-                                                  "int b = min((int)(x[i] * nbins), nbins - 1);"),
-     "histogram", lambda r: (np.concatenate([r.random(190, dtype=np.float32), np.ones(2, np.float32)]),
-                             np.zeros(16, np.int32), 192, 16), 1, 256)
+bug = case("histogram bin off by one (x == 1.0)", "bounds", 5, HIST, "histogram",
+           lambda r: (np.concatenate([r.random(190, dtype=np.float32), np.ones(2, np.float32)]),
+                      np.zeros(16, np.int32), 192, 16), 1, 256)
+fixed(bug, "histogram bin clamped",
+      HIST.replace("int b = (int)(x[i] * nbins);", "int b = min((int)(x[i] * nbins), nbins - 1);"))
 
 OVERFLOW = src("""
 extern "C" __global__ void scatter(const float* x, float* out, int n) {
@@ -145,10 +144,9 @@ extern "C" __global__ void scatter(const float* x, float* out, int n) {
     out[i] = x[j];
 }
 """)
-case("int overflow in an index (i * i)", "bounds", 5, OVERFLOW, "scatter",
-     lambda r: (f32(r, 51200), np.zeros(51200, np.float32), 51200), 200, 256)
-case("index product in 64 bits", "", 0, OVERFLOW.replace("int j = (i * i) % n;", "int j = (int)((long long)i * i % n);"),
-     "scatter", lambda r: (f32(r, 51200), np.zeros(51200, np.float32), 51200), 200, 256)
+bug = case("int overflow in an index (i * i)", "bounds", 5, OVERFLOW, "scatter",
+           lambda r: (f32(r, 51200), np.zeros(51200, np.float32), 51200), 200, 256)
+fixed(bug, "index product in 64 bits", OVERFLOW.replace("int j = (i * i) % n;", "int j = (int)((long long)i * i % n);"))
 
 SMALLSHARED = src("""
 extern "C" __global__ void block_sum(const float* x, float* out) {
@@ -163,10 +161,9 @@ extern "C" __global__ void block_sum(const float* x, float* out) {
     if (t == 0) out[blockIdx.x] = s[0];
 }
 """)
-case("shared array smaller than the block", "bounds", 4, SMALLSHARED, "block_sum",
-     lambda r: (f32(r, 512), np.zeros(2, np.float32)), 2, 256)
-case("shared array sized for the block", "", 0, SMALLSHARED.replace("s[128]", "s[256]"), "block_sum",
-     lambda r: (f32(r, 512), np.zeros(2, np.float32)), 2, 256)
+bug = case("shared array smaller than the block", "bounds", 4, SMALLSHARED, "block_sum",
+           lambda r: (f32(r, 512), np.zeros(2, np.float32)), 2, 256)
+fixed(bug, "shared array sized for the block", SMALLSHARED.replace("s[128]", "s[256]"))
 
 NEXTARRAY = src("""
 extern "C" __global__ void two_tiles(const float* in, float* out) {
@@ -178,10 +175,9 @@ extern "C" __global__ void two_tiles(const float* in, float* out) {
     out[t] = ta[t % 32] + tb[t % 32];
 }
 """)
-case("shared array overrun into the next array", "bounds", 5, NEXTARRAY, "two_tiles",
-     lambda r: (f32(r, 64), np.zeros(64, np.float32)), 1, 64)
-case("shared arrays each indexed in range", "", 0, NEXTARRAY.replace("ta[t] = in[t];", "ta[t % 32] = in[t];"),
-     "two_tiles", lambda r: (f32(r, 64), np.zeros(64, np.float32)), 1, 32)
+bug = case("shared array overrun into the next array", "bounds", 5, NEXTARRAY, "two_tiles",
+           lambda r: (f32(r, 64), np.zeros(64, np.float32)), 1, 64)
+fixed(bug, "shared arrays each indexed in range", NEXTARRAY.replace("ta[t] = in[t];", "ta[t % 32] = in[t];"), block=32)
 
 DYNSHARED = src("""
 extern "C" __global__ void reverse(const float* in, float* out, int n) {
@@ -192,10 +188,9 @@ extern "C" __global__ void reverse(const float* in, float* out, int n) {
     out[t] = tile[n - 1 - t];
 }
 """)
-case("dynamic shared memory not requested", "bounds", 4, DYNSHARED, "reverse",
-     lambda r: (f32(r, 128), np.zeros(128, np.float32), 128), 1, 128)
-case("dynamic shared memory requested", "", 0, DYNSHARED, "reverse",
-     lambda r: (f32(r, 128), np.zeros(128, np.float32), 128), 1, 128, shared_mem=128 * 4)
+bug = case("dynamic shared memory not requested", "bounds", 4, DYNSHARED, "reverse",
+           lambda r: (f32(r, 128), np.zeros(128, np.float32), 128), 1, 128)
+fixed(bug, "dynamic shared memory requested", shared_mem=128 * 4)
 
 LOCAL = src("""
 extern "C" __global__ void moments(const float* x, float* out, int n, int order) {
@@ -207,10 +202,9 @@ extern "C" __global__ void moments(const float* x, float* out, int n, int order)
     out[i] = p[order % 4];
 }
 """)
-case("local array overrun", "bounds", 6, LOCAL, "moments",
-     lambda r: (f32(r, 64), np.zeros(64, np.float32), 64, 6), 1, 64)
-case("local array in range", "", 0, LOCAL, "moments",
-     lambda r: (f32(r, 64), np.zeros(64, np.float32), 64, 3), 1, 64)
+bug = case("local array overrun", "bounds", 6, LOCAL, "moments",
+           lambda r: (f32(r, 64), np.zeros(64, np.float32), 64, 6), 1, 64)
+fixed(bug, "local array in range", args=lambda r: (f32(r, 64), np.zeros(64, np.float32), 64, 3))
 
 SAXPY = src("""
 extern "C" __global__ void saxpy(float a, const float* x, float* y, int n) {
@@ -218,10 +212,8 @@ extern "C" __global__ void saxpy(float a, const float* x, float* y, int n) {
     if (i < n) y[i] = a * x[i] + y[i];
 }
 """)
-case("null pointer argument", "bounds", 3, SAXPY, "saxpy",
-     lambda r: (2.0, None, f32(r, 256), 256), 1, 256)
-case("saxpy with both arrays", "", 0, SAXPY, "saxpy",
-     lambda r: (2.0, f32(r, 256), f32(r, 256), 256), 1, 256)
+bug = case("null pointer argument", "bounds", 3, SAXPY, "saxpy", lambda r: (2.0, None, f32(r, 256), 256), 1, 256)
+fixed(bug, "saxpy with both arrays", args=lambda r: (2.0, f32(r, 256), f32(r, 256), 256))
 
 DEVPTR = src("""
 __device__ const float* table;
@@ -240,10 +232,9 @@ def _set_table(module, rng):
     table.set(np.frombuffer(np.array([values.ptr], dtype=np.uint64).tobytes(), dtype=table.dtype).reshape(table.shape))
 
 
-case("__device__ pointer never set", "bounds", 4, DEVPTR, "lookup",
-     lambda r: (i32(r, 64), np.zeros(64, np.float32), 64), 1, 64)
-case("__device__ pointer set from Python", "", 0, DEVPTR, "lookup",
-     lambda r: (i32(r, 64), np.zeros(64, np.float32), 64), 1, 64, setup=_set_table)
+bug = case("__device__ pointer never set", "bounds", 4, DEVPTR, "lookup",
+           lambda r: (i32(r, 64), np.zeros(64, np.float32), 64), 1, 64)
+fixed(bug, "__device__ pointer set from Python", setup=_set_table)
 
 MISALIGNED = src("""
 extern "C" __global__ void sum4(const float* in, float* out) {
@@ -252,10 +243,9 @@ extern "C" __global__ void sum4(const float* in, float* out) {
     out[threadIdx.x] = a.x + a.y + a.z + a.w;
 }
 """)
-case("misaligned float4 load", "misaligned", 3, MISALIGNED, "sum4",
-     lambda r: (f32(r, 256), np.zeros(32, np.float32)), 1, 32)
-case("aligned float4 load", "", 0, MISALIGNED.replace("in + 1", "in + 4"), "sum4",
-     lambda r: (f32(r, 256), np.zeros(32, np.float32)), 1, 32)
+bug = case("misaligned float4 load", "misaligned", 3, MISALIGNED, "sum4",
+           lambda r: (f32(r, 256), np.zeros(32, np.float32)), 1, 32)
+fixed(bug, "aligned float4 load", MISALIGNED.replace("in + 1", "in + 4"))
 
 # --- Shared-memory races ---------------------------------------------------------------------
 REDUCE = src("""
@@ -270,11 +260,10 @@ extern "C" __global__ void reduce(const float* x, float* out) {
     if (t == 0) out[blockIdx.x] = s[0];
 }
 """)
-case("reduction without a barrier in the loop", "race", 7, REDUCE, "reduce",
-     lambda r: (f32(r, 1024), np.zeros(4, np.float32)), 4, 256)
-case("reduction with a barrier in the loop", "", 0,
-     REDUCE.replace("        if (t < k) s[t] += s[t + k];\n", "        if (t < k) s[t] += s[t + k];\n        __syncthreads();\n"),
-     "reduce", lambda r: (f32(r, 1024), np.zeros(4, np.float32)), 4, 256)
+bug = case("reduction without a barrier in the loop", "race", 7, REDUCE, "reduce",
+           lambda r: (f32(r, 1024), np.zeros(4, np.float32)), 4, 256)
+fixed(bug, "reduction with a barrier in the loop",
+      REDUCE.replace("        if (t < k) s[t] += s[t + k];\n", "        if (t < k) s[t] += s[t + k];\n        __syncthreads();\n"))
 
 TILED = src("""
 #define T 16
@@ -291,11 +280,10 @@ extern "C" __global__ void matmul(const float* A, const float* B, float* C, int 
     C[row * n + col] = acc;
 }
 """)
-case("tiled matmul without the second barrier", "race", 7, TILED, "matmul",
-     lambda r: (f32(r, 64 * 64), f32(r, 64 * 64), np.zeros(64 * 64, np.float32), 64), (4, 4), (16, 16))
-case("tiled matmul with both barriers", "", 0,
-     TILED.replace("acc += a[threadIdx.y][k] * b[k][threadIdx.x];\n", "acc += a[threadIdx.y][k] * b[k][threadIdx.x];\n        __syncthreads();\n"),
-     "matmul", lambda r: (f32(r, 64 * 64), f32(r, 64 * 64), np.zeros(64 * 64, np.float32), 64), (4, 4), (16, 16))
+bug = case("tiled matmul without the second barrier", "race", 7, TILED, "matmul",
+           lambda r: (f32(r, 64 * 64), f32(r, 64 * 64), np.zeros(64 * 64, np.float32), 64), (4, 4), (16, 16))
+fixed(bug, "tiled matmul with both barriers",
+      TILED.replace("acc += a[threadIdx.y][k] * b[k][threadIdx.x];\n", "acc += a[threadIdx.y][k] * b[k][threadIdx.x];\n        __syncthreads();\n"))
 
 WARPSYNC = src("""
 extern "C" __global__ void warp_reduce(const float* x, float* out) {
@@ -337,10 +325,9 @@ extern "C" __global__ void half_warp_sum(const float* x, float* out) {
     if (threadIdx.x == 0) out[0] = v;
 }
 """)
-case("full-mask shuffle in a half-warp branch", "collective", 4, SHFL_DIVERGENT, "half_warp_sum",
-     lambda r: (f32(r, 32), np.zeros(1, np.float32)), 1, 32)
-case("half-warp shuffle with its mask", "", 0, SHFL_DIVERGENT.replace("0xffffffffu", "0x0000ffffu"),
-     "half_warp_sum", lambda r: (f32(r, 32), np.zeros(1, np.float32)), 1, 32)
+bug = case("full-mask shuffle in a half-warp branch", "collective", 4, SHFL_DIVERGENT, "half_warp_sum",
+           lambda r: (f32(r, 32), np.zeros(1, np.float32)), 1, 32)
+fixed(bug, "half-warp shuffle with its mask", SHFL_DIVERGENT.replace("0xffffffffu", "0x0000ffffu"))
 
 # --- Barriers --------------------------------------------------------------------------------
 CONDBAR = src("""
@@ -405,10 +392,9 @@ extern "C" __global__ void count_blocks(int* count) {
     if (threadIdx.x == 0) count[0] = count[0] + 1;
 }
 """)
-case("non-atomic global counter", "race", 2, COUNTER, "count_blocks",
-     lambda r: (np.zeros(1, np.int32),), 16, 32)
-case("atomic global counter", "", 0, COUNTER.replace("count[0] = count[0] + 1", "atomicAdd(count, 1)"),
-     "count_blocks", lambda r: (np.zeros(1, np.int32),), 16, 32)
+bug = case("non-atomic global counter", "race", 2, COUNTER, "count_blocks",
+           lambda r: (np.zeros(1, np.int32),), 16, 32)
+fixed(bug, "atomic global counter", COUNTER.replace("count[0] = count[0] + 1", "atomicAdd(count, 1)"))
 
 HISTRACE = src("""
 extern "C" __global__ void histogram_plain(const int* x, int* bins, int n) {
@@ -416,10 +402,9 @@ extern "C" __global__ void histogram_plain(const int* x, int* bins, int n) {
     if (i < n) bins[x[i] % 8] += 1;
 }
 """)
-case("histogram without atomics", "race", 3, HISTRACE, "histogram_plain",
-     lambda r: (i32(r, 512), np.zeros(8, np.int32), 512), 2, 256)
-case("histogram with atomics", "", 0, HISTRACE.replace("bins[x[i] % 8] += 1", "atomicAdd(&bins[x[i] % 8], 1)"),
-     "histogram_plain", lambda r: (i32(r, 512), np.zeros(8, np.int32), 512), 2, 256)
+bug = case("histogram without atomics", "race", 3, HISTRACE, "histogram_plain",
+           lambda r: (i32(r, 512), np.zeros(8, np.int32), 512), 2, 256)
+fixed(bug, "histogram with atomics", HISTRACE.replace("bins[x[i] % 8] += 1", "atomicAdd(&bins[x[i] % 8], 1)"))
 
 STRIDE = src("""
 extern "C" __global__ void add_inplace(float* y, const float* x, int n) {
@@ -427,10 +412,9 @@ extern "C" __global__ void add_inplace(float* y, const float* x, int n) {
         y[i] += x[i];
 }
 """)
-case("grid-stride loop striding by the block", "race", 3, STRIDE, "add_inplace",
-     lambda r: (f32(r, 2048), f32(r, 2048), 2048), 4, 128)
-case("grid-stride loop striding by the grid", "", 0, STRIDE.replace("i += blockDim.x", "i += blockDim.x * gridDim.x"),
-     "add_inplace", lambda r: (f32(r, 2048), f32(r, 2048), 2048), 4, 128)
+bug = case("grid-stride loop striding by the block", "race", 3, STRIDE, "add_inplace",
+           lambda r: (f32(r, 2048), f32(r, 2048), 2048), 4, 128)
+fixed(bug, "grid-stride loop striding by the grid", STRIDE.replace("i += blockDim.x", "i += blockDim.x * gridDim.x"))
 
 WARPRACE = src("""
 extern "C" __global__ void neighbours(float* out) {
@@ -488,10 +472,9 @@ extern "C" __global__ void mirror(float* out) {
     out[t] = tile[63 - t];
 }
 """)
-case("shared tile read where no thread wrote", "uninit", 6, PARTIAL, "mirror",
-     lambda r: (np.zeros(64, np.float32),), 1, 64)
-case("shared tile written whole", "", 0, PARTIAL.replace("if (t < 32) tile[t]", "tile[t]"), "mirror",
-     lambda r: (np.zeros(64, np.float32),), 1, 64)
+bug = case("shared tile read where no thread wrote", "uninit", 6, PARTIAL, "mirror",
+           lambda r: (np.zeros(64, np.float32),), 1, 64)
+fixed(bug, "shared tile written whole", PARTIAL.replace("if (t < 32) tile[t]", "tile[t]"))
 
 EMPTY = src("""
 extern "C" __global__ void twice(const float* in, float* out, int n) {
@@ -511,8 +494,8 @@ def _filled_input(rng):
     return (xcuda.to_device(f32(rng, 256)), np.zeros(256, np.float32), 256)
 
 
-case("xcuda.empty() read before anything wrote it", "uninit", 3, EMPTY, "twice", _empty_input, 1, 256)
-case("xcuda.to_device() input", "", 0, EMPTY, "twice", _filled_input, 1, 256)
+bug = case("xcuda.empty() read before anything wrote it", "uninit", 3, EMPTY, "twice", _empty_input, 1, 256)
+fixed(bug, "xcuda.to_device() input", args=_filled_input)
 
 # --- Device heap -----------------------------------------------------------------------------
 UAF = src("""
@@ -523,11 +506,10 @@ extern "C" __global__ void scratch(int* out) {
     out[threadIdx.x] = p[threadIdx.x % 16];
 }
 """)
-case("device heap: use after free", "heap", 5, UAF, "scratch", lambda r: (np.zeros(32, np.int32),), 1, 32)
-case("device heap: read before free", "", 0,
-     UAF.replace("    free(p);\n    out[threadIdx.x] = p[threadIdx.x % 16];\n",
-                 "    out[threadIdx.x] = p[threadIdx.x % 16];\n    free(p);\n"),
-     "scratch", lambda r: (np.zeros(32, np.int32),), 1, 32)
+bug = case("device heap: use after free", "heap", 5, UAF, "scratch", lambda r: (np.zeros(32, np.int32),), 1, 32)
+fixed(bug, "device heap: read before free",
+      UAF.replace("    free(p);\n    out[threadIdx.x] = p[threadIdx.x % 16];\n",
+                  "    out[threadIdx.x] = p[threadIdx.x % 16];\n    free(p);\n"))
 
 DFREE = src("""
 extern "C" __global__ void twice_freed(int* out) {
@@ -550,9 +532,8 @@ extern "C" __global__ void fill(int* out) {
     free(p);
 }
 """)
-case("device heap: write past a block", "heap", 4, HOVER, "fill", lambda r: (np.zeros(32, np.int32),), 1, 32)
-case("device heap: writes inside the block", "", 0, HOVER.replace("i <= 4", "i < 4"), "fill",
-     lambda r: (np.zeros(32, np.int32),), 1, 32)
+bug = case("device heap: write past a block", "heap", 4, HOVER, "fill", lambda r: (np.zeros(32, np.int32),), 1, 32)
+fixed(bug, "device heap: writes inside the block", HOVER.replace("i <= 4", "i < 4"))
 
 # --- Assertions ------------------------------------------------------------------------------
 ASSERT = src("""
@@ -564,10 +545,9 @@ extern "C" __global__ void inverse(const float* x, float* out, int n) {
     out[i] = 1.0f / x[i];
 }
 """)
-case("failed device assert", "assert", 5, ASSERT, "inverse",
-     lambda r: (np.concatenate([f32(r, 63), np.zeros(1, np.float32)]), np.zeros(64, np.float32), 64), 1, 64)
-case("device assert that holds", "", 0, ASSERT, "inverse",
-     lambda r: (f32(r, 64), np.zeros(64, np.float32), 64), 1, 64)
+bug = case("failed device assert", "assert", 5, ASSERT, "inverse",
+           lambda r: (np.concatenate([f32(r, 63), np.zeros(1, np.float32)]), np.zeros(64, np.float32), 64), 1, 64)
+fixed(bug, "device assert that holds", args=lambda r: (f32(r, 64), np.zeros(64, np.float32), 64))
 
 # --- Tricky correct kernels ------------------------------------------------------------------
 CG = src("""

@@ -817,11 +817,9 @@ def _votes(env):
         "any": Exact(ref_any), "all": Exact(ref_all), "info": Exact(ref_info.reshape(-1))}
 
 
-@case("timedReduction (clock)", "cuda-samples:" + INTRO + "clock/clock.cu",
-      "64 blocks x 256 threads, input U[0,1) x 512",
-      device_policy={"timer": NotCompared("clock() values")})
-def _clock(env):
-    m = env.sample(INTRO + "clock/clock.cu")
+def _timed_reduction(env, path):
+    """timedReduction of the clock samples: a block minimum whose clock() timers are reported."""
+    m = env.sample(path)
     blocks, threads = 64, 256
     x = env.uniform(threads * 2)
     out = np.zeros(blocks, np.float32)
@@ -832,19 +830,18 @@ def _clock(env):
     return {"output": out, "timer": elapsed}, {"output": Exact(np.full(blocks, x.min(), np.float32))}
 
 
+@case("timedReduction (clock)", "cuda-samples:" + INTRO + "clock/clock.cu",
+      "64 blocks x 256 threads, input U[0,1) x 512",
+      device_policy={"timer": NotCompared("clock() values")})
+def _clock(env):
+    return _timed_reduction(env, INTRO + "clock/clock.cu")
+
+
 @case("clock_block / timedReduction (clock_nvrtc)", "cuda-samples:" + INTRO + "clock_nvrtc/clock_kernel.cu",
       "64 blocks x 256 threads, input U[0,1) x 512",
       device_policy={"timer": NotCompared("clock() values")})
 def _clock_nvrtc(env):
-    m = env.sample(INTRO + "clock_nvrtc/clock_kernel.cu")
-    blocks, threads = 64, 256
-    x = env.uniform(threads * 2)
-    out = np.zeros(blocks, np.float32)
-    timer = np.zeros(blocks * 2, np.int64)
-    env.launch(m.kernels["timedReduction"], blocks, threads, x, out, timer, shared_mem=4 * 2 * threads)
-    elapsed = timer[blocks:] - timer[:blocks]
-    # the sample only prints the average of the timers: they are reported, not checked
-    return {"output": out, "timer": elapsed}, {"output": Exact(np.full(blocks, x.min(), np.float32))}
+    return _timed_reduction(env, INTRO + "clock_nvrtc/clock_kernel.cu")
 
 
 @case("cgkernel (simpleCooperativeGroups)", "cuda-samples:" + INTRO + "simpleCooperativeGroups/simpleCooperativeGroups.cu",
@@ -1174,30 +1171,31 @@ for _single, _threads, _n in ((False, 128, 1 << 16), (True, 128, 1 << 16), (True
         return {"partials": out}, {"partials": Close(partial, rtol=1e-5, atol=1e-5)}
 
 
-@case("reduceSinglePassMultiBlockCG (cooperative launch)",
-      "cuda-samples:" + CONCEPTS + "reductionMultiBlockCG/reductionMultiBlockCG.cu",
-      "n=2^16 float32 U[0,1), 16 blocks x 128 threads, cooperative, grid.sync()")
-def _multi_block_cg(env):
-    m = env.sample(CONCEPTS + "reductionMultiBlockCG/reductionMultiBlockCG.cu")
+MULTI_BLOCK_CG = CONCEPTS + "reductionMultiBlockCG/reductionMultiBlockCG.cu"
+
+
+def _multi_block_cg_sum(env, **launch):
+    """reduceSinglePassMultiBlockCG's sum of 2^16 floats, launched with `launch`'s options."""
+    m = env.sample(MULTI_BLOCK_CG)
     n, threads, blocks = 1 << 16, 128, 16
     data = env.uniform(n)
     out = np.zeros(blocks, np.float32)
-    env.launch(m.kernels["reduceSinglePassMultiBlockCG"], blocks, threads, data, out, n,
-               shared_mem=threads * 8, cooperative=True)
+    env.launch(m.kernels["reduceSinglePassMultiBlockCG"], blocks, threads, data, out, n, shared_mem=threads * 8,
+               **launch)
     return {"total": out[:1]}, {"total": Close(np.array([data.astype(np.float64).sum()]), rtol=1e-5)}
 
 
-@case("reduceSinglePassMultiBlockCG (plain launch)",
-      "cuda-samples:" + CONCEPTS + "reductionMultiBlockCG/reductionMultiBlockCG.cu",
+@case("reduceSinglePassMultiBlockCG (cooperative launch)", "cuda-samples:" + MULTI_BLOCK_CG,
+      "n=2^16 float32 U[0,1), 16 blocks x 128 threads, cooperative, grid.sync()")
+def _multi_block_cg(env):
+    return _multi_block_cg_sum(env, cooperative=True)
+
+
+@case("reduceSinglePassMultiBlockCG (plain launch)", "cuda-samples:" + MULTI_BLOCK_CG,
       "n=2^16 float32 U[0,1), 16 blocks x 128 threads, launched without cooperative=True: the driver still "
       "gives a kernel that calls grid.sync() its grid workspace")
 def _multi_block_cg_plain(env):
-    m = env.sample(CONCEPTS + "reductionMultiBlockCG/reductionMultiBlockCG.cu")
-    n, threads, blocks = 1 << 16, 128, 16
-    data = env.uniform(n)
-    out = np.zeros(blocks, np.float32)
-    env.launch(m.kernels["reduceSinglePassMultiBlockCG"], blocks, threads, data, out, n, shared_mem=threads * 8)
-    return {"total": out[:1]}, {"total": Close(np.array([data.astype(np.float64).sum()]), rtol=1e-5)}
+    return _multi_block_cg_sum(env)
 
 
 @case("scalarProdGPU", "cuda-samples:" + CONCEPTS + "scalarProd/scalarProd_kernel.cuh",

@@ -228,14 +228,7 @@ void GlobalRaceLog::acquire(std::uint32_t cta, std::uint32_t warp, std::uint64_t
     w.acquired_key = key;
     w.acquired_count = seen;
     ++w.events;
-    SyncEvent e;
-    e.key = key;
-    e.index = seen;
-    e.tick = e.at = ++clock_.tick;
-    e.seg = clock_.seg[cta];
-    e.cta = cta;
-    e.warp = static_cast<std::uint8_t>(warp);
-    record(e);
+    record_sync(key, seen, cta, static_cast<std::uint8_t>(warp), false);
 }
 
 void GlobalRaceLog::release(std::uint32_t cta, std::uint32_t warp, std::uint64_t key, bool explicit_release) {
@@ -245,15 +238,8 @@ void GlobalRaceLog::release(std::uint32_t cta, std::uint32_t warp, std::uint64_t
     const std::uint32_t seg = clock_.seg[cta];
     // Nothing new to pass on: no access and no barrier since its last release of the object.
     if (w.released_key == key && w.released_after == accesses_.size() && w.released_seg == seg) return;
-    SyncEvent e;
-    e.key = key;
-    e.index = global_key(key) ? launch_->table.release(key) : clock_.local_releases[key]++;
-    e.tick = e.at = ++clock_.tick;
-    e.seg = seg;
-    e.cta = cta;
-    e.warp = static_cast<std::uint8_t>(warp);
-    e.release = true;
-    record(e);
+    const std::uint32_t index = global_key(key) ? launch_->table.release(key) : clock_.local_releases[key]++;
+    record_sync(key, index, cta, static_cast<std::uint8_t>(warp), true);
     ++w.events;
     w.released_key = key;
     w.released_seg = seg;
@@ -271,27 +257,21 @@ void GlobalRaceLog::cluster_barrier_completed() {
     const std::uint64_t key = unit_local_key | (std::uint64_t{1} << 62);
     const auto ctas = static_cast<std::uint32_t>(clock_.seg.size());
     std::uint32_t& releases = clock_.local_releases[key];
-    for (std::uint32_t c = 0; c < ctas; ++c) {
-        SyncEvent e;
-        e.key = key;
-        e.index = releases++;
-        e.tick = e.at = ++clock_.tick;
-        e.seg = clock_.seg[c];
-        e.cta = c;
-        e.warp = any_warp;
-        e.release = true;
-        record(e);
-    }
-    for (std::uint32_t c = 0; c < ctas; ++c) {
-        SyncEvent e;
-        e.key = key;
-        e.index = releases;
-        e.tick = e.at = ++clock_.tick;
-        e.seg = clock_.seg[c];
-        e.cta = c;
-        e.warp = any_warp;
-        record(e);
-    }
+    for (std::uint32_t c = 0; c < ctas; ++c) record_sync(key, releases++, c, any_warp, true);
+    for (std::uint32_t c = 0; c < ctas; ++c) record_sync(key, releases, c, any_warp, false);
+}
+
+void GlobalRaceLog::record_sync(std::uint64_t key, std::uint32_t index, std::uint32_t cta, std::uint8_t warp,
+                                bool release) {
+    SyncEvent e;
+    e.key = key;
+    e.index = index;
+    e.tick = e.at = ++clock_.tick;
+    e.seg = clock_.seg[cta];
+    e.cta = cta;
+    e.warp = warp;
+    e.release = release;
+    record(e);
 }
 
 // --- comparing --------------------------------------------------------------------------------

@@ -151,6 +151,8 @@ private:
     void add(const GlobalAccess& a);
     GlobalAccess entry(const Where& at, GlobalAccessKind kind);
     void record(const SyncEvent& e);
+    // record() of a release or acquire of `key` by `warp` of `cta`, at the next tick.
+    void record_sync(std::uint64_t key, std::uint32_t index, std::uint32_t cta, std::uint8_t warp, bool release);
     bool global_key(std::uint64_t key) const { return (key & unit_local_key) == 0; }
 
     GlobalRaces* launch_ = nullptr;

@@ -8,7 +8,7 @@ from IPython import get_ipython
 from IPython.core.error import UsageError
 
 from xcuda import _kernel
-from xcuda._magic_line import asks_for_help
+from xcuda._magic_line import help_or_no_arguments
 
 HELP = """%cuda_restart: a fresh kernel process, with your variables.
 
@@ -29,12 +29,8 @@ def register(shell):
 
 def cuda_restart(line):
     """%cuda_restart: a fresh kernel process, with your variables (%cuda_restart -h says more)."""
-    arguments = line.strip()
-    if asks_for_help(arguments):
-        print(HELP)
+    if help_or_no_arguments("%cuda_restart", line, HELP):
         return
-    if arguments:
-        raise UsageError(f"%cuda_restart takes no arguments (got {arguments!r}); %cuda_restart -h says what it does")
     if not _kernel.serving():
         raise UsageError("%cuda_restart replaces the xcuda kernel's process, so it runs only while that kernel serves")
     from xcuda import _restart  # what only a restart needs (~2 ms), not every kernel's start

@@ -2,7 +2,7 @@
 as the extension registers them in any other IPython (ipykernel, a terminal): each says that it
 runs only in the xcuda kernel and what to do here instead. The xcuda kernel registers its own
 over them (kernel/python/xcuda/_cuda_restart.py)."""
-from xcuda._magic_line import asks_for_help, usage_error
+from xcuda._magic_line import help_or_no_arguments, usage_error
 
 CUDA_RESTART_HELP = """%cuda_restart: a fresh kernel process, with your variables, in the xcuda kernel.
 
@@ -15,12 +15,8 @@ frontend (Kernel > Restart Kernel; the variables are lost)."""
 
 def cuda_restart_elsewhere(line):
     """%cuda_restart: only in the xcuda kernel (%cuda_restart -h says more)."""
-    arguments = line.strip()
-    if asks_for_help(arguments):
-        print(CUDA_RESTART_HELP)
+    if help_or_no_arguments("%cuda_restart", line, CUDA_RESTART_HELP):
         return
-    if arguments:
-        raise usage_error(f"%cuda_restart takes no arguments (got {arguments!r}); %cuda_restart -h says what it does")
     raise usage_error("%cuda_restart replaces the xcuda kernel's process, so it runs only in that kernel; "
                       "in this one, restart from the frontend (Kernel > Restart Kernel; the variables are lost)")
 

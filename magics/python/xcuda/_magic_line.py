@@ -14,6 +14,18 @@ def asks_for_help(line):
     return line.strip() in ("-h", "--help")
 
 
+def help_or_no_arguments(name, line, help_text):
+    """The line of a magic that takes no arguments: True when it is -h/--help (the help printed,
+    the magic does nothing else), False when it is empty; UsageError for anything else."""
+    arguments = line.strip()
+    if asks_for_help(arguments):
+        print(help_text)
+        return True
+    if arguments:
+        raise usage_error(f"{name} takes no arguments (got {arguments!r}); {name} -h says what it does")
+    return False
+
+
 def cell_magic_on_a_line(line, help_text, how_to_use):
     """The line form of a cell magic (`%cuda_check` where `%%cuda_check` starts a cell): its help
     for -h/--help; anything else raises UsageError `how_to_use`."""

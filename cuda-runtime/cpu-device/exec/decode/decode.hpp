@@ -8,6 +8,7 @@
 #include <xcuda/cpu/finding.hpp>
 
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -148,6 +149,11 @@ public:
 
     // Adds an Inst with this instruction's guard and site; fill its fields and return.
     Inst& emit(Handler h, Flow flow = Flow::plain);
+    // emit(h) of an operation whose operands are its destination (op[0], of type d) and sources
+    // (op[1]..., of the types listed, or `count` of type d), in the instruction's order. The
+    // sources are resolved first: a special register's read is a micro-op before the Inst.
+    Inst& emit_operation(Handler h, Ty d, std::initializer_list<Ty> sources);
+    Inst& emit_operation(Handler h, Ty d, int count);
     // Adds an instruction that fails the launch when reached: the CPU device cannot run it.
     void unsupported(const std::string& why);
 
@@ -156,6 +162,7 @@ public:
     [[noreturn]] void error(const std::string& message) const;
 
 private:
+    Inst& emit_operation(Handler h, Ty d, const Ty* sources, std::size_t count);
     // `o`, or a copy of it as a register operand when it names a register declared without '%'.
     const ptx::Operand& as_register(const ptx::Operand& o);
 

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <sstream>
 #include <stdexcept>
+#include <type_traits>
 
 namespace xcuda::cpu {
 namespace {
@@ -698,6 +699,24 @@ std::uint32_t Emitter::label(const ptx::Operand& o) {
 }
 
 Inst& Emitter::emit(Handler h, Flow flow) { return f_.emit(h, flow); }
+
+Inst& Emitter::emit_operation(Handler h, Ty d, std::initializer_list<Ty> sources) {
+    return emit_operation(h, d, sources.begin(), sources.size());
+}
+
+Inst& Emitter::emit_operation(Handler h, Ty d, int count) {
+    const Ty same[] = {d, d, d, d, d};
+    return emit_operation(h, d, same, static_cast<std::size_t>(count));
+}
+
+Inst& Emitter::emit_operation(Handler h, Ty d, const Ty* sources, std::size_t count) {
+    std::uint32_t slots[std::extent_v<decltype(Inst::op)>] = {};
+    for (std::size_t i = 1; i <= count; ++i) slots[i] = source(operand(i), sources[i - 1]);
+    slots[0] = destination(operand(0), d);
+    Inst& in = emit(h);
+    for (std::size_t i = 0; i <= count; ++i) in.op[i] = slots[i];
+    return in;
+}
 
 const ParamSlot& Emitter::param_slot(const ptx::Operand& o) {
     const std::string& name = o.kind == ptx::Operand::Kind::address ? o.name : o.name;

@@ -18,14 +18,7 @@ inline bool emit_same_typed(Emitter& e, int sources) {
     if (!is_integer(t)) return false;
     Handler h = by_integer_type<H>(t);
     if (h == nullptr) return false;
-    // Operands are emitted first: a special-register source materialises before the Inst.
-    std::uint32_t ops[4];
-    ops[0] = 0;
-    for (int i = 1; i <= sources; ++i) ops[i] = e.source(e.operand(i), t);
-    const std::uint32_t d = e.destination(e.operand(0), t);
-    Inst& in = e.emit(h);
-    in.op[0] = d;
-    for (int i = 1; i <= sources; ++i) in.op[i] = ops[i];
+    e.emit_operation(h, t, sources);
     return true;
 }
 

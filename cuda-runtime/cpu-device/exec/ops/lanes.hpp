@@ -60,4 +60,17 @@ inline void ternary(const Exec& x, const Inst& in, std::uint32_t mask, F&& f) {
     each_lane(mask, d, [&](unsigned l) { return f(a[l], b[l], c[l]); });
 }
 
+// A handler of `Sources` sources whose destination and sources all have type T.
+template <class T, int Sources, class F>
+inline void same_typed(const Exec& x, const Inst& in, std::uint32_t mask, F&& f) {
+    static_assert(Sources >= 1 && Sources <= 3, "an arithmetic instruction has one to three sources");
+    if constexpr (Sources == 1) {
+        unary<T, T>(x, in, mask, f);
+    } else if constexpr (Sources == 2) {
+        binary<T, T, T>(x, in, mask, f);
+    } else {
+        ternary<T, T, T, T>(x, in, mask, f);
+    }
+}
+
 }  // namespace xcuda::cpu

@@ -30,87 +30,37 @@ fp::Mode mode_of(const Inst& in) {
 // --- f32 and f64 -------------------------------------------------------------------------------
 
 // Each operation as a type, so that the lane loops call its functions directly and the compiler
-// inlines (and vectorises) the .rn ones: f32 .rn without and with .ftz, f32 with any modifiers,
-// f64 .rn, f64 in any rounding mode.
-struct Add {
-    template <bool Ftz>
-    static float f32(float a, float b) {
-        return fp::add_rn<Ftz>(a, b);
-    }
-    static float any(float a, float b, fp::Mode m) { return fp::add(a, b, m); }
-    static double f64(double a, double b) { return fp::add_rn(a, b); }
-    static double any(double a, double b, fp::Round r) { return fp::add(a, b, r); }
-};
-struct Sub {
-    template <bool Ftz>
-    static float f32(float a, float b) {
-        return fp::sub_rn<Ftz>(a, b);
-    }
-    static float any(float a, float b, fp::Mode m) { return fp::sub(a, b, m); }
-    static double f64(double a, double b) { return fp::sub_rn(a, b); }
-    static double any(double a, double b, fp::Round r) { return fp::sub(a, b, r); }
-};
-struct Mul {
-    template <bool Ftz>
-    static float f32(float a, float b) {
-        return fp::mul_rn<Ftz>(a, b);
-    }
-    static float any(float a, float b, fp::Mode m) { return fp::mul(a, b, m); }
-    static double f64(double a, double b) { return fp::mul_rn(a, b); }
-    static double any(double a, double b, fp::Round r) { return fp::mul(a, b, r); }
-};
-struct Div {
-    template <bool Ftz>
-    static float f32(float a, float b) {
-        return fp::div_rn<Ftz>(a, b);
-    }
-    static float any(float a, float b, fp::Mode m) { return fp::div(a, b, m); }
-    static double f64(double a, double b) { return fp::div_rn(a, b); }
-    static double any(double a, double b, fp::Round r) { return fp::div(a, b, r); }
-};
-struct Fma {
-    template <bool Ftz>
-    static float f32(float a, float b, float c) {
-        return fp::fma_rn<Ftz>(a, b, c);
-    }
-    static float any(float a, float b, float c, fp::Mode m) { return fp::fma(a, b, c, m); }
-    static double f64(double a, double b, double c) { return fp::fma_rn(a, b, c); }
-    static double any(double a, double b, double c, fp::Round r) { return fp::fma(a, b, c, r); }
-};
-struct Rcp {
-    template <bool Ftz>
-    static float f32(float a) {
-        return fp::rcp_rn<Ftz>(a);
-    }
-    static float any(float a, fp::Mode m) { return fp::rcp(a, m); }
-    static double f64(double a) { return fp::rcp_rn(a); }
-    static double any(double a, fp::Round r) { return fp::rcp(a, r); }
-};
-struct Sqrt {
-    template <bool Ftz>
-    static float f32(float a) {
-        return fp::sqrt_rn<Ftz>(a);
-    }
-    static float any(float a, fp::Mode m) { return fp::sqrt(a, m); }
-    static double f64(double a) { return fp::sqrt_rn(a); }
-    static double any(double a, fp::Round r) { return fp::sqrt(a, r); }
-};
+// inlines (and vectorises) the .rn ones: f32<Ftz> the f32 .rn forms without and with .ftz, f64 the
+// f64 .rn form, `any` the f32 form with any modifiers and the f64 form in any rounding mode. They
+// are float_semantics.hpp's functions of the operation's name.
+#define XCUDA_FLOAT_OPERATION(Type, name)    \
+    struct Type {                            \
+        template <bool Ftz, class... F32>    \
+        static float f32(F32... a) {         \
+            return fp::name##_rn<Ftz>(a...); \
+        }                                    \
+        template <class... F64>              \
+        static double f64(F64... a) {        \
+            return fp::name##_rn(a...);      \
+        }                                    \
+        template <class... Args>             \
+        static auto any(Args... a) {         \
+            return fp::name(a...);           \
+        }                                    \
+    };
+XCUDA_FLOAT_OPERATION(Add, add)
+XCUDA_FLOAT_OPERATION(Sub, sub)
+XCUDA_FLOAT_OPERATION(Mul, mul)
+XCUDA_FLOAT_OPERATION(Div, div)
+XCUDA_FLOAT_OPERATION(Fma, fma)
+XCUDA_FLOAT_OPERATION(Rcp, rcp)
+XCUDA_FLOAT_OPERATION(Sqrt, sqrt)
+#undef XCUDA_FLOAT_OPERATION
 
-// The .rn forms without .sat run the inline functions; the others call out.
-template <class Op>
-void f32_binary(Exec& x, const Inst& in, U32 m) {
-    const fp::Mode mode = mode_of(in);
-    const fp::Environment env(mode.round);
-    if (mode.round != fp::Round::nearest || mode.sat) {
-        binary<float, float, float>(x, in, m, [mode](float a, float b) { return Op::any(a, b, mode); });
-    } else if (mode.ftz) {
-        binary<float, float, float>(x, in, m, [](float a, float b) { return Op::template f32<true>(a, b); });
-    } else {
-        binary<float, float, float>(x, in, m, [](float a, float b) { return Op::template f32<false>(a, b); });
-    }
-}
-template <class Op>
-void f32_ternary(Exec& x, const Inst& in, U32 m) {
+// Op on `Sources` f32 sources. The .rn forms without .sat run the inline functions; the others
+// call out.
+template <class Op, int Sources>
+void f32_operation(Exec& x, const Inst& in, U32 m) {
     const fp::Mode mode = mode_of(in);
     const fp::Environment env(mode.round);
     if constexpr (std::is_same_v<Op, Fma>) {
@@ -121,58 +71,21 @@ void f32_ternary(Exec& x, const Inst& in, U32 m) {
         }
     }
     if (mode.round != fp::Round::nearest || mode.sat) {
-        ternary<float, float, float, float>(x, in, m,
-                                            [mode](float a, float b, float c) { return Op::any(a, b, c, mode); });
+        same_typed<float, Sources>(x, in, m, [mode](auto... a) { return Op::any(a..., mode); });
     } else if (mode.ftz) {
-        ternary<float, float, float, float>(x, in, m,
-                                            [](float a, float b, float c) { return Op::template f32<true>(a, b, c); });
+        same_typed<float, Sources>(x, in, m, [](auto... a) { return Op::template f32<true>(a...); });
     } else {
-        ternary<float, float, float, float>(x, in, m,
-                                            [](float a, float b, float c) { return Op::template f32<false>(a, b, c); });
+        same_typed<float, Sources>(x, in, m, [](auto... a) { return Op::template f32<false>(a...); });
     }
 }
-template <class Op>
-void f32_unary(Exec& x, const Inst& in, U32 m) {
-    const fp::Mode mode = mode_of(in);
-    const fp::Environment env(mode.round);
-    if (mode.round != fp::Round::nearest || mode.sat) {
-        unary<float, float>(x, in, m, [mode](float a) { return Op::any(a, mode); });
-    } else if (mode.ftz) {
-        unary<float, float>(x, in, m, [](float a) { return Op::template f32<true>(a); });
-    } else {
-        unary<float, float>(x, in, m, [](float a) { return Op::template f32<false>(a); });
-    }
-}
-template <class Op>
-void f64_binary(Exec& x, const Inst& in, U32 m) {
+template <class Op, int Sources>
+void f64_operation(Exec& x, const Inst& in, U32 m) {
     const fp::Round r = mode_of(in).round;
     const fp::Environment env(r);
     if (r == fp::Round::nearest) {
-        binary<double, double, double>(x, in, m, [](double a, double b) { return Op::f64(a, b); });
+        same_typed<double, Sources>(x, in, m, [](auto... a) { return Op::f64(a...); });
     } else {
-        binary<double, double, double>(x, in, m, [r](double a, double b) { return Op::any(a, b, r); });
-    }
-}
-template <class Op>
-void f64_ternary(Exec& x, const Inst& in, U32 m) {
-    const fp::Round r = mode_of(in).round;
-    const fp::Environment env(r);
-    if (r == fp::Round::nearest) {
-        ternary<double, double, double, double>(x, in, m,
-                                                [](double a, double b, double c) { return Op::f64(a, b, c); });
-    } else {
-        ternary<double, double, double, double>(x, in, m,
-                                                [r](double a, double b, double c) { return Op::any(a, b, c, r); });
-    }
-}
-template <class Op>
-void f64_unary(Exec& x, const Inst& in, U32 m) {
-    const fp::Round r = mode_of(in).round;
-    const fp::Environment env(r);
-    if (r == fp::Round::nearest) {
-        unary<double, double>(x, in, m, [](double a) { return Op::f64(a); });
-    } else {
-        unary<double, double>(x, in, m, [r](double a) { return Op::any(a, r); });
+        same_typed<double, Sources>(x, in, m, [r](auto... a) { return Op::any(a..., r); });
     }
 }
 
@@ -257,44 +170,18 @@ U16 h_abs(U16 a, const HalfFlags& f) { return fp::half_abs(a, f.mode); }
 U16 h_ex2(U16 a, const HalfFlags& f) { return fp::half_ex2_approx(a, f.mode); }
 U16 h_tanh(U16 a, const HalfFlags& f) { return fp::half_tanh_approx(a, f.mode); }
 
-template <U16 (*Op)(U16, const HalfFlags&)>
-void half_unary(Exec& x, const Inst& in, U32 m) {
+// Op on `Sources` f16 or bf16 sources, or on both halves of pairs.
+template <auto Op, int Sources>
+void half_operation(Exec& x, const Inst& in, U32 m) {
     const HalfFlags f = half_flags(in.sub);
     const fp::Environment env;
-    unary<U16, U16>(x, in, m, [&f](U16 a) { return Op(a, f); });
+    same_typed<U16, Sources>(x, in, m, [&f](auto... a) { return Op(a..., f); });
 }
-template <U16 (*Op)(U16, const HalfFlags&)>
-void pair_unary(Exec& x, const Inst& in, U32 m) {
+template <auto Op, int Sources>
+void pair_operation(Exec& x, const Inst& in, U32 m) {
     const HalfFlags f = half_flags(in.sub);
     const fp::Environment env;
-    unary<U32, U32>(x, in, m, [&f](U32 a) { return pair(Op(low(a), f), Op(high(a), f)); });
-}
-template <U16 (*Op)(U16, U16, const HalfFlags&)>
-void half_binary(Exec& x, const Inst& in, U32 m) {
-    const HalfFlags f = half_flags(in.sub);
-    const fp::Environment env;
-    binary<U16, U16, U16>(x, in, m, [&f](U16 a, U16 b) { return Op(a, b, f); });
-}
-template <U16 (*Op)(U16, U16, const HalfFlags&)>
-void pair_binary(Exec& x, const Inst& in, U32 m) {
-    const HalfFlags f = half_flags(in.sub);
-    const fp::Environment env;
-    binary<U32, U32, U32>(x, in, m,
-                          [&f](U32 a, U32 b) { return pair(Op(low(a), low(b), f), Op(high(a), high(b), f)); });
-}
-template <U16 (*Op)(U16, U16, U16, const HalfFlags&)>
-void half_ternary(Exec& x, const Inst& in, U32 m) {
-    const HalfFlags f = half_flags(in.sub);
-    const fp::Environment env;
-    ternary<U16, U16, U16, U16>(x, in, m, [&f](U16 a, U16 b, U16 c) { return Op(a, b, c, f); });
-}
-template <U16 (*Op)(U16, U16, U16, const HalfFlags&)>
-void pair_ternary(Exec& x, const Inst& in, U32 m) {
-    const HalfFlags f = half_flags(in.sub);
-    const fp::Environment env;
-    ternary<U32, U32, U32, U32>(x, in, m, [&f](U32 a, U32 b, U32 c) {
-        return pair(Op(low(a), low(b), low(c), f), Op(high(a), high(b), high(c), f));
-    });
+    same_typed<U32, Sources>(x, in, m, [&f](auto... a) { return pair(Op(low(a)..., f), Op(high(a)..., f)); });
 }
 
 // --- decoders ----------------------------------------------------------------------------------
@@ -307,18 +194,6 @@ std::uint8_t half_bits(const Suffixes& s) {
     return static_cast<std::uint8_t>((t == Ty::bf16 || t == Ty::bf16x2 ? 1u : 0u) | (s.ftz ? 2u : 0u) |
                                      (s.sat ? 4u : 0u) | (s.has("relu") ? 8u : 0u) | (s.has("NaN") ? 16u : 0u) |
                                      (s.has("xorsign") ? 32u : 0u));
-}
-
-// d, a[, b[, c]], all of type t; the sources are resolved first (they may emit micro-ops).
-Inst& emit_operation(Emitter& e, Handler h, Ty t, int sources, std::uint8_t sub) {
-    std::uint32_t ops[4] = {0, 0, 0, 0};
-    for (int i = 1; i <= sources; ++i) ops[i] = e.source(e.operand(i), t);
-    const std::uint32_t d = e.destination(e.operand(0), t);
-    Inst& in = e.emit(h);
-    in.op[0] = d;
-    for (int i = 1; i <= sources; ++i) in.op[i] = ops[i];
-    in.sub = sub;
-    return in;
 }
 
 // One operation's handlers by type; nullptr where the type does not take it.
@@ -345,52 +220,51 @@ bool decode_with(Emitter& e, const Handlers& h, int sources) {
         return false;  // an integer type: another family's
     }
     if (handler == nullptr) return false;
-    emit_operation(e, handler, t, sources, sub);
+    e.emit_operation(handler, t, sources).sub = sub;
     return true;
 }
 
-bool decode_add(Emitter& e) {
-    return decode_with(e, {&f32_binary<Add>, &f64_binary<Add>, &half_binary<h_add>, &pair_binary<h_add>}, 2);
-}
-bool decode_sub(Emitter& e) {
-    return decode_with(e, {&f32_binary<Sub>, &f64_binary<Sub>, &half_binary<h_sub>, &pair_binary<h_sub>}, 2);
-}
-bool decode_mul(Emitter& e) {
-    return decode_with(e, {&f32_binary<Mul>, &f64_binary<Mul>, &half_binary<h_mul>, &pair_binary<h_mul>}, 2);
+// Op decoded for .f32 and .f64 and, where it has one, Half (its f16/bf16 function) for the
+// half types and their pairs.
+template <class Op, int Sources, auto Half = nullptr>
+bool decode_operation(Emitter& e) {
+    Handlers h{&f32_operation<Op, Sources>, &f64_operation<Op, Sources>};
+    if constexpr (Half != nullptr) {
+        h.half = &half_operation<Half, Sources>;
+        h.pair = &pair_operation<Half, Sources>;
+    }
+    return decode_with(e, h, Sources);
 }
 // mad.rnd.f32/.f64 is fma (sm_20 on); fma.rn.oob is left to the unsupported path.
-bool decode_fma(Emitter& e) {
-    if (e.suffixes().has("oob")) return false;
-    return decode_with(e, {&f32_ternary<Fma>, &f64_ternary<Fma>, &half_ternary<h_fma>, &pair_ternary<h_fma>}, 3);
-}
-bool decode_div(Emitter& e) { return decode_with(e, {&f32_binary<Div>, &f64_binary<Div>}, 2); }
+bool decode_fma(Emitter& e) { return !e.suffixes().has("oob") && decode_operation<Fma, 3, h_fma>(e); }
 // rcp.approx.ftz.f64 is the only approximate f64 form; rcp.approx.f32 is rcp.rn.
 bool decode_rcp(Emitter& e) {
     if (e.suffixes().type() == Ty::f64 && e.suffixes().has("approx")) {
         return decode_with(e, {nullptr, &approx<double, rcp_approx_f64>}, 1);
     }
-    return decode_with(e, {&f32_unary<Rcp>, &f64_unary<Rcp>}, 1);
+    return decode_operation<Rcp, 1>(e);
 }
-bool decode_sqrt(Emitter& e) { return decode_with(e, {&f32_unary<Sqrt>, &f64_unary<Sqrt>}, 1); }
 bool decode_rsqrt(Emitter& e) {
     return decode_with(e, {&approx<float, fp::rsqrt_approx>, &approx<double, fp::rsqrt_approx>}, 1);
 }
 bool decode_ex2(Emitter& e) {
-    return decode_with(e, {&approx<float, fp::ex2_approx>, nullptr, &half_unary<h_ex2>, &pair_unary<h_ex2>}, 1);
+    return decode_with(
+        e, {&approx<float, fp::ex2_approx>, nullptr, &half_operation<h_ex2, 1>, &pair_operation<h_ex2, 1>}, 1);
 }
 bool decode_lg2(Emitter& e) { return decode_with(e, {&approx<float, fp::lg2_approx>}, 1); }
 bool decode_sin(Emitter& e) { return decode_with(e, {&approx<float, fp::sin_approx>}, 1); }
 bool decode_cos(Emitter& e) { return decode_with(e, {&approx<float, fp::cos_approx>}, 1); }
 bool decode_tanh(Emitter& e) {
-    return decode_with(e, {&approx<float, tanh_f32>, nullptr, &half_unary<h_tanh>, &pair_unary<h_tanh>}, 1);
+    return decode_with(e, {&approx<float, tanh_f32>, nullptr, &half_operation<h_tanh, 1>, &pair_operation<h_tanh, 1>},
+                       1);
 }
 bool decode_abs(Emitter& e) {
     const Handler f32 = e.suffixes().ftz ? &abs_f32<true> : &abs_f32<false>;
-    return decode_with(e, {f32, &abs_f64, &half_unary<h_abs>, &pair_unary<h_abs>}, 1);
+    return decode_with(e, {f32, &abs_f64, &half_operation<h_abs, 1>, &pair_operation<h_abs, 1>}, 1);
 }
 bool decode_neg(Emitter& e) {
     const Handler f32 = e.suffixes().ftz ? &neg_f32<true> : &neg_f32<false>;
-    return decode_with(e, {f32, &neg_f64, &half_unary<h_neg>, &pair_unary<h_neg>}, 1);
+    return decode_with(e, {f32, &neg_f64, &half_operation<h_neg, 1>, &pair_operation<h_neg, 1>}, 1);
 }
 bool decode_copysign(Emitter& e) { return decode_with(e, {&copy_sign<float>, &copy_sign<double>}, 2); }
 
@@ -399,13 +273,14 @@ bool decode_min_max(Emitter& e) {
     const Suffixes& s = e.suffixes();
     const Ty t = s.type();
     if (t != Ty::f32 && t != Ty::f64) {
-        return decode_with(
-            e, {nullptr, nullptr, &half_binary < Max ? h_max : h_min >, &pair_binary < Max ? h_max : h_min > }, 2);
+        constexpr auto op = Max ? h_max : h_min;
+        return decode_with(e, {nullptr, nullptr, &half_operation<op, 2>, &pair_operation<op, 2>}, 2);
     }
     const int sources = e.operand_count() == 4 ? 3 : 2;  // sm_100's three-input form
     const auto sub =
         static_cast<std::uint8_t>((s.ftz ? 1u : 0u) | (s.has("NaN") ? 2u : 0u) | (s.has("xorsign") ? 4u : 0u));
-    Inst& in = emit_operation(e, t == Ty::f32 ? &min_max<float, Max> : &min_max<double, Max>, t, sources, sub);
+    Inst& in = e.emit_operation(t == Ty::f32 ? &min_max<float, Max> : &min_max<double, Max>, t, sources);
+    in.sub = sub;
     in.size = static_cast<std::uint8_t>(sources);
     return true;
 }
@@ -431,14 +306,14 @@ bool decode_testp(Emitter& e) {
 }  // namespace
 
 void register_float_ops(OpTable& t) {
-    add_op(t, "add", decode_add);
-    add_op(t, "sub", decode_sub);
-    add_op(t, "mul", decode_mul);
+    add_op(t, "add", decode_operation<Add, 2, h_add>);
+    add_op(t, "sub", decode_operation<Sub, 2, h_sub>);
+    add_op(t, "mul", decode_operation<Mul, 2, h_mul>);
     add_op(t, "mad", decode_fma);
     add_op(t, "fma", decode_fma);
-    add_op(t, "div", decode_div);
+    add_op(t, "div", decode_operation<Div, 2>);
     add_op(t, "rcp", decode_rcp);
-    add_op(t, "sqrt", decode_sqrt);
+    add_op(t, "sqrt", decode_operation<Sqrt, 1>);
     add_op(t, "rsqrt", decode_rsqrt);
     add_op(t, "ex2", decode_ex2);
     add_op(t, "lg2", decode_lg2);

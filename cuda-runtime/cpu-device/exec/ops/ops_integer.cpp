@@ -14,19 +14,28 @@ namespace {
 
 using U32 = std::uint32_t;
 
-// --- two-operand arithmetic -----------------------------------------------------------------
+// --- same-typed arithmetic --------------------------------------------------------------------
+// Each operation as a class template whose Op<T>::of is one lane's result, its operands all of the
+// instruction's type T; Lanes<Op, Sources>::Of<T>::run runs it over the active lanes (the handler
+// by_integer_type picks for T).
+
+template <template <class> class Op, int Sources>
+struct Lanes {
+    template <class T>
+    struct Of {
+        static void run(Exec& x, const Inst& in, U32 m) {
+            same_typed<T, Sources>(x, in, m, [](auto... a) { return Op<T>::of(a...); });
+        }
+    };
+};
 
 template <class T>
 struct Add {
-    static void run(Exec& x, const Inst& in, U32 m) {
-        binary<T, T, T>(x, in, m, [](T a, T b) { return wrap_add(a, b); });
-    }
+    static T of(T a, T b) { return wrap_add(a, b); }
 };
 template <class T>
 struct Sub {
-    static void run(Exec& x, const Inst& in, U32 m) {
-        binary<T, T, T>(x, in, m, [](T a, T b) { return wrap_sub(a, b); });
-    }
+    static T of(T a, T b) { return wrap_sub(a, b); }
 };
 
 template <class T>
@@ -34,29 +43,29 @@ T saturate_to(std::int64_t v) {
     return static_cast<T>(std::clamp<std::int64_t>(v, std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
 }
 
-void add_sat_s32(Exec& x, const Inst& in, U32 m) {
-    binary<std::int32_t, std::int32_t, std::int32_t>(
-        x, in, m, [](std::int32_t a, std::int32_t b) { return saturate_to<std::int32_t>(std::int64_t{a} + b); });
-}
-void sub_sat_s32(Exec& x, const Inst& in, U32 m) {
-    binary<std::int32_t, std::int32_t, std::int32_t>(
-        x, in, m, [](std::int32_t a, std::int32_t b) { return saturate_to<std::int32_t>(std::int64_t{a} - b); });
-}
+// add.sat.s32, sub.sat.s32 (.s32 only).
+template <class T>
+struct AddSat {
+    static T of(T a, T b) { return saturate_to<T>(std::int64_t{a} + b); }
+};
+template <class T>
+struct SubSat {
+    static T of(T a, T b) { return saturate_to<T>(std::int64_t{a} - b); }
+};
 
 template <class T>
 struct MulLo {
-    static void run(Exec& x, const Inst& in, U32 m) {
-        binary<T, T, T>(x, in, m, [](T a, T b) { return wrap_mul(a, b); });
-    }
+    static T of(T a, T b) { return wrap_mul(a, b); }
 };
+// The high half of the product, computed in the wider type.
+template <class T>
+T high_half(T a, T b) {
+    using W = typename Wider<T>::type;
+    return static_cast<T>((static_cast<W>(a) * static_cast<W>(b)) >> (8 * sizeof(T)));
+}
 template <class T>
 struct MulHi {
-    static void run(Exec& x, const Inst& in, U32 m) {
-        using W = typename Wider<T>::type;
-        binary<T, T, T>(x, in, m, [](T a, T b) {
-            return static_cast<T>((static_cast<W>(a) * static_cast<W>(b)) >> (8 * sizeof(T)));
-        });
-    }
+    static T of(T a, T b) { return high_half(a, b); }
 };
 template <class T>
 struct MulWide {
@@ -67,18 +76,11 @@ struct MulWide {
 };
 template <class T>
 struct MadLo {
-    static void run(Exec& x, const Inst& in, U32 m) {
-        ternary<T, T, T, T>(x, in, m, [](T a, T b, T c) { return wrap_add(wrap_mul(a, b), c); });
-    }
+    static T of(T a, T b, T c) { return wrap_add(wrap_mul(a, b), c); }
 };
 template <class T>
 struct MadHi {
-    static void run(Exec& x, const Inst& in, U32 m) {
-        using W = typename Wider<T>::type;
-        ternary<T, T, T, T>(x, in, m, [](T a, T b, T c) {
-            return wrap_add(static_cast<T>((static_cast<W>(a) * static_cast<W>(b)) >> (8 * sizeof(T))), c);
-        });
-    }
+    static T of(T a, T b, T c) { return wrap_add(high_half(a, b), c); }
 };
 template <class T>
 struct MadWide {
@@ -90,13 +92,13 @@ struct MadWide {
 };
 
 // mad.hi.sat.s32: the high word of a*b, plus c, saturated.
-void mad_hi_sat_s32(Exec& x, const Inst& in, U32 m) {
-    ternary<std::int32_t, std::int32_t, std::int32_t, std::int32_t>(
-        x, in, m, [](std::int32_t a, std::int32_t b, std::int32_t c) {
-            const std::int64_t hi = (std::int64_t{a} * b) >> 32;
-            return saturate_to<std::int32_t>(hi + c);
-        });
-}
+template <class T>
+struct MadHiSat {
+    static T of(T a, T b, T c) {
+        const std::int64_t hi = (std::int64_t{a} * b) >> 32;
+        return saturate_to<T>(hi + c);
+    }
+};
 
 // mul24/mad24: the low 24 bits of each operand (sign-extended for .s32), 48-bit product.
 template <class T>
@@ -107,97 +109,73 @@ std::int64_t low24(T v) {
 }
 template <class T>
 struct Mul24Lo {
-    static void run(Exec& x, const Inst& in, U32 m) {
-        binary<T, T, T>(x, in, m, [](T a, T b) { return static_cast<T>(static_cast<U32>(low24(a) * low24(b))); });
-    }
+    static T of(T a, T b) { return static_cast<T>(static_cast<U32>(low24(a) * low24(b))); }
 };
 template <class T>
 struct Mul24Hi {
-    static void run(Exec& x, const Inst& in, U32 m) {
-        binary<T, T, T>(x, in, m,
-                        [](T a, T b) { return static_cast<T>(static_cast<U32>((low24(a) * low24(b)) >> 16)); });
-    }
+    static T of(T a, T b) { return static_cast<T>(static_cast<U32>((low24(a) * low24(b)) >> 16)); }
 };
 template <class T>
 struct Mad24Lo {
-    static void run(Exec& x, const Inst& in, U32 m) {
-        ternary<T, T, T, T>(
-            x, in, m, [](T a, T b, T c) { return wrap_add(static_cast<T>(static_cast<U32>(low24(a) * low24(b))), c); });
-    }
+    static T of(T a, T b, T c) { return wrap_add(Mul24Lo<T>::of(a, b), c); }
 };
 
 // Division and remainder: no host trap for x / 0 or INT_MIN / -1.
 template <class T>
-T divide(T a, T b) {
-    if (b == 0) return static_cast<T>(~T{0});  // what the GPU's division sequence returns
-    if constexpr (std::is_signed_v<T>) {
-        if (a == std::numeric_limits<T>::min() && b == -1) return a;
-    }
-    return static_cast<T>(a / b);
-}
-template <class T>
-T remainder_of(T a, T b) {
-    if (b == 0) return a;
-    if constexpr (std::is_signed_v<T>) {
-        if (b == -1) return 0;
-    }
-    return static_cast<T>(a % b);
-}
-template <class T>
 struct Div {
-    static void run(Exec& x, const Inst& in, U32 m) {
-        binary<T, T, T>(x, in, m, [](T a, T b) { return divide(a, b); });
+    static T of(T a, T b) {
+        if (b == 0) return static_cast<T>(~T{0});  // what the GPU's division sequence returns
+        if constexpr (std::is_signed_v<T>) {
+            if (a == std::numeric_limits<T>::min() && b == -1) return a;
+        }
+        return static_cast<T>(a / b);
     }
 };
 template <class T>
 struct Rem {
-    static void run(Exec& x, const Inst& in, U32 m) {
-        binary<T, T, T>(x, in, m, [](T a, T b) { return remainder_of(a, b); });
+    static T of(T a, T b) {
+        if (b == 0) return a;
+        if constexpr (std::is_signed_v<T>) {
+            if (b == -1) return 0;
+        }
+        return static_cast<T>(a % b);
     }
 };
 
 template <class T>
 struct Abs {
-    static void run(Exec& x, const Inst& in, U32 m) {
-        unary<T, T>(x, in, m, [](T a) { return a < 0 ? wrap_neg(a) : a; });
-    }
+    static T of(T a) { return a < 0 ? wrap_neg(a) : a; }
 };
 template <class T>
 struct Neg {
-    static void run(Exec& x, const Inst& in, U32 m) {
-        unary<T, T>(x, in, m, [](T a) { return wrap_neg(a); });
-    }
+    static T of(T a) { return wrap_neg(a); }
 };
 template <class T>
 struct Min {
-    static void run(Exec& x, const Inst& in, U32 m) {
-        binary<T, T, T>(x, in, m, [](T a, T b) { return a < b ? a : b; });
-    }
+    static T of(T a, T b) { return a < b ? a : b; }
 };
 template <class T>
 struct Max {
-    static void run(Exec& x, const Inst& in, U32 m) {
-        binary<T, T, T>(x, in, m, [](T a, T b) { return a > b ? a : b; });
-    }
+    static T of(T a, T b) { return a > b ? a : b; }
 };
-void max_relu_s32(Exec& x, const Inst& in, U32 m) {
-    binary<std::int32_t, std::int32_t, std::int32_t>(x, in, m, [](std::int32_t a, std::int32_t b) {
-        return std::max({a, b, 0});
-    });
-}
-void min_relu_s32(Exec& x, const Inst& in, U32 m) {
-    binary<std::int32_t, std::int32_t, std::int32_t>(
-        x, in, m, [](std::int32_t a, std::int32_t b) { return std::max(std::min(a, b), 0); });
-}
+// max.relu.s32, min.relu.s32 (.s32 only).
+template <class T>
+struct MaxRelu {
+    static T of(T a, T b) { return std::max({a, b, T{0}}); }
+};
+template <class T>
+struct MinRelu {
+    static T of(T a, T b) { return std::max(std::min(a, b), T{0}); }
+};
 
 template <class T>
 struct Sad {  // |a - b| + c
-    static void run(Exec& x, const Inst& in, U32 m) {
-        ternary<T, T, T, T>(x, in, m, [](T a, T b, T c) {
-            return wrap_add(static_cast<T>(a > b ? wrap_sub(a, b) : wrap_sub(b, a)), c);
-        });
-    }
+    static T of(T a, T b, T c) { return wrap_add(static_cast<T>(a > b ? wrap_sub(a, b) : wrap_sub(b, a)), c); }
 };
+
+// The handler of an operation defined for .s32 only.
+template <template <class> class Op, int Sources>
+constexpr Handler s32_only = &Lanes<Op, Sources>::template Of<std::int32_t>::run;
 
 // --- carries ---------------------------------------------------------------------------------
 // add.cc / addc / sub.cc / subc / mad.cc / madc: the carry flag is a lane mask (Emitter::carry),
@@ -258,6 +236,12 @@ struct MadCarry {  // mad{c}.{lo,hi}{.cc}: op[4] the carry flag; `size` 1: .hi
 
 // --- decoders ---------------------------------------------------------------------------------
 
+// Decodes Op for an integer type.
+template <template <class> class Op, int Sources>
+bool emit_lanes(Emitter& e) {
+    return emit_same_typed<Lanes<Op, Sources>::template Of>(e, Sources);
+}
+
 Ty wider_type(Ty t) {
     switch (t) {
         case Ty::s16: return Ty::s32;
@@ -277,14 +261,10 @@ bool decode_add(Emitter& e) {
     if (s.has("cc")) return false;  // decode_add_carry
     if (s.sat) {
         if (t != Ty::s32) e.error("add.sat is only defined for .s32");
-        const std::uint32_t a = e.source(e.operand(1), t), b = e.source(e.operand(2), t);
-        Inst& in = e.emit(add_sat_s32);
-        in.op[0] = e.destination(e.operand(0), t);
-        in.op[1] = a;
-        in.op[2] = b;
+        e.emit_operation(s32_only<AddSat, 2>, t, 2);
         return true;
     }
-    return emit_same_typed<Add>(e, 2);
+    return emit_lanes<Add, 2>(e);
 }
 bool decode_sub(Emitter& e) {
     const Suffixes& s = e.suffixes();
@@ -292,14 +272,10 @@ bool decode_sub(Emitter& e) {
     if (!is_integer(t) || s.has("cc")) return false;
     if (s.sat) {
         if (t != Ty::s32) e.error("sub.sat is only defined for .s32");
-        const std::uint32_t a = e.source(e.operand(1), t), b = e.source(e.operand(2), t);
-        Inst& in = e.emit(sub_sat_s32);
-        in.op[0] = e.destination(e.operand(0), t);
-        in.op[1] = a;
-        in.op[2] = b;
+        e.emit_operation(s32_only<SubSat, 2>, t, 2);
         return true;
     }
-    return emit_same_typed<Sub>(e, 2);
+    return emit_lanes<Sub, 2>(e);
 }
 
 template <bool Subtract>
@@ -317,11 +293,7 @@ bool decode_carry(Emitter& e, bool carry_in) {
         case Ty::b64: h = &AddCarry<std::uint64_t, Subtract>::run; break;
         default: e.error("carry arithmetic needs a 32- or 64-bit type");
     }
-    const std::uint32_t a = e.source(e.operand(1), t), b = e.source(e.operand(2), t);
-    Inst& in = e.emit(h);
-    in.op[0] = e.destination(e.operand(0), t);
-    in.op[1] = a;
-    in.op[2] = b;
+    Inst& in = e.emit_operation(h, t, 2);
     in.op[3] = e.carry();
     in.sub = static_cast<std::uint8_t>((carry_in ? 1u : 0u) | (s.has("cc") ? 2u : 0u));
     return true;
@@ -331,6 +303,24 @@ bool decode_sub_carry(Emitter& e) { return e.suffixes().has("cc") && decode_carr
 bool decode_addc(Emitter& e) { return decode_carry<false>(e, true); }
 bool decode_subc(Emitter& e) { return decode_carry<true>(e, true); }
 
+// mad{c}.{lo,hi}{.cc} of a 32- or 64-bit type (nullptr for others), and its emission: op[4] the
+// carry flag, `sub` as AddCarry's.
+Handler mad_carry_handler(Ty t) {
+    switch (t) {
+        case Ty::s32: return &MadCarry<std::int32_t>::run;
+        case Ty::u32: return &MadCarry<std::uint32_t>::run;
+        case Ty::s64: return &MadCarry<std::int64_t>::run;
+        case Ty::u64: return &MadCarry<std::uint64_t>::run;
+        default: return nullptr;
+    }
+}
+void emit_mad_carry(Emitter& e, Handler h, std::uint8_t sub) {
+    Inst& in = e.emit_operation(h, e.suffixes().type(), 3);
+    in.op[4] = e.carry();
+    in.size = e.suffixes().has("hi") ? 1 : 0;
+    in.sub = sub;
+}
+
 bool decode_mul(Emitter& e) {
     const Suffixes& s = e.suffixes();
     const Ty t = s.type();
@@ -338,15 +328,11 @@ bool decode_mul(Emitter& e) {
     if (s.has("wide")) {
         Handler h = by_integer_type<MulWide>(t);
         if (h == nullptr || wider_type(t) == Ty::b128) e.error("mul.wide is defined for 16- and 32-bit types");
-        const std::uint32_t a = e.source(e.operand(1), t), b = e.source(e.operand(2), t);
-        Inst& in = e.emit(h);
-        in.op[0] = e.destination(e.operand(0), wider_type(t));
-        in.op[1] = a;
-        in.op[2] = b;
+        e.emit_operation(h, wider_type(t), {t, t});
         return true;
     }
-    if (s.has("hi")) return emit_same_typed<MulHi>(e, 2);
-    return emit_same_typed<MulLo>(e, 2);  // .lo (required by PTX, tolerated when missing)
+    if (s.has("hi")) return emit_lanes<MulHi, 2>(e);
+    return emit_lanes<MulLo, 2>(e);  // .lo (required by PTX, tolerated when missing)
 }
 
 bool decode_mad(Emitter& e) {
@@ -354,93 +340,49 @@ bool decode_mad(Emitter& e) {
     const Ty t = s.type();
     if (!is_integer(t)) return false;
     if (s.has("cc")) {
-        Handler h = nullptr;
-        switch (t) {
-            case Ty::s32: h = &MadCarry<std::int32_t>::run; break;
-            case Ty::u32: h = &MadCarry<std::uint32_t>::run; break;
-            case Ty::s64: h = &MadCarry<std::int64_t>::run; break;
-            case Ty::u64: h = &MadCarry<std::uint64_t>::run; break;
-            default: e.error("mad.cc needs a 32- or 64-bit type");
-        }
-        const std::uint32_t a = e.source(e.operand(1), t), b = e.source(e.operand(2), t), c = e.source(e.operand(3), t);
-        Inst& in = e.emit(h);
-        in.op[0] = e.destination(e.operand(0), t);
-        in.op[1] = a;
-        in.op[2] = b;
-        in.op[3] = c;
-        in.op[4] = e.carry();
-        in.size = s.has("hi") ? 1 : 0;
-        in.sub = 2;
+        const Handler h = mad_carry_handler(t);
+        if (h == nullptr) e.error("mad.cc needs a 32- or 64-bit type");
+        emit_mad_carry(e, h, 2);
         return true;
     }
     if (s.has("wide")) {
         Handler h = by_integer_type<MadWide>(t);
         if (h == nullptr || wider_type(t) == Ty::b128) e.error("mad.wide is defined for 16- and 32-bit types");
-        const std::uint32_t a = e.source(e.operand(1), t), b = e.source(e.operand(2), t),
-                            c = e.source(e.operand(3), wider_type(t));
-        Inst& in = e.emit(h);
-        in.op[0] = e.destination(e.operand(0), wider_type(t));
-        in.op[1] = a;
-        in.op[2] = b;
-        in.op[3] = c;
+        e.emit_operation(h, wider_type(t), {t, t, wider_type(t)});
         return true;
     }
     if (s.has("hi")) {
         if (s.sat) {
             if (t != Ty::s32) e.error("mad.hi.sat is only defined for .s32");
-            const std::uint32_t a = e.source(e.operand(1), t), b = e.source(e.operand(2), t),
-                                c = e.source(e.operand(3), t);
-            Inst& in = e.emit(mad_hi_sat_s32);
-            in.op[0] = e.destination(e.operand(0), t);
-            in.op[1] = a;
-            in.op[2] = b;
-            in.op[3] = c;
+            e.emit_operation(s32_only<MadHiSat, 3>, t, 3);
             return true;
         }
-        return emit_same_typed<MadHi>(e, 3);
+        return emit_lanes<MadHi, 3>(e);
     }
-    return emit_same_typed<MadLo>(e, 3);
+    return emit_lanes<MadLo, 3>(e);
 }
 
 bool decode_madc(Emitter& e) {
-    const Suffixes& s = e.suffixes();
-    const Ty t = s.type();
-    Handler h = nullptr;
-    switch (t) {
-        case Ty::s32: h = &MadCarry<std::int32_t>::run; break;
-        case Ty::u32: h = &MadCarry<std::uint32_t>::run; break;
-        case Ty::s64: h = &MadCarry<std::int64_t>::run; break;
-        case Ty::u64: h = &MadCarry<std::uint64_t>::run; break;
-        default: return false;
-    }
-    const std::uint32_t a = e.source(e.operand(1), t), b = e.source(e.operand(2), t), c = e.source(e.operand(3), t);
-    Inst& in = e.emit(h);
-    in.op[0] = e.destination(e.operand(0), t);
-    in.op[1] = a;
-    in.op[2] = b;
-    in.op[3] = c;
-    in.op[4] = e.carry();
-    in.size = s.has("hi") ? 1 : 0;
-    in.sub = static_cast<std::uint8_t>(1u | (s.has("cc") ? 2u : 0u));
+    const Handler h = mad_carry_handler(e.suffixes().type());
+    if (h == nullptr) return false;
+    emit_mad_carry(e, h, static_cast<std::uint8_t>(1u | (e.suffixes().has("cc") ? 2u : 0u)));
     return true;
 }
 
-bool decode_mul24(Emitter& e) {
-    return e.suffixes().has("hi") ? emit_same_typed<Mul24Hi>(e, 2) : emit_same_typed<Mul24Lo>(e, 2);
-}
+bool decode_mul24(Emitter& e) { return e.suffixes().has("hi") ? emit_lanes<Mul24Hi, 2>(e) : emit_lanes<Mul24Lo, 2>(e); }
 bool decode_mad24(Emitter& e) {
     if (e.suffixes().has("hi")) {
         e.unsupported("mad24.hi is not implemented by the CPU device");
         return true;
     }
-    return emit_same_typed<Mad24Lo>(e, 3);
+    return emit_lanes<Mad24Lo, 3>(e);
 }
 
-bool decode_div(Emitter& e) { return emit_same_typed<Div>(e, 2); }
-bool decode_rem(Emitter& e) { return emit_same_typed<Rem>(e, 2); }
-bool decode_abs(Emitter& e) { return emit_same_typed<Abs>(e, 1); }
-bool decode_neg(Emitter& e) { return emit_same_typed<Neg>(e, 1); }
-bool decode_sad(Emitter& e) { return emit_same_typed<Sad>(e, 3); }
+bool decode_div(Emitter& e) { return emit_lanes<Div, 2>(e); }
+bool decode_rem(Emitter& e) { return emit_lanes<Rem, 2>(e); }
+bool decode_abs(Emitter& e) { return emit_lanes<Abs, 1>(e); }
+bool decode_neg(Emitter& e) { return emit_lanes<Neg, 1>(e); }
+bool decode_sad(Emitter& e) { return emit_lanes<Sad, 3>(e); }
 
 bool decode_minmax(Emitter& e, bool is_max) {
     const Suffixes& s = e.suffixes();
@@ -448,14 +390,10 @@ bool decode_minmax(Emitter& e, bool is_max) {
     if (!is_integer(t)) return false;
     if (s.has("relu")) {
         if (t != Ty::s32) e.error("the .relu form is only implemented for .s32");
-        const std::uint32_t a = e.source(e.operand(1), t), b = e.source(e.operand(2), t);
-        Inst& in = e.emit(is_max ? max_relu_s32 : min_relu_s32);
-        in.op[0] = e.destination(e.operand(0), t);
-        in.op[1] = a;
-        in.op[2] = b;
+        e.emit_operation(is_max ? s32_only<MaxRelu, 2> : s32_only<MinRelu, 2>, t, 2);
         return true;
     }
-    return is_max ? emit_same_typed<Max>(e, 2) : emit_same_typed<Min>(e, 2);
+    return is_max ? emit_lanes<Max, 2>(e) : emit_lanes<Min, 2>(e);
 }
 bool decode_min(Emitter& e) { return decode_minmax(e, false); }
 bool decode_max(Emitter& e) { return decode_minmax(e, true); }
