@@ -35,6 +35,10 @@ TEST_F(Graphs, ACapturedLaunchDoesNotRunUntilTheGraphIsLaunched) {
     CUgraphExec exec = nullptr;
     ASSERT_EQ(drv::cuGraphInstantiate(&exec, g, 0), CUDA_SUCCESS);
     ASSERT_EQ(drv::cuGraphLaunch(exec, stream), CUDA_SUCCESS);
+    // `stream` is non-blocking: nothing orders it with the legacy stream, so the second replay
+    // may start only once the first is done (it ran interleaved under ASan once).
+    ASSERT_EQ(drv::cuCtxSynchronize(), CUDA_SUCCESS);
+    EXPECT_EQ(fake_engine::appended(), (std::vector<std::uint32_t>{1, 2, 3}));
     ASSERT_EQ(drv::cuGraphLaunch(exec, nullptr), CUDA_SUCCESS);
     ASSERT_EQ(drv::cuCtxSynchronize(), CUDA_SUCCESS);
     EXPECT_EQ(fake_engine::appended(), (std::vector<std::uint32_t>{1, 2, 3, 1, 2, 3}));
