@@ -27,8 +27,6 @@ bool nvrtc_knows_minimal() {
     return major > 12 || (major == 12 && minor >= 4);
 }
 
-// What a session hands its compiler for `source` and `line` (arch sm_90): the first call, and the
-// retry when the first is made to fail.
 // Every call a session makes to its compiler for `source` and `line` (arch sm_90 unless the line
 // names one). `fail_first`: the first call is refused, as NVRTC refuses a cell. `cell_may_fail`: a
 // cell that ends in an error (a -dc cell's fake CUBIN cannot be device-linked, a refused cell ends in

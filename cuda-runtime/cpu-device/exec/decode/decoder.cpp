@@ -719,7 +719,7 @@ Inst& Emitter::emit_operation(Handler h, Ty d, const Ty* sources, std::size_t co
 }
 
 const ParamSlot& Emitter::param_slot(const ptx::Operand& o) {
-    const std::string& name = o.kind == ptx::Operand::Kind::address ? o.name : o.name;
+    const std::string& name = o.name;  // a plain name or an address's base: the same field
     const FunctionDecoder::Decl* d = f_.find(name);
     if (d == nullptr || d->kind != FunctionDecoder::Decl::Kind::param) error(name + " is not a .param variable");
     return d->param;
