@@ -15,13 +15,28 @@ bool ordered(std::uint16_t thread, std::uint16_t syncs, const Accessor& now) {
 
 }  // namespace
 
+void SharedShadow::record_deferred() noexcept {
+    for (const DeferredReads& d : deferred_) {
+        const unsigned n = d.period * d.words;
+        for (unsigned j = 0; j < n; ++j) {
+            const unsigned lane = j / d.words;
+            const std::uint32_t lanes = d.period == 32 ? 1u << lane : (1u << lane) | (1u << (lane + 16));
+            record_reads(d.base + j, d.first, lanes, d.syncs, d.pc, d.epoch);
+        }
+    }
+    deferred_.clear();
+}
+
 void SharedShadow::resize(std::uint32_t bytes) {
+    if (!deferred_.empty()) record_deferred();
     const std::size_t words = (bytes + 3) / 4;
     if (words_.size() < words) words_.resize(words);
 }
 
 bool SharedShadow::read(std::uint32_t offset, unsigned size, const Accessor& who, std::uint64_t epoch,
                         std::uint64_t horizon, RaceConflict& conflict) {
+    if (!deferred_.empty()) record_deferred();
+    if (epoch > newest_read_epoch_) newest_read_epoch_ = epoch;
     const auto thread = static_cast<std::uint16_t>(who.thread);
     const auto syncs = static_cast<std::uint16_t>(who.warp_syncs);
     bool raced = false;
@@ -53,6 +68,8 @@ bool SharedShadow::read(std::uint32_t offset, unsigned size, const Accessor& who
 bool SharedShadow::write(std::uint32_t offset, unsigned size, const Accessor& who, std::uint64_t epoch,
                          std::uint64_t horizon, const std::byte* current, const std::byte* value,
                          RaceConflict& conflict) {
+    if (!deferred_.empty()) record_deferred();
+    if (epoch > newest_write_epoch_) newest_write_epoch_ = epoch;
     // Storing what is already there changes nothing another thread could see: no race with the
     // accesses before it. It is still a write that later reads must be ordered after.
     const bool same = size == 4 ? std::memcmp(current, value, 4) == 0 : std::memcmp(current, value, size) == 0;

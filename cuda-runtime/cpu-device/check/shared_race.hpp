@@ -35,6 +35,10 @@ public:
     // Makes room for a window of `bytes` (keeping what is known: epochs tell old from new).
     void resize(std::uint32_t bytes);
 
+    // The CTA completed a barrier (or started): every access before it is ordered before every
+    // access after it, so reads still deferred (defer_reads) can race with nothing and are dropped.
+    void barrier_completed() noexcept { deferred_.clear(); }
+
     // Records a read (write) of [offset, offset + size) by `who` at `epoch`, whose thread is ordered
     // after the accesses below `horizon`; returns true and fills `conflict` when it races with an
     // earlier access. `current` is the memory before the write and `value` what is written
@@ -43,6 +47,31 @@ public:
               RaceConflict& conflict);
     bool write(std::uint32_t offset, unsigned size, const Accessor& who, std::uint64_t epoch, std::uint64_t horizon,
                const std::byte* current, const std::byte* value, RaceConflict& conflict);
+
+    // Whether no write at or after `horizon` was recorded on any word: then no read by a thread with
+    // that horizon races (read_would_race is false for every word).
+    bool writes_ordered_before(std::uint64_t horizon) const noexcept { return newest_write_epoch_ < horizon; }
+    // Whether no access at all at or after `horizon` was recorded (or deferred): then no write by
+    // a thread with that horizon races either.
+    bool accesses_ordered_before(std::uint64_t horizon) const noexcept {
+        return newest_write_epoch_ < horizon && newest_read_epoch_ < horizon;
+    }
+    // A full warp's 4-byte writes of `32` consecutive words from `base`, lane l's at base + l, when
+    // accesses_ordered_before() its horizon: what write() of each lane in turn records, without the
+    // race checks that can find nothing.
+    void record_row_write(std::uint32_t base, std::uint16_t first, std::uint16_t syncs, std::uint32_t pc,
+                          std::uint64_t epoch) noexcept {
+        if (!deferred_.empty()) record_deferred();
+        if (epoch > newest_write_epoch_) newest_write_epoch_ = epoch;
+        for (unsigned l = 0; l < 32; ++l) {
+            Word& w = words_[base + l];
+            w.write_bytes = 0xF;
+            w.write_epoch = epoch;
+            w.write_thread = static_cast<std::uint16_t>(first + l);
+            w.write_syncs = syncs;
+            w.write_pc = pc;
+        }
+    }
 
     // The epoch of the last release on `word` (an atomic, a release store, an mbarrier arrival):
     // a thread that acquires it is ordered after every access below it.
@@ -64,11 +93,26 @@ public:
         }
         return false;
     }
+    // A full warp's reads of a row of words recorded later (at the next access that needs the
+    // readers, or never, when a barrier comes first): lane l reads the `words` words from
+    // base + (l % period) * words, period 32 (every lane its own) or 16 (lane l + 16 reads lane
+    // l's). What record_reads() would do then is done then; until a barrier nothing can race with
+    // them, and after it they matter to nothing (a tile read by every warp between two barriers
+    // costs one entry per warp-instruction, not one shadow update per word).
+    void defer_reads(std::uint32_t base, unsigned words, unsigned period, std::uint16_t first, std::uint16_t syncs,
+                     std::uint32_t pc, std::uint64_t epoch) {
+        if (deferred_.size() == max_deferred) record_deferred();
+        if (epoch > newest_read_epoch_) newest_read_epoch_ = epoch;
+        deferred_.push_back(
+            {epoch, base, pc, first, syncs, static_cast<std::uint8_t>(words), static_cast<std::uint8_t>(period)});
+    }
+
     // Records the reads of read_would_race() in lane order, leaving the word's readers as read() of
     // each lane in turn would: the first reader of the epoch stays, the last other one is second.
     [[gnu::always_inline]] void record_reads(std::uint32_t word, std::uint16_t first, std::uint32_t lanes,
                                              std::uint16_t syncs, std::uint32_t pc, std::uint64_t epoch) noexcept {
         Word& w = words_[word];
+        if (epoch > newest_read_epoch_) newest_read_epoch_ = epoch;
         const unsigned highest = 31u - static_cast<unsigned>(__builtin_clz(lanes));
         if (w.read_epoch != epoch) {
             w.read_epoch = epoch;
@@ -113,7 +157,20 @@ private:
         std::uint64_t release_epoch = 0;
         Reader first_reader, second_reader;
     };
+    struct DeferredReads {
+        std::uint64_t epoch;
+        std::uint32_t base, pc;
+        std::uint16_t first, syncs;
+        std::uint8_t words, period;
+    };
+    static constexpr std::size_t max_deferred = 1024;
+    // Records what defer_reads() held, in order: before anything reads or changes the readers.
+    void record_deferred() noexcept;
+
     std::vector<Word> words_;
+    std::vector<DeferredReads> deferred_;
+    std::uint64_t newest_write_epoch_ = 0;  // of every write recorded
+    std::uint64_t newest_read_epoch_ = 0;   // of every read recorded or deferred
 };
 
 }  // namespace xcuda::cpu

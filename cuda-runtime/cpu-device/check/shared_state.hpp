@@ -79,6 +79,24 @@ public:
         return v == 0;
     }
 
+    // Whether every byte of [offset, offset + size) was written (size a multiple of 4).
+    bool range_written(std::uint32_t offset, std::uint32_t size) const noexcept {
+        const std::uint8_t* p = bytes_.data() + offset;
+        std::uint64_t any = 0;
+        std::uint32_t at = 0;
+        for (; at + 8 <= size; at += 8) {
+            std::uint64_t w;
+            std::memcpy(&w, p + at, 8);
+            any |= w;
+        }
+        if (at < size) {
+            std::uint32_t w;
+            std::memcpy(&w, p + at, 4);
+            any |= w;
+        }
+        return any == 0;
+    }
+
     void mark_written(std::uint32_t offset, unsigned size) noexcept {
         std::memset(bytes_.data() + offset, shared_written, size);
     }

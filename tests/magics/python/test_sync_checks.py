@@ -45,6 +45,32 @@ extern "C" __global__ void half_barrier(int* out) {
     if (tid < 64) __syncthreads();
     out[tid] = s[127 - tid];
 }
+// Each warp reads the next warp's part of a tile (a row of 32 words, or 16 read by both halves of
+// the warp), then overwrites its own: without the barrier between, the next warp's write comes
+// after this warp's read with nothing ordering them.
+extern "C" __global__ void rotate_tile(float* out, int halves, int sync) {
+    __shared__ float tile[256];
+    int tid = threadIdx.x;
+    tile[tid] = tid;
+    __syncthreads();
+    int next = ((tid / 32 + 1) % 8) * 32;
+    float v = halves ? tile[next + tid % 16] : tile[next + tid % 32];
+    if (sync) __syncthreads();
+    tile[tid] = v;
+    __syncthreads();
+    out[tid] = tile[tid];
+}
+// After a barrier every warp rewrites its row of the tile and reads the row before it: without the
+// second barrier, a warp reads what the warp before it has just written.
+extern "C" __global__ void rewrite_tile(float* out, int sync) {
+    __shared__ float tile[256];
+    int tid = threadIdx.x;
+    tile[tid] = 0.0f;
+    __syncthreads();
+    tile[tid] = tid + 1.0f;
+    if (sync) __syncthreads();
+    out[tid] = tile[((tid / 32 + 7) % 8) * 32 + tid % 32];
+}
 extern "C" __global__ void flag_handoff(int* data, volatile int* flag, int* out, int fence) {
     int t = threadIdx.x;
     if (blockIdx.x == 0) {
@@ -218,6 +244,33 @@ def test_a_race_under_a_barrier_some_warps_skip_names_that_barrier(k):
     assert e.other_line == line_of("s[tid] = tid;")
     barrier = line_of("if (tid < 64) __syncthreads();")
     assert f"waits at the barrier at line {barrier}" in str(e) and "did not reach" in str(e), str(e)
+
+
+@pytest.mark.parametrize("halves", [0, 1], ids=["rows", "half-rows"])
+def test_a_warp_overwriting_what_another_warp_read_races_until_a_barrier_separates_them(k, halves):
+    # Many warps read rows of the tile before any writes (the reads the device records later, or
+    # never when a barrier comes first); the first write after them must still find its reader.
+    e = check_error(lambda: k["rotate_tile"][1, 256](np.zeros(256, np.float32), np.int32(halves), np.int32(0)))
+    assert e.kind == "shared_race" and e.line == line_of("tile[tid] = v;"), str(e)
+    assert e.other_line == line_of("float v = halves ?") and "`tile" in str(e), str(e)
+    # warp 1's first write, after warp 0 read its words (not a later pair: the first race is found)
+    assert e.thread == (32, 0, 0) and e.other_thread == (0, 0, 0), str(e)
+    out = np.zeros(256, np.float32)
+    k["rotate_tile"][1, 256](out, np.int32(halves), np.int32(1))
+    tid = np.arange(256)
+    expected = (tid // 32 + 1) % 8 * 32 + (tid % 16 if halves else tid % 32)
+    assert np.array_equal(out, expected.astype(np.float32))
+
+
+def test_a_warp_reading_the_row_another_warp_just_rewrote_races_until_a_barrier_separates_them(k):
+    e = check_error(lambda: k["rewrite_tile"][1, 256](np.zeros(256, np.float32), np.int32(0)))
+    assert e.kind == "shared_race" and e.line == line_of("out[tid] = tile[((tid / 32 + 7) % 8)"), str(e)
+    assert e.other_line == line_of("tile[tid] = tid + 1.0f;"), str(e)
+    assert e.thread == (32, 0, 0) and e.other_thread == (0, 0, 0), str(e)
+    out = np.zeros(256, np.float32)
+    k["rewrite_tile"][1, 256](out, np.int32(1))
+    tid = np.arange(256)
+    assert np.array_equal(out, ((tid // 32 + 7) % 8 * 32 + tid % 32 + 1).astype(np.float32))
 
 
 def test_a_flag_set_after_a_threadfence_orders_the_data_and_without_the_fence_races(k):

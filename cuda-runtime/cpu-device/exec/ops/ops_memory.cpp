@@ -311,6 +311,16 @@ const SharedAddressShape* shared_shape(Exec& x, const Inst& in, U32 mask) {
     s.mask = mask;
     s.width = static_cast<std::uint8_t>(in.size);
     s.groups = static_cast<std::uint8_t>(list_groups(group_lanes(s.offsets, mask), s.group_lanes, s.group_lane));
+    s.period = 0;
+    s.stride = s.offsets[1] - s.offsets[0];
+    if (mask == all_lanes && s.stride != 0 && s.stride <= 16) {
+        bool row = true, halves = true;
+        for (unsigned l = 0; l < 32; ++l) {
+            row &= s.offsets[l] == s.offsets[0] + l * s.stride;
+            halves &= s.offsets[l] == s.offsets[0] + (l % 16) * s.stride;
+        }
+        s.period = row ? 32 : halves ? 16 : 0;
+    }
     return &s;
 }
 
@@ -333,6 +343,7 @@ bool load_shared_fast(Exec& x, const Inst& in, U32 mask) {
     unsigned groups;
     U32 computed[32], computed_masks[32];
     std::uint8_t computed_lane[32];
+    unsigned row = 0;  // the period of a row of words (SharedAddressShape::period), 0 when not one
     if (const SharedAddressShape* shape = shared_shape(x, in, mask)) {
         const auto disp = static_cast<U64>(in.imm);
         const U64 top = shape->highest + disp;  // no lane's offset wraps when this does not
@@ -342,6 +353,7 @@ bool load_shared_fast(Exec& x, const Inst& in, U32 mask) {
         group_masks = shape->group_lanes;
         group_lane = shape->group_lane;
         groups = shape->groups;
+        if (shape->stride == size) row = shape->period;
     } else {
         U64 addresses[32];
         lane_addresses(x, in, addresses);
@@ -367,17 +379,27 @@ bool load_shared_fast(Exec& x, const Inst& in, U32 mask) {
         const SharedState* state = cta.shared_state;
         SharedShadow& shadow = *cta.shadow;
         const unsigned words = size / 4;
-        // A red zone or a byte nobody wrote, or a race: the per-lane path reports (or holds) it.
-        for (unsigned g = 0; g < groups; ++g) {
-            const U32 word = (offsets[group_lane[g]] + add) / 4;
-            for (unsigned w = 0; w < words; ++w) {
-                if (state != nullptr && !state->word_written(word + w)) return false;
-                if (shadow.read_would_race(word + w, first, group_masks[g], syncs, horizon)) return false;
+        if (row != 0 && shadow.writes_ordered_before(horizon)) {
+            // A row of words, each lane's its own (or shared by the two halves), and nothing written
+            // since the horizon (no read can race): one range for the memory check, the readers
+            // recorded later (or never, when a barrier comes first).
+            const U32 base = (offsets[0] + add) / 4;
+            if (state != nullptr && !state->range_written(base * 4, row * size)) return false;
+            shadow.defer_reads(base, words, row, first, syncs, x.pc, now);
+        } else {
+            // A red zone or a byte nobody wrote, or a race: the per-lane path reports (or holds) it.
+            for (unsigned g = 0; g < groups; ++g) {
+                const U32 word = (offsets[group_lane[g]] + add) / 4;
+                for (unsigned w = 0; w < words; ++w) {
+                    if (state != nullptr && !state->word_written(word + w)) return false;
+                    if (shadow.read_would_race(word + w, first, group_masks[g], syncs, horizon)) return false;
+                }
             }
-        }
-        for (unsigned g = 0; g < groups; ++g) {
-            const U32 word = (offsets[group_lane[g]] + add) / 4;
-            for (unsigned w = 0; w < words; ++w) shadow.record_reads(word + w, first, group_masks[g], syncs, x.pc, now);
+            for (unsigned g = 0; g < groups; ++g) {
+                const U32 word = (offsets[group_lane[g]] + add) / 4;
+                for (unsigned w = 0; w < words; ++w)
+                    shadow.record_reads(word + w, first, group_masks[g], syncs, x.pc, now);
+            }
         }
     }
     const std::byte* window = cta.shared + add;
@@ -601,6 +623,19 @@ bool store_shared_fast(Exec& x, const Inst& in, U32 mask) {
     if (x.checks && cta.shadow != nullptr) {
         const std::uint64_t now = *x.epochs, horizon = race_horizon(x);
         const Accessor who{x.warp->first_thread, x.warp->warp_syncs, x.pc};
+        if (shape->period == 32 && shape->stride == 4 && cta.shadow->accesses_ordered_before(horizon)) {
+            // A row of words, one per lane, and nothing accessed since the horizon: no lane can race.
+            cta.shadow->record_row_write((offsets[0] + static_cast<U32>(disp)) / 4,
+                                         static_cast<std::uint16_t>(who.thread),
+                                         static_cast<std::uint16_t>(who.warp_syncs), who.pc, now);
+            if constexpr (R == 4) {
+                std::memcpy(window + offsets[0], values, 32 * 4);
+            } else {
+                for (unsigned l = 0; l < 32; ++l)
+                    std::memcpy(window + offsets[0] + l * 4, values + std::size_t{l} * R, 4);
+            }
+            return true;
+        }
         for (U32 m = mask; m != 0; m &= m - 1) {
             const unsigned l = first_lane(m);
             const U32 within = offsets[l] + static_cast<U32>(disp);

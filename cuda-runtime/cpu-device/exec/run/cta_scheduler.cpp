@@ -142,6 +142,7 @@ bool complete_barriers(Exec& x, WorkerState& ws, std::vector<Cta>& ctas) {
             }
             state.arrived = 0;
             cta.barrier_epoch = ++ws.epochs;  // accesses on either side are ordered
+            if (cta.shadow != nullptr) cta.shadow->barrier_completed();
             if (x.races != nullptr) x.races->barrier_completed(static_cast<std::uint32_t>(&cta - ctas.data()));
             if (cta.shared_state != nullptr) {
                 report_held_read(x, cta);
@@ -183,6 +184,7 @@ bool complete_cluster_barriers(Exec& x, WorkerState& ws, std::vector<Cta>& ctas)
                 }
             }
             ctas[c].barrier_epoch = ++ws.epochs;
+            if (ctas[c].shadow != nullptr) ctas[c].shadow->barrier_completed();
         }
         if (x.races != nullptr) x.races->cluster_barrier_completed();
         progress = true;
@@ -303,6 +305,7 @@ void run_unit(Exec& x, WorkerState& ws, const std::vector<std::uint64_t>& blocks
         cta.live_threads = L.threads_per_cta;
         cta.barrier_epoch = ++ws.epochs;
         if (x.checks) {
+            ws.shadows[c]->barrier_completed();  // the CTA's start: the last one's reads are ordered before it
             ws.shadows[c]->resize(L.shared_window_bytes);
             cta.shadow = ws.shadows[c].get();
             // A kernel without shared variables has a window of the reserved part alone: nothing to check.

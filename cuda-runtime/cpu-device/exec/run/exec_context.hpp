@@ -96,6 +96,10 @@ struct SharedAddressShape {
     std::uint8_t group_lane[32];
     std::uint8_t groups = 0;
     std::uint8_t width = 0;  // 0: unused
+    // A full warp's offsets as a row: lane l's is offsets[0] + (l % period) * stride (period 32, or
+    // 16 when the warp's halves access the same row); period 0 when they are not.
+    std::uint8_t period = 0;
+    std::uint32_t stride = 0;
 };
 
 struct Exec {
