@@ -31,12 +31,16 @@ void SharedShadow::resize(std::uint32_t bytes) {
     if (!deferred_.empty()) record_deferred();
     const std::size_t words = (bytes + 3) / 4;
     if (words_.size() < words) words_.resize(words);
+    if (newest_write_.size() < words) {
+        newest_write_.resize(words);
+        newest_access_.resize(words);
+    }
 }
 
 bool SharedShadow::read(std::uint32_t offset, unsigned size, const Accessor& who, std::uint64_t epoch,
                         std::uint64_t horizon, RaceConflict& conflict) {
     if (!deferred_.empty()) record_deferred();
-    if (epoch > newest_read_epoch_) newest_read_epoch_ = epoch;
+    note(newest_access_, offset / 4, (offset % 4 + size + 3) / 4, epoch);
     const auto thread = static_cast<std::uint16_t>(who.thread);
     const auto syncs = static_cast<std::uint16_t>(who.warp_syncs);
     bool raced = false;
@@ -69,7 +73,8 @@ bool SharedShadow::write(std::uint32_t offset, unsigned size, const Accessor& wh
                          std::uint64_t horizon, const std::byte* current, const std::byte* value,
                          RaceConflict& conflict) {
     if (!deferred_.empty()) record_deferred();
-    if (epoch > newest_write_epoch_) newest_write_epoch_ = epoch;
+    note(newest_write_, offset / 4, (offset % 4 + size + 3) / 4, epoch);
+    note(newest_access_, offset / 4, (offset % 4 + size + 3) / 4, epoch);
     // Storing what is already there changes nothing another thread could see: no race with the
     // accesses before it. It is still a write that later reads must be ordered after.
     const bool same = size == 4 ? std::memcmp(current, value, 4) == 0 : std::memcmp(current, value, size) == 0;

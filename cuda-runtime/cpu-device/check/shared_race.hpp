@@ -48,13 +48,15 @@ public:
     bool write(std::uint32_t offset, unsigned size, const Accessor& who, std::uint64_t epoch, std::uint64_t horizon,
                const std::byte* current, const std::byte* value, RaceConflict& conflict);
 
-    // Whether no write at or after `horizon` was recorded on any word: then no read by a thread with
-    // that horizon races (read_would_race is false for every word).
-    bool writes_ordered_before(std::uint64_t horizon) const noexcept { return newest_write_epoch_ < horizon; }
-    // Whether no access at all at or after `horizon` was recorded (or deferred): then no write by
-    // a thread with that horizon races either.
-    bool accesses_ordered_before(std::uint64_t horizon) const noexcept {
-        return newest_write_epoch_ < horizon && newest_read_epoch_ < horizon;
+    // Whether no write at or after `horizon` was recorded on words [first, first + count): then no
+    // read of them by a thread with that horizon races (read_would_race is false for each).
+    bool writes_ordered_before(std::uint32_t first, std::uint32_t count, std::uint64_t horizon) const noexcept {
+        return all_below(newest_write_.data() + first, count, horizon);
+    }
+    // Whether no access at all at or after `horizon` was recorded (or deferred) on those words: then
+    // no write by a thread with that horizon races either.
+    bool accesses_ordered_before(std::uint32_t first, std::uint32_t count, std::uint64_t horizon) const noexcept {
+        return all_below(newest_access_.data() + first, count, horizon);
     }
     // A full warp's 4-byte writes of `32` consecutive words from `base`, lane l's at base + l, when
     // accesses_ordered_before() its horizon: what write() of each lane in turn records, without the
@@ -62,7 +64,8 @@ public:
     void record_row_write(std::uint32_t base, std::uint16_t first, std::uint16_t syncs, std::uint32_t pc,
                           std::uint64_t epoch) noexcept {
         if (!deferred_.empty()) record_deferred();
-        if (epoch > newest_write_epoch_) newest_write_epoch_ = epoch;
+        note(newest_write_, base, 32, epoch);
+        note(newest_access_, base, 32, epoch);
         for (unsigned l = 0; l < 32; ++l) {
             Word& w = words_[base + l];
             w.write_bytes = 0xF;
@@ -102,7 +105,7 @@ public:
     void defer_reads(std::uint32_t base, unsigned words, unsigned period, std::uint16_t first, std::uint16_t syncs,
                      std::uint32_t pc, std::uint64_t epoch) {
         if (deferred_.size() == max_deferred) record_deferred();
-        if (epoch > newest_read_epoch_) newest_read_epoch_ = epoch;
+        note(newest_access_, base, words * period, epoch);
         deferred_.push_back(
             {epoch, base, pc, first, syncs, static_cast<std::uint8_t>(words), static_cast<std::uint8_t>(period)});
     }
@@ -112,7 +115,7 @@ public:
     [[gnu::always_inline]] void record_reads(std::uint32_t word, std::uint16_t first, std::uint32_t lanes,
                                              std::uint16_t syncs, std::uint32_t pc, std::uint64_t epoch) noexcept {
         Word& w = words_[word];
-        if (epoch > newest_read_epoch_) newest_read_epoch_ = epoch;
+        note(newest_access_, word, 1, epoch);
         const unsigned highest = 31u - static_cast<unsigned>(__builtin_clz(lanes));
         if (w.read_epoch != epoch) {
             w.read_epoch = epoch;
@@ -169,8 +172,21 @@ private:
 
     std::vector<Word> words_;
     std::vector<DeferredReads> deferred_;
-    std::uint64_t newest_write_epoch_ = 0;  // of every write recorded
-    std::uint64_t newest_read_epoch_ = 0;   // of every read recorded or deferred
+    // Per word, the newest epoch of the writes recorded on it, and of any access recorded or
+    // deferred: what the warp-wide paths ask, a dense row of epochs, before they skip the per-word
+    // race checks. (Epochs only grow, so a word's newest is the one last recorded, except for
+    // deferred reads recorded late, hence the max.)
+    static void note(std::vector<std::uint64_t>& newest, std::uint32_t first, std::uint32_t count,
+                     std::uint64_t epoch) noexcept {
+        std::uint64_t* e = newest.data() + first;
+        for (std::uint32_t i = 0; i < count; ++i) e[i] = e[i] > epoch ? e[i] : epoch;
+    }
+    static bool all_below(const std::uint64_t* newest, std::uint32_t count, std::uint64_t horizon) noexcept {
+        bool below = true;
+        for (std::uint32_t i = 0; i < count; ++i) below &= newest[i] < horizon;
+        return below;
+    }
+    std::vector<std::uint64_t> newest_write_, newest_access_;
 };
 
 }  // namespace xcuda::cpu

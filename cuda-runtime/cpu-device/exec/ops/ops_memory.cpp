@@ -379,11 +379,11 @@ bool load_shared_fast(Exec& x, const Inst& in, U32 mask) {
         const SharedState* state = cta.shared_state;
         SharedShadow& shadow = *cta.shadow;
         const unsigned words = size / 4;
-        if (row != 0 && shadow.writes_ordered_before(horizon)) {
+        const U32 base = (offsets[0] + add) / 4;
+        if (row != 0 && shadow.writes_ordered_before(base, row * words, horizon)) {
             // A row of words, each lane's its own (or shared by the two halves), and nothing written
-            // since the horizon (no read can race): one range for the memory check, the readers
-            // recorded later (or never, when a barrier comes first).
-            const U32 base = (offsets[0] + add) / 4;
+            // there since the horizon (no read can race): one range for the memory check, the
+            // readers recorded later (or never, when a barrier comes first).
             if (state != nullptr && !state->range_written(base * 4, row * size)) return false;
             shadow.defer_reads(base, words, row, first, syncs, x.pc, now);
         } else {
@@ -623,10 +623,11 @@ bool store_shared_fast(Exec& x, const Inst& in, U32 mask) {
     if (x.checks && cta.shadow != nullptr) {
         const std::uint64_t now = *x.epochs, horizon = race_horizon(x);
         const Accessor who{x.warp->first_thread, x.warp->warp_syncs, x.pc};
-        if (shape->period == 32 && shape->stride == 4 && cta.shadow->accesses_ordered_before(horizon)) {
-            // A row of words, one per lane, and nothing accessed since the horizon: no lane can race.
-            cta.shadow->record_row_write((offsets[0] + static_cast<U32>(disp)) / 4,
-                                         static_cast<std::uint16_t>(who.thread),
+        const U32 base = (offsets[0] + static_cast<U32>(disp)) / 4;
+        if (shape->period == 32 && shape->stride == 4 && cta.shadow->accesses_ordered_before(base, 32, horizon)) {
+            // A row of words, one per lane, and nothing accessed there since the horizon: no lane
+            // can race.
+            cta.shadow->record_row_write(base, static_cast<std::uint16_t>(who.thread),
                                          static_cast<std::uint16_t>(who.warp_syncs), who.pc, now);
             if constexpr (R == 4) {
                 std::memcpy(window + offsets[0], values, 32 * 4);
