@@ -69,7 +69,7 @@ def main() -> None:
         return block
 
     outcomes = interleave({"xcuda": timed(xcuda_call), "cupy": timed(cupy_call)}, args.reps)
-    row = {"xcuda": xcuda.__file__}
+    row = {"module": xcuda.__file__}  # which tree's wheel ran (run-on-device.sh's launch-ab labels by it)
     for name, o in outcomes.items():
         if o.failure:
             raise SystemExit(f"{name}: {o.failure}")

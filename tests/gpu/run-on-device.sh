@@ -136,7 +136,7 @@ if has launch-ab; then
       timeout 60 python3 bench/probes/launch_ab.py >>"$OUT/launch-ab.jsonl" 2>>"$OUT/launch-ab.log"
     done
     cp "$OUT/launch-ab.jsonl" "$RESULTS/"
-    note "launch A/B (old wheel, this wheel; xcuda/CuPy ratio per run): $(python3 -c "import json,sys; print(' '.join('%s:%.3f' % ('old' if 'old-site' in r['xcuda'] else 'new', r['ratio']) for r in map(json.loads, open(sys.argv[1]))))" "$OUT/launch-ab.jsonl")"
+    note "launch A/B (old wheel, this wheel; xcuda/CuPy ratio per run): $(python3 -c "import json,sys; print(' '.join('%s:%.3f' % ('old' if 'old-site' in r['module'] else 'new', r['ratio']) for r in map(json.loads, open(sys.argv[1]))))" "$OUT/launch-ab.jsonl")"
   else
     note "launch-ab skipped: no .device/wheel-old/xcuda-*.whl"
   fi

@@ -71,6 +71,24 @@ extern "C" __global__ void rewrite_tile(float* out, int sync) {
     if (sync) __syncthreads();
     out[tid] = tile[((tid / 32 + 7) % 8) * 32 + tid % 32];
 }
+// A tiled product whose inner loop is unrolled by 4: NVRTC steps two pointers through the tiles and
+// reads at negative displacements from them ([%rd+-128]); without the barrier after the inner loop,
+// the next tile's stores overwrite what other threads are still reading.
+extern "C" __global__ void matmul_unroll4(float* C, const float* A, const float* B, int n, int sync) {
+    __shared__ float As[16][16], Bs[16][16];
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const int row = blockIdx.y * 16 + ty, col = blockIdx.x * 16 + tx;
+    float acc = 0.0f;
+    for (int t = 0; t < n; t += 16) {
+        As[ty][tx] = A[row * n + t + tx];
+        Bs[ty][tx] = B[(t + ty) * n + col];
+        __syncthreads();
+#pragma unroll 4
+        for (int k = 0; k < 16; ++k) acc += As[ty][k] * Bs[k][tx];
+        if (sync) __syncthreads();
+    }
+    C[row * n + col] = acc;
+}
 extern "C" __global__ void flag_handoff(int* data, volatile int* flag, int* out, int fence) {
     int t = threadIdx.x;
     if (blockIdx.x == 0) {
@@ -271,6 +289,24 @@ def test_a_warp_reading_the_row_another_warp_just_rewrote_races_until_a_barrier_
     k["rewrite_tile"][1, 256](out, np.int32(1))
     tid = np.arange(256)
     assert np.array_equal(out, ((tid // 32 + 7) % 8 * 32 + tid % 32 + 1).astype(np.float32))
+
+
+def test_shared_reads_at_negative_displacements_compute_and_are_race_checked(k):
+    ptx = xcuda.compile(SOURCE).ptx
+    ptx = ptx if isinstance(ptx, str) else ptx.decode()
+    body = ptx[ptx.index(".entry matmul_unroll4"):]
+    assert re.search(r"ld\.shared\.f32\s+%f\d+, \[%rd\d+\+-\d+\]", body), "no negative displacement to test"
+    n = 64
+    rng = np.random.default_rng(5)
+    a, b = rng.random((n, n), dtype=np.float32), rng.random((n, n), dtype=np.float32)
+    c = np.zeros((n, n), np.float32)
+    k["matmul_unroll4"][(n // 16, n // 16), (16, 16)](c, a, b, np.int32(n), np.int32(1))
+    assert np.allclose(c, a.astype(np.float64) @ b, rtol=1e-5, atol=1e-5)
+    e = check_error(lambda: k["matmul_unroll4"][(n // 16, n // 16), (16, 16)](c, a, b, np.int32(n), np.int32(0)))
+    assert e.kind == "shared_race" and e.line == line_of("As[ty][tx] = A[row * n + t + tx];", line_of("matmul_unroll4")), str(e)
+    assert e.other_line == line_of("acc += As[ty][k] * Bs[k][tx];", line_of("matmul_unroll4")), str(e)
+    # thread (0,0,0)'s next store to As[0][0], after the last of its row's threads read it
+    assert e.thread == (0, 0, 0) and e.other_thread == (15, 0, 0), str(e)
 
 
 def test_a_flag_set_after_a_threadfence_orders_the_data_and_without_the_fence_races(k):

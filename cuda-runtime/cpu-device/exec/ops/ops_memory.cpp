@@ -282,8 +282,15 @@ const SharedAddressShape* shared_shape(Exec& x, const Inst& in, U32 mask) {
     if ((in.size != 4 && in.size != 8) || (in.sub & frame_relative)) return nullptr;
     const std::byte* reg = x.regs + in.op[address_operand];
     const std::size_t bytes = std::size_t{32} * in.size;
-    U64 lane0 = 0;
-    std::memcpy(&lane0, reg, in.size);
+    // (two fixed-size loads: a memcpy of in.size bytes compiles to a slow `rep movs`)
+    U64 lane0;
+    if (in.size == 8) {
+        std::memcpy(&lane0, reg, 8);
+    } else {
+        U32 v;
+        std::memcpy(&v, reg, 4);
+        lane0 = v;
+    }
     if (x.shared_shapes == nullptr) x.shared_shapes = std::make_unique<SharedAddressShape[]>(Exec::shared_shape_slots);
     constexpr unsigned slot_bits = 6;  // 64 slots
     static_assert(Exec::shared_shape_slots == 1u << slot_bits);
@@ -297,16 +304,19 @@ const SharedAddressShape* shared_shape(Exec& x, const Inst& in, U32 mask) {
         const U32* v = reinterpret_cast<const U32*>(reg);
         for (unsigned l = 0; l < 32; ++l) values[l] = v[l];
     }
-    U64 highest = 0, low = 0;
+    U64 highest = 0, lowest = ~U64{0}, low = 0;
     for (unsigned l = 0; l < 32; ++l) {
-        const U64 v = ((mask >> l) & 1u) ? values[l] : 0;
+        const bool active = (mask >> l) & 1u;
+        const U64 v = active ? values[l] : 0;
         highest = v > highest ? v : highest;
+        lowest = active && v < lowest ? v : lowest;
         low |= v;
     }
     if (highest >> 32 != 0) return nullptr;
     std::memcpy(s.values, reg, bytes);
     for (unsigned l = 0; l < 32; ++l) s.offsets[l] = static_cast<U32>(values[l]);
     s.highest = highest;
+    s.lowest = lowest;
     s.low_bits = static_cast<U32>(low);
     s.mask = mask;
     s.width = static_cast<std::uint8_t>(in.size);
@@ -322,6 +332,26 @@ const SharedAddressShape* shared_shape(Exec& x, const Inst& in, U32 mask) {
         s.period = row ? 32 : halves ? 16 : 0;
     }
     return &s;
+}
+
+// The window offsets of a warp's access through `shape` at displacement `disp` (lane l's is its
+// value plus disp), when every active lane's lies in [0, limit] and is aligned to `align`:
+// `shape`'s own offsets, with `add` = disp to add, or, for a negative displacement (NVRTC's in
+// unrolled loops, [%rd+-128]), `computed` with nothing to add. nullptr when some lane's is not.
+[[gnu::always_inline]] inline const U32* displaced_offsets(const SharedAddressShape& shape, std::int64_t disp,
+                                                           U64 limit, U64 align, U32 (&computed)[32], U32& add) {
+    if (((shape.low_bits | static_cast<U64>(disp)) & (align - 1)) != 0) return nullptr;
+    if (disp >= 0) {
+        const U64 top = shape.highest + static_cast<U64>(disp);  // no lane's offset wraps when this does not
+        if (top < static_cast<U64>(disp) || top > limit) return nullptr;
+        add = static_cast<U32>(disp);
+        return shape.offsets;
+    }
+    const U64 back = U64{0} - static_cast<U64>(disp);
+    if (shape.lowest < back || shape.highest - back > limit) return nullptr;
+    for (unsigned l = 0; l < 32; ++l) computed[l] = shape.offsets[l] - static_cast<U32>(back);
+    add = 0;
+    return computed;
 }
 
 // A warp's shared loads at once, when every lane's access is in the CTA's own window, aligned and
@@ -345,11 +375,8 @@ bool load_shared_fast(Exec& x, const Inst& in, U32 mask) {
     std::uint8_t computed_lane[32];
     unsigned row = 0;  // the period of a row of words (SharedAddressShape::period), 0 when not one
     if (const SharedAddressShape* shape = shared_shape(x, in, mask)) {
-        const auto disp = static_cast<U64>(in.imm);
-        const U64 top = shape->highest + disp;  // no lane's offset wraps when this does not
-        if (top < disp || top > limit || ((shape->low_bits | disp) & (size - 1)) != 0) return false;
-        offsets = shape->offsets;
-        add = static_cast<U32>(disp);
+        offsets = displaced_offsets(*shape, in.imm, limit, size, computed, add);
+        if (offsets == nullptr) return false;
         group_masks = shape->group_lanes;
         group_lane = shape->group_lane;
         groups = shape->groups;
@@ -607,23 +634,21 @@ bool store_shared_fast(Exec& x, const Inst& in, U32 mask) {
     const U64 window_bytes = x.launch->shared_window_bytes;
     const SharedAddressShape* shape = shared_shape(x, in, mask);
     if (shape == nullptr || window_bytes < 4) return false;
-    const auto disp = static_cast<U64>(in.imm);
-    const U64 top = shape->highest + disp;
-    if (top < disp || top > window_bytes - 4 || ((shape->low_bits | disp) & 3u) != 0) return false;
+    U32 computed[32], add = 0;
+    const U32* offsets = displaced_offsets(*shape, in.imm, window_bytes - 4, 4, computed, add);
+    if (offsets == nullptr) return false;
     Cta& cta = *x.cta;
-    std::byte* window = cta.shared + static_cast<U32>(disp);
-    const U32* offsets = shape->offsets;
+    std::byte* window = cta.shared + add;
     const std::byte* values = x.regs + in.op[0];
     if (cta.shared_state != nullptr) {
         for (unsigned g = 0; g < shape->groups; ++g) {
-            if (!cta.shared_state->word_written((offsets[shape->group_lane[g]] + static_cast<U32>(disp)) / 4))
-                return false;
+            if (!cta.shared_state->word_written((offsets[shape->group_lane[g]] + add) / 4)) return false;
         }
     }
     if (x.checks && cta.shadow != nullptr) {
         const std::uint64_t now = *x.epochs, horizon = race_horizon(x);
         const Accessor who{x.warp->first_thread, x.warp->warp_syncs, x.pc};
-        const U32 base = (offsets[0] + static_cast<U32>(disp)) / 4;
+        const U32 base = (offsets[0] + add) / 4;
         if (shape->period == 32 && shape->stride == 4 && cta.shadow->accesses_ordered_before(base, 32, horizon)) {
             // A row of words, one per lane, and nothing accessed there since the horizon: no lane
             // can race.
@@ -639,7 +664,7 @@ bool store_shared_fast(Exec& x, const Inst& in, U32 mask) {
         }
         for (U32 m = mask; m != 0; m &= m - 1) {
             const unsigned l = first_lane(m);
-            const U32 within = offsets[l] + static_cast<U32>(disp);
+            const U32 within = offsets[l] + add;
             std::byte* p = window + offsets[l];
             const std::byte* value = values + std::size_t{l} * R;
             RaceConflict c;

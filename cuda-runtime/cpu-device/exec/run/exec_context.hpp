@@ -89,6 +89,7 @@ struct SharedAddressShape {
     std::byte values[32 * 8];    // the register's lanes as they were (`width` bytes each)
     std::uint32_t offsets[32];   // each lane's value, below 2^32 in active lanes
     std::uint64_t highest = 0;   // of the active lanes' values
+    std::uint64_t lowest = 0;    // of the active lanes' values
     std::uint32_t low_bits = 0;  // the active lanes' values or'ed (their alignment)
     std::uint32_t mask = 0;      // the active lanes
     // The lanes grouped by offset (ops_memory.cpp's group_lanes): each group's lanes and one of them.
