@@ -334,24 +334,20 @@ const SharedAddressShape* shared_shape(Exec& x, const Inst& in, U32 mask) {
     return &s;
 }
 
-// The window offsets of a warp's access through `shape` at displacement `disp` (lane l's is its
-// value plus disp), when every active lane's lies in [0, limit] and is aligned to `align`:
-// `shape`'s own offsets, with `add` = disp to add, or, for a negative displacement (NVRTC's in
-// unrolled loops, [%rd+-128]), `computed` with nothing to add. nullptr when some lane's is not.
-[[gnu::always_inline]] inline const U32* displaced_offsets(const SharedAddressShape& shape, std::int64_t disp,
-                                                           U64 limit, U64 align, U32 (&computed)[32], U32& add) {
-    if (((shape.low_bits | static_cast<U64>(disp)) & (align - 1)) != 0) return nullptr;
+// Whether every active lane's window offset through `shape` at displacement `disp` (its value plus
+// disp, which may be negative: NVRTC's in loops unrolled by 4, [%rd+-128]) lies in [0, limit] and
+// is aligned to `align`; lane l's is then offsets[l] + the 32-bit `add` (wrapping), below 2^32.
+[[gnu::always_inline]] inline bool displacement_fits(const SharedAddressShape& shape, std::int64_t disp, U64 limit,
+                                                     U64 align, U32& add) {
+    const auto d = static_cast<U64>(disp);
+    if (((shape.low_bits | d) & (align - 1)) != 0) return false;
+    add = static_cast<U32>(d);
     if (disp >= 0) {
-        const U64 top = shape.highest + static_cast<U64>(disp);  // no lane's offset wraps when this does not
-        if (top < static_cast<U64>(disp) || top > limit) return nullptr;
-        add = static_cast<U32>(disp);
-        return shape.offsets;
+        const U64 top = shape.highest + d;  // no lane's offset wraps when this does not
+        return top >= d && top <= limit;
     }
-    const U64 back = U64{0} - static_cast<U64>(disp);
-    if (shape.lowest < back || shape.highest - back > limit) return nullptr;
-    for (unsigned l = 0; l < 32; ++l) computed[l] = shape.offsets[l] - static_cast<U32>(back);
-    add = 0;
-    return computed;
+    const U64 back = U64{0} - d;
+    return shape.lowest >= back && shape.highest - back <= limit;
 }
 
 // A warp's shared loads at once, when every lane's access is in the CTA's own window, aligned and
@@ -375,8 +371,8 @@ bool load_shared_fast(Exec& x, const Inst& in, U32 mask) {
     std::uint8_t computed_lane[32];
     unsigned row = 0;  // the period of a row of words (SharedAddressShape::period), 0 when not one
     if (const SharedAddressShape* shape = shared_shape(x, in, mask)) {
-        offsets = displaced_offsets(*shape, in.imm, limit, size, computed, add);
-        if (offsets == nullptr) return false;
+        if (!displacement_fits(*shape, in.imm, limit, size, add)) return false;
+        offsets = shape->offsets;
         group_masks = shape->group_lanes;
         group_lane = shape->group_lane;
         groups = shape->groups;
@@ -429,10 +425,10 @@ bool load_shared_fast(Exec& x, const Inst& in, U32 mask) {
             }
         }
     }
-    const std::byte* window = cta.shared + add;
+    const std::byte* const window = cta.shared;  // lane l's bytes: window + (offsets[l] + add), in 32 bits
     if (groups == 1) {
         // One value for every lane (a tile's row read by a whole warp): read once.
-        const std::byte* p = window + offsets[first_lane(mask)];
+        const std::byte* p = window + static_cast<U32>(offsets[first_lane(mask)] + add);
         for (unsigned i = 0; i < vec; ++i) {
             RegInt<R> v;
             to_register<N, R, S>(reinterpret_cast<std::byte*>(&v), 0, p + i * N);
@@ -443,12 +439,14 @@ bool load_shared_fast(Exec& x, const Inst& in, U32 mask) {
     if (mask == all_lanes) {
         for (unsigned i = 0; i < vec; ++i) {
             std::byte* d = x.regs + in.op[i];
-            for (unsigned l = 0; l < 32; ++l) to_register<N, R, S>(d, l, window + offsets[l] + i * N);
+            for (unsigned l = 0; l < 32; ++l)
+                to_register<N, R, S>(d, l, window + static_cast<U32>(offsets[l] + add) + i * N);
         }
         return true;
     }
     for_lanes(mask, [&](unsigned l) {
-        for (unsigned i = 0; i < vec; ++i) to_register<N, R, S>(x.regs + in.op[i], l, window + offsets[l] + i * N);
+        for (unsigned i = 0; i < vec; ++i)
+            to_register<N, R, S>(x.regs + in.op[i], l, window + static_cast<U32>(offsets[l] + add) + i * N);
     });
     return true;
 }
@@ -634,11 +632,12 @@ bool store_shared_fast(Exec& x, const Inst& in, U32 mask) {
     const U64 window_bytes = x.launch->shared_window_bytes;
     const SharedAddressShape* shape = shared_shape(x, in, mask);
     if (shape == nullptr || window_bytes < 4) return false;
-    U32 computed[32], add = 0;
-    const U32* offsets = displaced_offsets(*shape, in.imm, window_bytes - 4, 4, computed, add);
-    if (offsets == nullptr) return false;
+    U32 add = 0;
+    if (!displacement_fits(*shape, in.imm, window_bytes - 4, 4, add)) return false;
+    const U32* offsets = shape->offsets;
     Cta& cta = *x.cta;
-    std::byte* window = cta.shared + add;
+    // lane l's bytes: window + (offsets[l] + add), the sum taken in 32 bits (add may wrap)
+    std::byte* const window = cta.shared;
     const std::byte* values = x.regs + in.op[0];
     if (cta.shared_state != nullptr) {
         for (unsigned g = 0; g < shape->groups; ++g) {
@@ -655,17 +654,17 @@ bool store_shared_fast(Exec& x, const Inst& in, U32 mask) {
             cta.shadow->record_row_write(base, static_cast<std::uint16_t>(who.thread),
                                          static_cast<std::uint16_t>(who.warp_syncs), who.pc, now);
             if constexpr (R == 4) {
-                std::memcpy(window + offsets[0], values, 32 * 4);
+                std::memcpy(window + static_cast<U32>(offsets[0] + add), values, 32 * 4);
             } else {
                 for (unsigned l = 0; l < 32; ++l)
-                    std::memcpy(window + offsets[0] + l * 4, values + std::size_t{l} * R, 4);
+                    std::memcpy(window + static_cast<U32>(offsets[0] + add) + l * 4, values + std::size_t{l} * R, 4);
             }
             return true;
         }
         for (U32 m = mask; m != 0; m &= m - 1) {
             const unsigned l = first_lane(m);
             const U32 within = offsets[l] + add;
-            std::byte* p = window + offsets[l];
+            std::byte* p = window + static_cast<U32>(offsets[l] + add);
             const std::byte* value = values + std::size_t{l} * R;
             RaceConflict c;
             if (cta.shadow->write(within, 4, {who.thread + l, who.warp_syncs, who.pc}, now, horizon, p, value, c)) {
@@ -676,7 +675,9 @@ bool store_shared_fast(Exec& x, const Inst& in, U32 mask) {
         }
         return true;
     }
-    for_lanes(mask, [&](unsigned l) { std::memcpy(window + offsets[l], values + std::size_t{l} * R, 4); });
+    for_lanes(mask, [&](unsigned l) {
+        std::memcpy(window + static_cast<U32>(offsets[l] + add), values + std::size_t{l} * R, 4);
+    });
     return true;
 }
 
