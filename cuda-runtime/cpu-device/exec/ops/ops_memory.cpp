@@ -363,7 +363,8 @@ bool load_shared_fast(Exec& x, const Inst& in, U32 mask) {
     if (size % 4 != 0 || size > window_bytes) return false;
     const U64 limit = window_bytes - size;  // the highest offset an access may start at; below 2^32
     const U32* offsets;                     // lane l accesses offsets[l] + add
-    U32 add = 0;
+    U32 add = 0;                            // (in 32 bits: a negative displacement wraps)
+    std::int64_t disp = 0;   // add as the displacement it is: lane l's bytes at shared + disp + offsets[l]
     const U32* group_masks;  // the lanes grouped by offset: each group's lanes and one of them
     const std::uint8_t* group_lane;
     unsigned groups;
@@ -372,6 +373,7 @@ bool load_shared_fast(Exec& x, const Inst& in, U32 mask) {
     unsigned row = 0;  // the period of a row of words (SharedAddressShape::period), 0 when not one
     if (const SharedAddressShape* shape = shared_shape(x, in, mask)) {
         if (!displacement_fits(*shape, in.imm, limit, size, add)) return false;
+        disp = in.imm;
         offsets = shape->offsets;
         group_masks = shape->group_lanes;
         group_lane = shape->group_lane;
@@ -425,10 +427,13 @@ bool load_shared_fast(Exec& x, const Inst& in, U32 mask) {
             }
         }
     }
-    const std::byte* const window = cta.shared;  // lane l's bytes: window + (offsets[l] + add), in 32 bits
+    // Lane l's bytes: window + offsets[l], in integers (window lies below the window's start when
+    // the displacement is negative; every lane's sum is inside it).
+    const std::uintptr_t window = reinterpret_cast<std::uintptr_t>(cta.shared) + static_cast<std::uintptr_t>(disp);
+    const auto lane_bytes = [window](U32 offset) { return reinterpret_cast<const std::byte*>(window + offset); };
     if (groups == 1) {
         // One value for every lane (a tile's row read by a whole warp): read once.
-        const std::byte* p = window + static_cast<U32>(offsets[first_lane(mask)] + add);
+        const std::byte* p = lane_bytes(offsets[first_lane(mask)]);
         for (unsigned i = 0; i < vec; ++i) {
             RegInt<R> v;
             to_register<N, R, S>(reinterpret_cast<std::byte*>(&v), 0, p + i * N);
@@ -439,14 +444,12 @@ bool load_shared_fast(Exec& x, const Inst& in, U32 mask) {
     if (mask == all_lanes) {
         for (unsigned i = 0; i < vec; ++i) {
             std::byte* d = x.regs + in.op[i];
-            for (unsigned l = 0; l < 32; ++l)
-                to_register<N, R, S>(d, l, window + static_cast<U32>(offsets[l] + add) + i * N);
+            for (unsigned l = 0; l < 32; ++l) to_register<N, R, S>(d, l, lane_bytes(offsets[l]) + i * N);
         }
         return true;
     }
     for_lanes(mask, [&](unsigned l) {
-        for (unsigned i = 0; i < vec; ++i)
-            to_register<N, R, S>(x.regs + in.op[i], l, window + static_cast<U32>(offsets[l] + add) + i * N);
+        for (unsigned i = 0; i < vec; ++i) to_register<N, R, S>(x.regs + in.op[i], l, lane_bytes(offsets[l]) + i * N);
     });
     return true;
 }
@@ -636,8 +639,9 @@ bool store_shared_fast(Exec& x, const Inst& in, U32 mask) {
     if (!displacement_fits(*shape, in.imm, window_bytes - 4, 4, add)) return false;
     const U32* offsets = shape->offsets;
     Cta& cta = *x.cta;
-    // lane l's bytes: window + (offsets[l] + add), the sum taken in 32 bits (add may wrap)
-    std::byte* const window = cta.shared;
+    // Lane l's bytes: window + offsets[l], in integers (as in load_shared_fast).
+    const std::uintptr_t window = reinterpret_cast<std::uintptr_t>(cta.shared) + static_cast<std::uintptr_t>(in.imm);
+    const auto lane_bytes = [window](U32 offset) { return reinterpret_cast<std::byte*>(window + offset); };
     const std::byte* values = x.regs + in.op[0];
     if (cta.shared_state != nullptr) {
         for (unsigned g = 0; g < shape->groups; ++g) {
@@ -654,17 +658,17 @@ bool store_shared_fast(Exec& x, const Inst& in, U32 mask) {
             cta.shadow->record_row_write(base, static_cast<std::uint16_t>(who.thread),
                                          static_cast<std::uint16_t>(who.warp_syncs), who.pc, now);
             if constexpr (R == 4) {
-                std::memcpy(window + static_cast<U32>(offsets[0] + add), values, 32 * 4);
+                std::memcpy(lane_bytes(offsets[0]), values, 32 * 4);
             } else {
                 for (unsigned l = 0; l < 32; ++l)
-                    std::memcpy(window + static_cast<U32>(offsets[0] + add) + l * 4, values + std::size_t{l} * R, 4);
+                    std::memcpy(lane_bytes(offsets[0]) + l * 4, values + std::size_t{l} * R, 4);
             }
             return true;
         }
         for (U32 m = mask; m != 0; m &= m - 1) {
             const unsigned l = first_lane(m);
             const U32 within = offsets[l] + add;
-            std::byte* p = window + static_cast<U32>(offsets[l] + add);
+            std::byte* p = lane_bytes(offsets[l]);
             const std::byte* value = values + std::size_t{l} * R;
             RaceConflict c;
             if (cta.shadow->write(within, 4, {who.thread + l, who.warp_syncs, who.pc}, now, horizon, p, value, c)) {
@@ -675,9 +679,7 @@ bool store_shared_fast(Exec& x, const Inst& in, U32 mask) {
         }
         return true;
     }
-    for_lanes(mask, [&](unsigned l) {
-        std::memcpy(window + static_cast<U32>(offsets[l] + add), values + std::size_t{l} * R, 4);
-    });
+    for_lanes(mask, [&](unsigned l) { std::memcpy(lane_bytes(offsets[l]), values + std::size_t{l} * R, 4); });
     return true;
 }
 
