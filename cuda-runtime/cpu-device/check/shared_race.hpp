@@ -35,7 +35,8 @@ public:
     // Makes room for a window of `bytes` (keeping what is known: epochs tell old from new).
     void resize(std::uint32_t bytes);
 
-    // The CTA completed a barrier (or started): every access before it is ordered before every
+    // Every thread that can reach this window completed a barrier (the CTA's own, outside a
+    // cluster; the cluster's), or the CTA started: every access before it is ordered before every
     // access after it, so reads still deferred (defer_reads) can race with nothing and are dropped.
     void barrier_completed() noexcept { deferred_.clear(); }
 

@@ -142,7 +142,9 @@ bool complete_barriers(Exec& x, WorkerState& ws, std::vector<Cta>& ctas) {
             }
             state.arrived = 0;
             cta.barrier_epoch = ++ws.epochs;  // accesses on either side are ordered
-            if (cta.shadow != nullptr) cta.shadow->barrier_completed();
+            // Deferred reads are dropped only where no other CTA can reach this window: a cluster's
+            // CTAs (distributed shared memory) do not wait at this barrier.
+            if (cta.shadow != nullptr && x.launch->spec->cluster.count() == 1) cta.shadow->barrier_completed();
             if (x.races != nullptr) x.races->barrier_completed(static_cast<std::uint32_t>(&cta - ctas.data()));
             if (cta.shared_state != nullptr) {
                 report_held_read(x, cta);
