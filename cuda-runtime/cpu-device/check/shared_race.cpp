@@ -73,8 +73,9 @@ bool SharedShadow::write(std::uint32_t offset, unsigned size, const Accessor& wh
                          std::uint64_t horizon, const std::byte* current, const std::byte* value,
                          RaceConflict& conflict) {
     if (!deferred_.empty()) record_deferred();
-    note(newest_write_, offset / 4, (offset % 4 + size + 3) / 4, epoch);
-    note(newest_access_, offset / 4, (offset % 4 + size + 3) / 4, epoch);
+    const std::uint32_t first_word = offset / 4, words = (offset % 4 + size + 3) / 4;
+    note(newest_write_, first_word, words, epoch);
+    note(newest_access_, first_word, words, epoch);
     // Storing what is already there changes nothing another thread could see: no race with the
     // accesses before it. It is still a write that later reads must be ordered after.
     const bool same = size == 4 ? std::memcmp(current, value, 4) == 0 : std::memcmp(current, value, size) == 0;
@@ -103,15 +104,7 @@ bool SharedShadow::write(std::uint32_t offset, unsigned size, const Accessor& wh
                 raced = true;
             }
         }
-        if (w.write_epoch == epoch && w.write_thread == thread) {
-            w.write_bytes |= bytes;
-        } else {
-            w.write_bytes = bytes;
-        }
-        w.write_epoch = epoch;
-        w.write_thread = thread;
-        w.write_syncs = syncs;
-        w.write_pc = who.pc;
+        set_writer(w, bytes, thread, syncs, who.pc, epoch);
     }
     return raced;
 }

@@ -67,14 +67,8 @@ public:
         if (!deferred_.empty()) record_deferred();
         note(newest_write_, base, 32, epoch);
         note(newest_access_, base, 32, epoch);
-        for (unsigned l = 0; l < 32; ++l) {
-            Word& w = words_[base + l];
-            w.write_bytes = 0xF;
-            w.write_epoch = epoch;
-            w.write_thread = static_cast<std::uint16_t>(first + l);
-            w.write_syncs = syncs;
-            w.write_pc = pc;
-        }
+        for (unsigned l = 0; l < 32; ++l)
+            set_writer(words_[base + l], 0xF, static_cast<std::uint16_t>(first + l), syncs, pc, epoch);
     }
 
     // The epoch of the last release on `word` (an atomic, a release store, an mbarrier arrival):
@@ -168,6 +162,16 @@ private:
         std::uint8_t words, period;
     };
     static constexpr std::size_t max_deferred = 1024;
+    // Makes `thread` the word's last writer of `bytes` (added to its bytes when it wrote them in
+    // this epoch already).
+    static void set_writer(Word& w, std::uint8_t bytes, std::uint16_t thread, std::uint16_t syncs, std::uint32_t pc,
+                           std::uint64_t epoch) noexcept {
+        w.write_bytes = w.write_epoch == epoch && w.write_thread == thread ? w.write_bytes | bytes : bytes;
+        w.write_epoch = epoch;
+        w.write_thread = thread;
+        w.write_syncs = syncs;
+        w.write_pc = pc;
+    }
     // Records what defer_reads() held, in order: before anything reads or changes the readers.
     void record_deferred() noexcept;
 

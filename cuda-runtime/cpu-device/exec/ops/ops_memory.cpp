@@ -336,12 +336,11 @@ const SharedAddressShape* shared_shape(Exec& x, const Inst& in, U32 mask) {
 
 // Whether every active lane's window offset through `shape` at displacement `disp` (its value plus
 // disp, which may be negative: NVRTC's in loops unrolled by 4, [%rd+-128]) lies in [0, limit] and
-// is aligned to `align`; lane l's is then offsets[l] + the 32-bit `add` (wrapping), below 2^32.
+// is aligned to `align`; lane l's is then offsets[l] + U32(disp), summed in 32 bits.
 [[gnu::always_inline]] inline bool displacement_fits(const SharedAddressShape& shape, std::int64_t disp, U64 limit,
-                                                     U64 align, U32& add) {
+                                                     U64 align) {
     const auto d = static_cast<U64>(disp);
     if (((shape.low_bits | d) & (align - 1)) != 0) return false;
-    add = static_cast<U32>(d);
     if (disp >= 0) {
         const U64 top = shape.highest + d;  // no lane's offset wraps when this does not
         return top >= d && top <= limit;
@@ -362,9 +361,8 @@ bool load_shared_fast(Exec& x, const Inst& in, U32 mask) {
     const U64 window_bytes = x.launch->shared_window_bytes;
     if (size % 4 != 0 || size > window_bytes) return false;
     const U64 limit = window_bytes - size;  // the highest offset an access may start at; below 2^32
-    const U32* offsets;                     // lane l accesses offsets[l] + add
-    U32 add = 0;                            // (in 32 bits: a negative displacement wraps)
-    std::int64_t disp = 0;   // add as the displacement it is: lane l's bytes at shared + disp + offsets[l]
+    const U32* offsets;  // lane l accesses offsets[l] + disp (the instruction's; 0 for computed offsets)
+    std::int64_t disp = 0;
     const U32* group_masks;  // the lanes grouped by offset: each group's lanes and one of them
     const std::uint8_t* group_lane;
     unsigned groups;
@@ -372,7 +370,7 @@ bool load_shared_fast(Exec& x, const Inst& in, U32 mask) {
     std::uint8_t computed_lane[32];
     unsigned row = 0;  // the period of a row of words (SharedAddressShape::period), 0 when not one
     if (const SharedAddressShape* shape = shared_shape(x, in, mask)) {
-        if (!displacement_fits(*shape, in.imm, limit, size, add)) return false;
+        if (!displacement_fits(*shape, in.imm, limit, size)) return false;
         disp = in.imm;
         offsets = shape->offsets;
         group_masks = shape->group_lanes;
@@ -396,6 +394,7 @@ bool load_shared_fast(Exec& x, const Inst& in, U32 mask) {
         group_masks = computed_masks;
         group_lane = computed_lane;
     }
+    const auto add = static_cast<U32>(disp);  // a word's offset: offsets[l] + add, in 32 bits
     Cta& cta = *x.cta;
     if (x.checks && cta.shadow != nullptr) {
         const auto syncs = static_cast<std::uint16_t>(x.warp->warp_syncs);
@@ -635,8 +634,8 @@ bool store_shared_fast(Exec& x, const Inst& in, U32 mask) {
     const U64 window_bytes = x.launch->shared_window_bytes;
     const SharedAddressShape* shape = shared_shape(x, in, mask);
     if (shape == nullptr || window_bytes < 4) return false;
-    U32 add = 0;
-    if (!displacement_fits(*shape, in.imm, window_bytes - 4, 4, add)) return false;
+    if (!displacement_fits(*shape, in.imm, window_bytes - 4, 4)) return false;
+    const auto add = static_cast<U32>(in.imm);  // a word's offset: offsets[l] + add, in 32 bits
     const U32* offsets = shape->offsets;
     Cta& cta = *x.cta;
     // Lane l's bytes: window + offsets[l], in integers (as in load_shared_fast).
